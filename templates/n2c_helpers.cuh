@@ -1,0 +1,337 @@
+// n2c helpers: Python and Numba semantics that plain C operators do not have.
+// The translator copies only the sections a kernel uses (between "// @helper NAME" lines).
+
+// @helper floordiv
+// Python's // on integers rounds toward minus infinity; C's / truncates. Like Numba
+// (NumPy error model), x // 0 is 0 and MIN // -1 is 0.
+template <typename T>
+__device__ __forceinline__ T floordiv(T a, T b)
+{
+    if (b == 0)
+        return 0;
+    if (T(-1) < T(0) && b == T(-1)) {
+        // negate in unsigned arithmetic: -MIN overflows, and Numba returns 0 for it
+        T negated = T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));
+        return (a < 0 && negated < 0) ? T(0) : negated;
+    }
+    T q = a / b;
+    T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// @helper mod
+// Python's % on integers takes the sign of the divisor; x % 0 is 0 as in Numba.
+template <typename T>
+__device__ __forceinline__ T mod(T a, T b)
+{
+    if (b == 0 || (T(-1) < T(0) && b == T(-1)))
+        return 0;
+    T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// @helper float_divmod
+// Python's float // and %, as CPython (and Numba) compute them from fmod.
+template <typename T>
+__device__ __forceinline__ T float_mod(T a, T b)
+{
+    if (b == T(0))
+        return fmod(a, b);
+    T m = fmod(a, b);
+    if (m != T(0)) {
+        if ((b < T(0)) != (m < T(0)))
+            m += b;
+    } else {
+        m = copysign(T(0), b);
+    }
+    return m;
+}
+
+template <typename T>
+__device__ __forceinline__ T float_floordiv(T a, T b)
+{
+    if (b == T(0))
+        return a / b;
+    T m = fmod(a, b);
+    T div = (a - m) / b;
+    if (m != T(0) && ((b < T(0)) != (m < T(0))))
+        div -= T(1);
+    if (div != T(0)) {
+        T f = floor(div);
+        if (div - f > T(0.5))
+            f += T(1);
+        return f;
+    }
+    return copysign(T(0), a / b);
+}
+
+// @helper ipow
+// x ** n for an integer n by repeated squaring, the same products Numba computes.
+template <typename T, typename E>
+__device__ __forceinline__ T ipow(T base, E exp)
+{
+    bool invert = exp < 0;
+    uint64_t e = invert ? uint64_t(0) - uint64_t(exp) : uint64_t(exp);
+    if (invert && T(0.5) == T(0)) // integer base with a negative exponent
+        return (base == 1) ? 1 : (base == T(-1) ? ((e & 1) ? T(-1) : T(1)) : 0);
+    T result = 1;
+    while (e != 0) {
+        if (e & 1)
+            result *= base;
+        e >>= 1;
+        base *= base;
+    }
+    return invert ? T(1) / result : result;
+}
+
+// @helper wrap
+// Numba wraps a negative index around the dimension, as Python does (a[-1] is the last element).
+__device__ __forceinline__ int64_t wrap(int64_t index, int64_t extent)
+{
+    return index < 0 ? index + extent : index;
+}
+
+// @helper range_len
+// The number of iterations of range(start, stop, step), evaluated once like Python's range.
+__device__ __forceinline__ int64_t range_len(int64_t start, int64_t stop, int64_t step)
+{
+    if (step > 0)
+        return start < stop ? (stop - start - 1) / step + 1 : 0;
+    return start > stop ? (start - stop - 1) / (-step) + 1 : 0;
+}
+
+// @helper laneid
+// cuda.laneid: the lane of this thread in its warp (warps are formed from the linear thread index).
+__device__ __forceinline__ int laneid()
+{
+    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & (warpSize - 1);
+}
+
+// @helper lanemask_lt
+__device__ __forceinline__ unsigned int lanemask_lt()
+{
+    return (1u << ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31)) - 1u;
+}
+
+// @helper degrees
+template <typename T>
+__device__ __forceinline__ T degrees(T x)
+{
+    return x * (T(180.0) / T(3.141592653589793));
+}
+
+// @helper radians
+template <typename T>
+__device__ __forceinline__ T radians(T x)
+{
+    return x * (T(3.141592653589793) / T(180.0));
+}
+
+// @helper py_minmax
+// Python's min/max: the first argument wins ties and NaN comparisons, as Numba's select does.
+template <typename T>
+__device__ __forceinline__ T py_min(T a, T b)
+{
+    return b < a ? b : a;
+}
+template <typename T>
+__device__ __forceinline__ T py_max(T a, T b)
+{
+    return b > a ? b : a;
+}
+
+// @helper py_round
+// Python's round(x) rounds half to even and returns an int.
+template <typename T>
+__device__ __forceinline__ int64_t py_round(T x)
+{
+    return (int64_t)rint(x);
+}
+
+// @helper dynamic_smem_bytes
+// Size of the dynamic shared memory of this launch: Numba sizes dynamic shared arrays from it.
+__device__ __forceinline__ unsigned int dynamic_smem_bytes()
+{
+#if defined(__CUDA_ARCH__)
+    unsigned int bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    return bytes;
+#elif defined(N2C_CPU_RUNTIME)
+    return n2c_cpu_dynamic_smem_size();
+#else
+    return 0;
+#endif
+}
+
+// @helper atomic_add
+// CUDA's atomicAdd has no int64_t/uint64_t overloads; two's complement makes the
+// unsigned long long one identical for both.
+template <typename T>
+__device__ __forceinline__ T atomic_add(T *p, T v)
+{
+    if constexpr (sizeof(T) == 8 && T(0.5) == T(0))
+        return (T)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+    else
+        return atomicAdd(p, v);
+}
+
+// @helper atomic_sub
+template <typename T>
+__device__ __forceinline__ T atomic_sub(T *p, T v)
+{
+    if constexpr (T(0.5) != T(0))
+        return atomicAdd(p, -v);
+    else if constexpr (sizeof(T) == 8)
+        return (T)atomicAdd((unsigned long long *)p, 0ull - (unsigned long long)v);
+    else
+        return atomicSub(p, v);
+}
+
+// @helper atomic_cas_bits
+// Compare-and-swap on the bits of a 32- or 64-bit value, for the float atomics below.
+__device__ __forceinline__ float atomic_cas_bits(float *p, float expected, float desired)
+{
+    return __int_as_float(atomicCAS((int *)p, __float_as_int(expected), __float_as_int(desired)));
+}
+__device__ __forceinline__ double atomic_cas_bits(double *p, double expected, double desired)
+{
+    return __longlong_as_double((long long)atomicCAS((unsigned long long *)p,
+        (unsigned long long)__double_as_longlong(expected), (unsigned long long)__double_as_longlong(desired)));
+}
+
+// @helper atomic_max
+// Numba's float max/min: a NaN on either side leaves memory alone; returns the value first read.
+template <typename T>
+__device__ __forceinline__ T atomic_max(T *p, T v)
+{
+    if constexpr (T(0.5) == T(0)) {
+        if constexpr (sizeof(T) == 8 && T(-1) < T(0))
+            return (T)atomicMax((long long *)p, (long long)v);
+        else if constexpr (sizeof(T) == 8)
+            return (T)atomicMax((unsigned long long *)p, (unsigned long long)v);
+        else
+            return atomicMax(p, v);
+    } else {
+        T first = *(volatile T *)p;
+        if (isnan(v) || isnan(first))
+            return first;
+        for (T old = first; old < v;)
+            old = atomic_cas_bits(p, old, v);
+        return first;
+    }
+}
+template <typename T>
+__device__ __forceinline__ T atomic_nanmax(T *p, T v)
+{
+    T first = *(volatile T *)p;
+    if (isnan(v))
+        return first;
+    for (T old = first; old < v || isnan(old);)
+        old = atomic_cas_bits(p, old, v);
+    return first;
+}
+
+// @helper atomic_min
+template <typename T>
+__device__ __forceinline__ T atomic_min(T *p, T v)
+{
+    if constexpr (T(0.5) == T(0)) {
+        if constexpr (sizeof(T) == 8 && T(-1) < T(0))
+            return (T)atomicMin((long long *)p, (long long)v);
+        else if constexpr (sizeof(T) == 8)
+            return (T)atomicMin((unsigned long long *)p, (unsigned long long)v);
+        else
+            return atomicMin(p, v);
+    } else {
+        T first = *(volatile T *)p;
+        if (isnan(v) || isnan(first))
+            return first;
+        for (T old = first; old > v;)
+            old = atomic_cas_bits(p, old, v);
+        return first;
+    }
+}
+template <typename T>
+__device__ __forceinline__ T atomic_nanmin(T *p, T v)
+{
+    T first = *(volatile T *)p;
+    if (isnan(v))
+        return first;
+    for (T old = first; old > v || isnan(old);)
+        old = atomic_cas_bits(p, old, v);
+    return first;
+}
+
+// @helper atomic_bits
+template <typename T>
+__device__ __forceinline__ T atomic_and(T *p, T v)
+{
+    if constexpr (sizeof(T) == 8)
+        return (T)atomicAnd((unsigned long long *)p, (unsigned long long)v);
+    else
+        return atomicAnd(p, v);
+}
+template <typename T>
+__device__ __forceinline__ T atomic_or(T *p, T v)
+{
+    if constexpr (sizeof(T) == 8)
+        return (T)atomicOr((unsigned long long *)p, (unsigned long long)v);
+    else
+        return atomicOr(p, v);
+}
+template <typename T>
+__device__ __forceinline__ T atomic_xor(T *p, T v)
+{
+    if constexpr (sizeof(T) == 8)
+        return (T)atomicXor((unsigned long long *)p, (unsigned long long)v);
+    else
+        return atomicXor(p, v);
+}
+
+// @helper atomic_exch
+template <typename T>
+__device__ __forceinline__ T atomic_exch(T *p, T v)
+{
+    if constexpr (sizeof(T) == 8 && T(0.5) == T(0))
+        return (T)atomicExch((unsigned long long *)p, (unsigned long long)v);
+    else if constexpr (sizeof(T) == 8)
+        return __longlong_as_double((long long)atomicExch((unsigned long long *)p,
+                                                          (unsigned long long)__double_as_longlong(v)));
+    else
+        return atomicExch(p, v);
+}
+
+// @helper atomic_inc
+// CUDA's wrapping increment/decrement: inc gives ((old >= v) ? 0 : old + 1).
+__device__ __forceinline__ unsigned int atomic_inc(unsigned int *p, unsigned int v) { return atomicInc(p, v); }
+__device__ __forceinline__ unsigned int atomic_dec(unsigned int *p, unsigned int v) { return atomicDec(p, v); }
+__device__ __forceinline__ uint64_t atomic_inc(uint64_t *p, uint64_t v)
+{
+    unsigned long long *q = (unsigned long long *)p, old = *q, seen;
+    do {
+        seen = old;
+        old = atomicCAS(q, seen, seen >= v ? 0ull : seen + 1);
+    } while (old != seen);
+    return old;
+}
+__device__ __forceinline__ uint64_t atomic_dec(uint64_t *p, uint64_t v)
+{
+    unsigned long long *q = (unsigned long long *)p, old = *q, seen;
+    do {
+        seen = old;
+        old = atomicCAS(q, seen, (seen == 0 || seen > v) ? (unsigned long long)v : seen - 1);
+    } while (old != seen);
+    return old;
+}
+
+// @helper atomic_cas
+template <typename T>
+__device__ __forceinline__ T atomic_cas(T *p, T expected, T desired)
+{
+    if constexpr (sizeof(T) == 8)
+        return (T)atomicCAS((unsigned long long *)p, (unsigned long long)expected, (unsigned long long)desired);
+    else if constexpr (sizeof(T) == 4)
+        return (T)atomicCAS((unsigned int *)p, (unsigned int)expected, (unsigned int)desired);
+    else
+        return (T)atomicCAS((unsigned short *)p, (unsigned short)expected, (unsigned short)desired);
+}

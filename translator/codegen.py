@@ -1,0 +1,359 @@
+"""C-ready KernelIR -> CUDA C text: one visit_ per node and a precedence table, as pycparser's c_generator."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import ir
+from . import typesys as T
+from .declarations import plan_declarations
+
+# C operator precedence (higher binds tighter).
+PRECEDENCE = {
+    "?:": 3, "||": 4, "&&": 5, "|": 6, "^": 7, "&": 8, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+    "<<": 11, ">>": 11, "+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "unary": 14, "postfix": 15, "primary": 16,
+}
+BITWISE = {"|", "^", "&", "<<", ">>"}
+INDENT = "    "
+
+
+def c_literal(value, t: T.Scalar) -> str:
+    if t.kind == "b":
+        return "true" if value else "false"
+    if t.is_float:
+        if math.isnan(value):
+            return "NAN" if t == T.FLOAT32 else "(double)NAN"
+        if math.isinf(value):
+            inf = "INFINITY" if t == T.FLOAT32 else "(double)INFINITY"
+            return inf if value > 0 else "-" + inf
+        text = str(np.float32(value)) if t == T.FLOAT32 else repr(float(value))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return text + ("f" if t == T.FLOAT32 else "")
+    if t.kind == "u":
+        return f"{value}u" if t.bits <= 32 else f"{value}ull"
+    if not -2**31 <= value < 2**31:
+        return f"{value}LL" if value != -2**63 else "(-9223372036854775807LL - 1)"
+    return str(value)
+
+
+def c_type(t) -> str:
+    return T.c_name(t)
+
+
+class CPrinter:
+    def __init__(self, line_of, source_name: str):
+        self.line_of = line_of  # libcst node -> line number
+        self.source_name = source_name
+        self.declared_dynamic = False
+        self.constants_used: set = set()
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e) -> str:
+        return self.visit(e)[0]
+
+    def visit(self, e):
+        return getattr(self, "visit_" + type(e).__name__)(e)
+
+    def wrap(self, e, min_prec, *, strict=False) -> str:
+        text, prec = self.visit(e)
+        if prec < min_prec or (strict and prec == min_prec):
+            return f"({text})"
+        return text
+
+    def visit_Const(self, e):
+        if e.name:
+            self.constants_used.add(e.name)
+            return e.name, PRECEDENCE["primary"]
+        text = c_literal(e.value, e.const_type)
+        if getattr(e, "hex", False) and e.value >= 0:
+            text = hex(e.value) + text[len(str(e.value)):]
+        return text, PRECEDENCE["unary"] if text.startswith("-") else PRECEDENCE["primary"]
+
+    def visit_Name(self, e):
+        return e.var.c_name, PRECEDENCE["primary"]
+
+    def visit_Builtin(self, e):
+        return e.text, PRECEDENCE["postfix"]
+
+    def visit_BinOp(self, e):
+        p = PRECEDENCE[e.op]
+        # parentheses GCC would ask for (-Wparentheses) also help a reader: a + b << c
+        left_min = p + 1 if e.op in BITWISE else p
+        right_min = p + 1 if e.op in BITWISE else p
+        left = self._operand(e.left, left_min, e.op)
+        right = self._operand(e.right, right_min, e.op, strict=True)
+        return f"{left} {e.op} {right}", p
+
+    def _operand(self, child, min_prec, op, strict=False):
+        if isinstance(child, ir.BinOp) and (child.op in BITWISE) != (op in BITWISE):
+            return self.wrap(child, PRECEDENCE["primary"])
+        return self.wrap(child, min_prec, strict=strict)
+
+    def visit_Unary(self, e):
+        op = "!" if e.op == "not" else e.op
+        inner = self.wrap(e.operand, PRECEDENCE["unary"])
+        if op == "-" and inner.startswith("-"):
+            inner = f"({inner})"
+        return f"{op}{inner}", PRECEDENCE["unary"]
+
+    def visit_Compare(self, e):
+        p = PRECEDENCE[e.op]
+        return f"{self.wrap(e.left, p + 1)} {e.op} {self.wrap(e.right, p + 1)}", p
+
+    def visit_BoolOp(self, e):
+        op = "&&" if e.op == "and" else "||"
+        p = PRECEDENCE[op]
+        parts = [self.wrap(v, PRECEDENCE["|"] if isinstance(v, ir.BoolOp) else p) for v in e.values]
+        return f" {op} ".join(parts), p
+
+    def visit_IfExp(self, e):
+        p = PRECEDENCE["?:"]
+        return f"{self.wrap(e.cond, p + 1)} ? {self.wrap(e.then, p + 1)} : {self.wrap(e.orelse, p)}", p
+
+    def visit_Cast(self, e):
+        return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
+
+    def visit_Call(self, e):
+        return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
+
+    def visit_ShapeOf(self, e):
+        e.array.shape_used.add(e.dim)
+        return f"{e.array.name}_shape{e.dim}", PRECEDENCE["primary"]
+
+    def visit_AddressOf(self, e):
+        return f"&{self.wrap(e.target, PRECEDENCE['postfix'])}", PRECEDENCE["unary"]
+
+    def visit_StringLit(self, e):
+        raise AssertionError("strings are printed by visit_Print")
+
+    def extent(self, arr: ir.ArrayVar, d: int) -> str:
+        if arr.kind == "param":
+            arr.shape_used.add(d)
+            return f"{arr.name}_shape{d}"
+        if arr.kind == "dynamic":
+            return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
+        return self.expr(arr.shape[d])
+
+    def index_text(self, e: ir.Load, k: int) -> str:
+        idx = e.indices[k]
+        if e.wrap and e.wrap[k]:
+            return f"n2c::wrap({self.expr(idx)}, {self.extent(e.array, k)})"
+        return self.expr(idx)
+
+    def visit_Load(self, e):
+        arr = e.array
+        if arr.c_dims:
+            text = arr.name + "".join(f"[{self.index_text(e, k)}]" for k in range(arr.ndim))
+            return text, PRECEDENCE["postfix"]
+        flat, flat_prec = None, 0
+        for k in range(arr.ndim):
+            idx = self.index_text(e, k)
+            if flat is None:
+                flat, flat_prec = idx, self._index_prec(e, k)
+                continue
+            prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
+            zero = isinstance(e.indices[k], ir.Const) and e.indices[k].value == 0 and not e.indices[k].name
+            flat = f"{prev} * {self.extent(arr, k)}" + ("" if zero else f" + {idx}")
+            flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
+        return f"{arr.name}[{flat}]", PRECEDENCE["postfix"]
+
+    def _index_prec(self, e, k):
+        if e.wrap and e.wrap[k]:
+            return PRECEDENCE["postfix"]
+        return self.visit(e.indices[k])[1]
+
+    def visit_ArrayRef(self, e):
+        return ", ".join(array_arguments(e.array, self)), PRECEDENCE["primary"]
+
+    def visit_DeviceCall(self, e):
+        return f"{e.target.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
+
+    # ------------------------------------------------------------ statements
+    def function_body(self, fn: ir.Function, prologue: list) -> list[str]:
+        plan_declarations(fn)
+        self.declared_dynamic = False
+        lines = [INDENT + p for p in prologue]
+        lines += self.block(fn.body, 1)
+        return lines
+
+    def comment(self, s) -> str:
+        line = self.line_of(s.node) if s.node is not None else None
+        return f"  // {self.source_name}:{line}" if line else ""
+
+    def block(self, body, depth) -> list[str]:
+        out = []
+        for s in body:
+            out.extend(self.statement(s, depth))
+        return out
+
+    def statement(self, s, depth) -> list[str]:
+        pad = INDENT * depth
+        method = getattr(self, "stmt_" + type(s).__name__)
+        return [pad + line if line else line for line in method(s, depth)]
+
+    def stmt_Declare(self, s, depth):
+        return [f"{c_type(s.var.type)} {s.var.c_name};"]
+
+    def stmt_Assign(self, s, depth):
+        value = self.expr(s.value)
+        name = s.target.var.c_name
+        if getattr(s, "declare", False):
+            return [f"{c_type(s.target.var.type)} {name} = {value};" + self.comment(s)]
+        if isinstance(s.value, ir.BinOp) and isinstance(s.value.left, ir.Name) and s.value.left.var is s.target.var \
+                and s.value.op in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"):
+            rhs = self.wrap(s.value.right, PRECEDENCE["?:"])
+            if s.value.op in ("+", "-") and rhs == "1" and s.value.type.is_int:
+                return [f"{name}{s.value.op * 2};" + self.comment(s)]
+            return [f"{name} {s.value.op}= {rhs};" + self.comment(s)]
+        return [f"{name} = {value};" + self.comment(s)]
+
+    def stmt_Store(self, s, depth):
+        target = self.expr(s.target)
+        v = s.value
+        if isinstance(v, ir.BinOp) and isinstance(v.left, ir.Load) and self.expr(v.left) == target \
+                and v.op in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"):
+            return [f"{target} {v.op}= {self.wrap(v.right, PRECEDENCE['?:'])};" + self.comment(s)]
+        return [f"{target} = {self.expr(v)};" + self.comment(s)]
+
+    def stmt_ArrayDecl(self, s, depth):
+        arr = s.array
+        t = c_type(arr.dtype)
+        dims = "".join(f"[{self.expr(d)}]" for d in arr.shape) if arr.c_dims else ""
+        if arr.kind == "shared":
+            return [f"__shared__ {t} {arr.name}{dims};" + self.comment(s)]
+        if arr.kind == "local":
+            return [f"{t} {arr.name}{dims};" + self.comment(s)]
+        if arr.kind == "const":
+            return []
+        if arr.kind == "dynamic":
+            out = []
+            if not self.declared_dynamic:
+                out.append("extern __shared__ __align__(16) unsigned char n2c_dynamic_smem[];")
+                self.declared_dynamic = True
+            out.append(f"{t} *{arr.name} = reinterpret_cast<{t} *>(n2c_dynamic_smem);" + self.comment(s))
+            return out
+        base = self._base_pointer(arr.base)
+        const = "" if _root(arr).written else "const "
+        if arr.offset is None or (isinstance(arr.offset, ir.Const) and arr.offset.value == 0):
+            return [f"{const}{t} *{arr.name} = {base};" + self.comment(s)]
+        return [f"{const}{t} *{arr.name} = {base} + {self.wrap(arr.offset, PRECEDENCE['+'], strict=True)};"
+                + self.comment(s)]
+
+    def _base_pointer(self, arr):
+        return f"&{arr.name}" + "[0]" * arr.ndim if arr.c_dims else arr.name
+
+    def stmt_If(self, s, depth, keyword="if"):
+        out = [f"{keyword} ({self.expr(s.cond)}) {{" + self.comment(s)]
+        out += self.block(s.body, 1)
+        if len(s.orelse) == 1 and isinstance(s.orelse[0], ir.If) and s.orelse[0].node is not s.node:
+            inner = self.stmt_If(s.orelse[0], depth, "} else if")
+            return out + inner
+        if s.orelse:
+            out.append("} else {")
+            out += self.block(s.orelse, 1)
+        out.append("}")
+        return out
+
+    def stmt_While(self, s, depth):
+        return [f"while ({self.expr(s.cond)}) {{" + self.comment(s)] + self.block(s.body, 1) + ["}"]
+
+    def stmt_ForRange(self, s, depth):
+        var = s.target.var
+        t = c_type(var.type)
+        start, stop, step = s.start, s.stop, s.step
+        prologue = []
+        stop_text = self.expr(stop)
+        if getattr(s, "hoist_stop", False):
+            prologue.append(f"const {t} {var.c_name}_stop = {stop_text};" + self.comment(s))
+            stop_text = f"{var.c_name}_stop"
+        counter = var.c_name if not s.counter else s.counter
+        decl = f"{t} " if (getattr(s, "declare", False) or s.counter) else ""
+        sign = s.step_sign
+        if sign:
+            cmp = "<" if sign > 0 else ">"
+            if isinstance(step, ir.Const) and abs(step.value) == 1:
+                incr = f"++{counter}" if sign > 0 else f"--{counter}"
+            elif sign > 0:
+                incr = f"{counter} += {self.expr(step)}"
+            else:
+                incr = f"{counter} -= {c_literal(-step.value, step.const_type)}"
+            header = f"for ({decl}{counter} = {self.expr(start)}; {counter} {cmp} {stop_text}; {incr}) {{"
+        else:
+            # a step whose sign is only known at run time: count the iterations like Python's range
+            n = f"{var.c_name}_count"
+            prologue.append(f"const int64_t {n} = n2c::range_len({self.expr(start)}, {stop_text}, "
+                            f"{self.expr(step)});" + self.comment(s))
+            header = f"for (int64_t {var.c_name}_k = 0; {var.c_name}_k < {n}; ++{var.c_name}_k) {{"
+        body = []
+        if not sign:
+            value = f"{self.wrap(start, PRECEDENCE['+'])} + {var.c_name}_k * {self.wrap(step, PRECEDENCE['*'] + 1)}"
+            body.append(INDENT + (f"{t} {var.c_name} = {value};" if getattr(s, "declare", False)
+                                  else f"{var.c_name} = {value};"))
+        elif s.counter:
+            body.append(INDENT + f"{var.c_name} = {counter};")
+        loop = [header + self.comment(s)] + body + self.block(s.body, 1) + ["}"]
+        if not prologue:
+            return loop
+        # the hoisted bound gets its own scope, so two loops over the same name do not collide
+        return ["{"] + [INDENT + line for line in prologue + loop] + ["}"]
+
+    def stmt_Break(self, s, depth):
+        return ["break;" + self.comment(s)]
+
+    def stmt_Continue(self, s, depth):
+        return ["continue;" + self.comment(s)]
+
+    def stmt_Return(self, s, depth):
+        if not s.values:
+            return ["return;" + self.comment(s)]
+        if len(s.values) == 1:
+            return [f"return {self.expr(s.values[0])};" + self.comment(s)]
+        return [f"return {{{', '.join(self.expr(v) for v in s.values)}}};" + self.comment(s)]
+
+    def stmt_ExprStmt(self, s, depth):
+        return [f"{self.expr(s.value)};" + self.comment(s)]
+
+    def stmt_TupleCall(self, s, depth):
+        fn = s.call.target
+        out = [f"const {fn.c_name}_result {fn.c_name}_ret = {self.expr(s.call)};" + self.comment(s)]
+        for k, t in enumerate(s.targets):
+            out.append(f"{t.var.c_name} = {fn.c_name}_ret.v{k};")
+        return ["{"] + [INDENT + line for line in out] + ["}"]
+
+    def stmt_Print(self, s, depth):
+        fmt, args = [], []
+        for item in s.items:
+            if isinstance(item, ir.StringLit):
+                fmt.append(item.value.replace("%", "%%"))
+                continue
+            t = item.type
+            text = self.expr(item)
+            if t.kind == "b":
+                fmt.append("%s")
+                args.append(f'{self.wrap(item, PRECEDENCE["?:"] + 1)} ? "True" : "False"')
+            elif t.is_float:
+                fmt.append("%f")
+                args.append(text)
+            elif t.bits <= 32:
+                fmt.append("%u" if t.kind == "u" else "%d")
+                args.append(text)
+            else:
+                fmt.append("%llu" if t.kind == "u" else "%lld")
+                args.append(f"({'unsigned ' if t.kind == 'u' else ''}long long){self.wrap(item, PRECEDENCE['unary'])}")
+        literal = " ".join(fmt).encode("unicode_escape").decode("ascii").replace('"', '\\"') + "\\n"
+        return [f'printf("{literal}"{"".join(", " + a for a in args)});' + self.comment(s)]
+
+
+def _root(arr):
+    while arr.base is not None:
+        arr = arr.base
+    return arr
+
+
+def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:
+    """How an array travels into a device function: its pointer and every extent."""
+    pointer = f"&{arr.name}" + "[0]" * arr.ndim if arr.c_dims else arr.name
+    return [pointer] + [printer.extent(arr, d) for d in range(arr.ndim)]

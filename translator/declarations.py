@@ -1,0 +1,124 @@
+"""typed KernelIR -> where each C variable is declared: at its first assignment when that is safe, else ahead of the block.
+
+Python variables live for the whole function; C variables live in a block. A variable
+first assigned unconditionally is declared right there (`float p = 0.0f;`). One first
+assigned inside a branch, or carried from one loop iteration to the next, is declared
+before the statement that first mentions it, outside any loop that would re-create it.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .dataflow import stmt_exprs, sub_blocks, walk_expr
+
+
+def _mentions(s) -> set:
+    """Variables a statement itself (not its nested blocks) reads or writes."""
+    out = set()
+    for e in stmt_exprs(s):
+        for node in walk_expr(e):
+            if isinstance(node, ir.Name) and node.var is not None:
+                out.add(node.var)
+    if isinstance(s, (ir.Assign, ir.ForRange)):
+        out.add(s.target.var)
+    elif isinstance(s, ir.TupleCall):
+        out.update(t.var for t in s.targets)
+    return out
+
+
+def _occurrences(body, path, found, loops):
+    for i, s in enumerate(body):
+        here = path + [(id(body), i, body)]
+        for var in _mentions(s):
+            found.setdefault(var, []).append(here)
+        for sub in sub_blocks(s):
+            _occurrences(sub, here, found, loops + ([s] if isinstance(s, (ir.ForRange, ir.While)) else []))
+
+
+def _defines(body, var) -> bool:
+    for s in body:
+        if isinstance(s, (ir.Assign, ir.ForRange)) and s.target.var is var:
+            return True
+        if isinstance(s, ir.TupleCall) and any(t.var is var for t in s.targets):
+            return True
+        if any(_defines(sub, var) for sub in sub_blocks(s)):
+            return True
+    return False
+
+
+def _mentions_var(e, var) -> bool:
+    return any(isinstance(n, ir.Name) and n.var is var for n in walk_expr(e))
+
+
+def plan_declarations(fn: ir.Function) -> None:
+    found: dict = {}
+    _occurrences(fn.body, [], found, [])
+    inserts: dict = {}  # id(block) -> (block, {index: [vars]})
+    for var in fn.variables:
+        if var.is_param or var not in found:
+            continue
+        paths = found[var]
+        depth = _common_prefix(paths)
+        if any(len(p) == depth for p in paths):
+            depth -= 1  # mentioned in the header of a statement that contains the other mentions
+        block = paths[0][depth][2]
+        index = min(p[depth][1] for p in paths)
+        first = block[index]
+        only_here = all(len(p) == depth + 1 for p in paths if p[depth][1] == index)
+        if isinstance(first, ir.Assign) and first.target.var is var and only_here \
+                and not _mentions_var(first.value, var):
+            first.declare = True
+            continue
+        if isinstance(first, ir.ForRange) and first.target.var is var and all(p[depth][1] == index for p in paths):
+            if not _defines(first.body, var):
+                first.declare = True
+                continue
+        hoisted = _outside_loops(paths[0][: depth + 1])
+        if hoisted is not None:
+            block, index = hoisted
+        inserts.setdefault(id(block), (block, {}))[1].setdefault(index, []).append(var)
+    _plan_loops(fn.body, found)
+    for block, by_index in inserts.values():
+        for index in sorted(by_index, reverse=True):
+            for var in reversed(by_index[index]):
+                block.insert(index, ir.Declare(var=var))
+
+
+def _common_prefix(paths) -> int:
+    n = min(len(p) for p in paths)
+    for d in range(n):
+        key = paths[0][d][:2]
+        if any(p[d][:2] != key for p in paths):
+            return d
+    return n
+
+
+def _outside_loops(prefix):
+    """The block and index just above the outermost loop on `prefix`: a declaration there survives iterations."""
+    for d, (_, i, block) in enumerate(prefix):
+        if isinstance(block[i], (ir.ForRange, ir.While)) and d + 1 < len(prefix):
+            return block, i
+    return None
+
+
+def _plan_loops(body, found):
+    for s in body:
+        if isinstance(s, ir.ForRange):
+            var = s.target.var
+            if not getattr(s, "declare", False):
+                s.counter = f"{var.c_name}_"  # the Python variable outlives the loop or is reassigned in it
+            s.hoist_stop = not _invariant(s.stop, s.body)
+        for sub in sub_blocks(s):
+            _plan_loops(sub, found)
+
+
+def _invariant(e, body) -> bool:
+    """Python evaluates range()'s bounds once; C re-evaluates the condition, so it must not change."""
+    for node in walk_expr(e):
+        if isinstance(node, ir.Name) and _defines(body, node.var):
+            return False
+        if isinstance(node, (ir.Load, ir.DeviceCall)):
+            return False
+        if isinstance(node, ir.Call) and not node.intrinsic.key.startswith(("math.", "np.", "min", "max", "abs")):
+            return False
+    return True

@@ -1,0 +1,90 @@
+"""located problems -> `file:line:col` diagnostics with the source line and a caret."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str
+    line: int  # 1-based
+    col: int  # 0-based, as libcst reports it
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col + 1}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    loc: Location
+    construct: str  # what was found, in the user's words: "list comprehension"
+    message: str  # why it cannot be translated
+    hint: str = ""  # what to write instead
+    source_line: str = ""
+
+    def render(self) -> str:
+        out = [f"{self.loc}: error: {self.construct}: {self.message}"]
+        if self.source_line:
+            out.append("    " + self.source_line.rstrip("\n"))
+            out.append("    " + " " * self.loc.col + "^")
+        if self.hint:
+            out.append(f"    hint: {self.hint}")
+        return "\n".join(out)
+
+
+class UserError(Exception):
+    """A problem with the user's input; reported without a traceback, exit code 2."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | str):
+        if isinstance(diagnostics, str):
+            self.diagnostics: list[Diagnostic] = []
+            self.text = diagnostics
+        else:
+            self.diagnostics = sorted(diagnostics, key=lambda d: (d.loc.path, d.loc.line, d.loc.col))
+            self.text = "\n".join(d.render() for d in self.diagnostics)
+            if len(self.diagnostics) > 1:
+                self.text += f"\n{len(self.diagnostics)} errors"
+        super().__init__(self.text)
+
+
+class Unsupported(Exception):
+    """Raised inside lowering at the first problem in one statement; collected into a Diagnostic."""
+
+    def __init__(self, node, construct: str, message: str, hint: str = ""):
+        self.node = node
+        self.construct = construct
+        self.message = message
+        self.hint = hint
+        super().__init__(f"{construct}: {message}")
+
+
+@dataclass
+class Reporter:
+    """Collects every problem of a file, so one run reports them all."""
+
+    path: str
+    source_lines: list[str]
+    positions: object  # libcst PositionProvider mapping
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def location(self, node) -> Location:
+        try:
+            pos = self.positions[node].start
+            return Location(self.path, pos.line, pos.column)
+        except KeyError:
+            return Location(self.path, 1, 0)
+
+    def add(self, node, construct: str, message: str, hint: str = "") -> None:
+        loc = self.location(node)
+        line = self.source_lines[loc.line - 1] if 0 < loc.line <= len(self.source_lines) else ""
+        diag = Diagnostic(loc, construct, message, hint, line)
+        if diag not in self.diagnostics:
+            self.diagnostics.append(diag)
+
+    def add_unsupported(self, exc: Unsupported) -> None:
+        self.add(exc.node, exc.construct, exc.message, exc.hint)
+
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            raise UserError(self.diagnostics)

@@ -1,0 +1,410 @@
+"""numba source -> ModuleInfo: kernels, device functions, import spellings and module constants (libcst; never executed)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from . import typesys as T
+from .errors import Diagnostic, Location, Reporter, Unsupported, UserError
+
+JIT_NAMES = {"cuda.jit"}
+KNOWN_JIT_OPTIONS = {"device", "fastmath", "lineinfo", "debug", "inline", "forceinline", "opt", "cache",
+                     "max_registers", "boundscheck"}
+
+
+@dataclass
+class FunctionInfo:
+    name: str
+    node: cst.FunctionDef
+    is_device: bool
+    params: list[str]
+    signature: tuple | None  # (return type or None, [param types]) from the decorator
+    annotations: dict  # param -> type, from annotations
+    options: dict
+    enclosing: cst.FunctionDef | None  # set for kernels defined inside a function
+
+
+@dataclass
+class ConstArray:
+    values: list
+    dtype: T.Scalar
+    shape: tuple
+
+
+@dataclass
+class ModuleInfo:
+    path: str
+    source: str
+    module: cst.Module
+    reporter: Reporter
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    constants: dict[str, object] = field(default_factory=dict)  # name -> int|float|bool|tuple|ConstArray|Typed
+    constant_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A constant with an explicit NumPy/Numba scalar type, such as np.float32(0.5)."""
+    value: object
+    type: T.Scalar
+
+
+# --------------------------------------------------------------------------- names
+
+def dotted(node) -> str | None:
+    """`numba.cuda.jit` -> "numba.cuda.jit"; None for anything that is not a plain dotted name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+_CANONICAL_PREFIXES = [("numba.cuda.", "cuda."), ("numpy.", "np."), ("math.", "math."), ("numba.", "numba.")]
+
+
+def canonical(qualified: str) -> str:
+    """Qualified import path -> the spelling the intrinsic table uses ("numba.cuda.syncthreads" -> "cuda.syncthreads")."""
+    if qualified == "numba.cuda":
+        return "cuda"
+    if qualified == "numpy":
+        return "np"
+    for prefix, short in _CANONICAL_PREFIXES:
+        if qualified.startswith(prefix):
+            return short + qualified[len(prefix):]
+    return qualified
+
+
+def resolve(info: ModuleInfo, node) -> str | None:
+    """The canonical name an expression refers to through the module's imports, or None."""
+    name = dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head not in info.aliases:
+        return None
+    qualified = info.aliases[head] + ("." + rest if rest else "")
+    return canonical(qualified)
+
+
+def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
+    """`np.float32`, `numba.float32`, `cuda.float32`, `numba.types.int32` -> the scalar type."""
+    if not canon:
+        return None
+    for prefix in ("np.", "numba.types.", "numba.", "cuda.", "types."):
+        if canon.startswith(prefix):
+            return T.scalar_by_name(canon[len(prefix):])
+    return None
+
+
+# --------------------------------------------------------------------------- imports and constants
+
+def _collect_imports(info: ModuleInfo, body) -> None:
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = dotted(alias.name)
+                    if alias.asname:
+                        info.aliases[alias.asname.name.value] = full
+                    else:
+                        head = full.split(".")[0]
+                        info.aliases[head] = head
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                mod = dotted(small.module)
+                if isinstance(small.names, cst.ImportStar):
+                    continue
+                for alias in small.names:
+                    name = alias.name.value
+                    local = alias.asname.name.value if alias.asname else name
+                    info.aliases[local] = f"{mod}.{name}"
+
+
+class ConstEvalError(Exception):
+    pass
+
+
+_BINOPS = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+    cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b, cst.RightShift: lambda a, b: a >> b,
+    cst.BitAnd: lambda a, b: a & b, cst.BitOr: lambda a, b: a | b, cst.BitXor: lambda a, b: a ^ b,
+}
+MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
+                  "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan}
+
+
+def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
+    """Evaluate a module-level constant expression without executing anything."""
+    scope = dict(info.constants)
+    if local_consts:
+        scope.update(local_consts)
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, cst.Float):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False"):
+            return node.value == "True"
+        if node.value in scope:
+            return scope[node.value]
+        raise ConstEvalError(node.value)
+    if isinstance(node, cst.Attribute):
+        canon = resolve(info, node)
+        if canon in MATH_CONSTANTS:
+            return MATH_CONSTANTS[canon]
+        raise ConstEvalError(dotted(node) or "attribute")
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return tuple(const_eval(info, el.value, local_consts) for el in node.elements)
+    if isinstance(node, cst.UnaryOperation):
+        v = const_eval(info, node.expression, local_consts)
+        v = v.value if isinstance(v, Typed) else v
+        if isinstance(node.operator, cst.Minus):
+            return -v
+        if isinstance(node.operator, cst.Plus):
+            return +v
+        if isinstance(node.operator, cst.BitInvert):
+            return ~v
+        return not v
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
+        a = const_eval(info, node.left, local_consts)
+        b = const_eval(info, node.right, local_consts)
+        a = a.value if isinstance(a, Typed) else a
+        b = b.value if isinstance(b, Typed) else b
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if isinstance(node.operator, cst.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+                return a + b
+            raise ConstEvalError("tuple arithmetic")
+        try:
+            return _BINOPS[type(node.operator)](a, b)
+        except (ZeroDivisionError, OverflowError, ValueError) as exc:
+            raise ConstEvalError(str(exc)) from None
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        seq = const_eval(info, node.value, local_consts)
+        idx = const_eval(info, node.slice[0].slice.value, local_consts)
+        if isinstance(seq, tuple) and isinstance(idx, int):
+            return seq[idx]
+        raise ConstEvalError("subscript")
+    if isinstance(node, cst.Call):
+        return _const_call(info, node, local_consts)
+    raise ConstEvalError(type(node).__name__)
+
+
+def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
+    canon = resolve(info, node.func) or (node.func.value if isinstance(node.func, cst.Name) else None)
+    args = [a for a in node.args if a.keyword is None]
+    kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    scalar = scalar_type_of_name(canon)
+    if scalar is not None and len(args) == 1:
+        v = const_eval(info, args[0].value, local_consts)
+        return Typed(_convert(v.value if isinstance(v, Typed) else v, scalar), scalar)
+    if canon in ("int", "float") and len(args) == 1:
+        v = const_eval(info, args[0].value, local_consts)
+        return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)
+    if canon in ("np.array", "np.asarray") and args:
+        values = const_eval(info, args[0].value, local_consts)
+        dtype_node = kwargs.get("dtype") or (args[1].value if len(args) > 1 else None)
+        dtype = scalar_type_of_name(resolve(info, dtype_node)) if dtype_node is not None else None
+        flat, shape = _flatten(values)
+        if dtype is None:
+            dtype = T.FLOAT64 if any(isinstance(v, float) for v in flat) else T.INT64
+        return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)
+    raise ConstEvalError(canon or "call")
+
+
+def _flatten(values):
+    if not isinstance(values, tuple):
+        return [values.value if isinstance(values, Typed) else values], ()
+    parts = [_flatten(v) for v in values]
+    shapes = {p[1] for p in parts}
+    if len(shapes) > 1:
+        raise ConstEvalError("ragged array")
+    inner = shapes.pop() if shapes else ()
+    return [x for p in parts for x in p[0]], (len(values),) + inner
+
+
+def _convert(value, scalar: T.Scalar):
+    import numpy as np  # NumPy does the rounding, so float32 constants match np.float32 exactly
+
+    if scalar.kind == "b":
+        return bool(value)
+    arr = np.array(value).astype(np.dtype(scalar.name if scalar.name != "bool" else "bool"))
+    return arr.item()
+
+
+def _collect_constants(info: ModuleInfo, body) -> None:
+    counts: dict[str, int] = {}
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                for t in targets:
+                    if isinstance(t, cst.Name):
+                        counts[t.value] = counts.get(t.value, 0) + 1
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if counts.get(name) != 1:
+                    continue
+                try:
+                    info.constants[name] = const_eval(info, small.value)
+                    info.constant_nodes[name] = small
+                except ConstEvalError:
+                    pass
+
+
+# --------------------------------------------------------------------------- decorators
+
+def _jit_decorator(info: ModuleInfo, dec: cst.Decorator):
+    """(positional args, keyword args) of a @cuda.jit decorator, or None if it is something else."""
+    expr = dec.decorator
+    call = expr if isinstance(expr, cst.Call) else None
+    target = call.func if call else expr
+    if resolve(info, target) not in JIT_NAMES:
+        return None
+    if call is None:
+        return [], {}
+    return [a.value for a in call.args if a.keyword is None], {a.keyword.value: a.value for a in call.args if a.keyword}
+
+
+_QUALIFIER_RE = re.compile(r"\b(?:numba\.cuda|numba\.types|numba|nb|cuda|types|np|numpy)\.")
+
+
+def type_text(info: ModuleInfo, node) -> str:
+    """Source text of a type written as an expression (`nb.float32[:, ::1]`) or a string, unqualified."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    if isinstance(node, cst.ConcatenatedString):
+        return node.evaluated_value
+    return _QUALIFIER_RE.sub("", info.code(node))
+
+
+def _read_signature(info: ModuleInfo, node, fn_node):
+    if isinstance(node, (cst.List, cst.Tuple)):
+        if len(node.elements) != 1:
+            raise Unsupported(node, "several signatures", "numba2cuda translates one signature per kernel",
+                              "keep one signature, or remove them and pass --types")
+        node = node.elements[0].value
+    try:
+        return T.parse_signature(type_text(info, node))
+    except T.TypeStringError as exc:
+        raise Unsupported(node, "signature", str(exc), "write Numba's spelling, e.g. 'void(float32[:, ::1], int32)'") from None
+
+
+def _bool_option(node) -> bool | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def _function_info(info: ModuleInfo, fn: cst.FunctionDef, enclosing) -> FunctionInfo | None:
+    jit = None
+    for dec in fn.decorators:
+        jit = _jit_decorator(info, dec)
+        if jit is not None:
+            break
+    if jit is None:
+        return None
+    args, kwargs = jit
+    options = {}
+    for key, value in kwargs.items():
+        if key not in KNOWN_JIT_OPTIONS:
+            raise Unsupported(value, f"@cuda.jit option '{key}'", "this option is not understood by numba2cuda",
+                              "remove it, or use one of: " + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
+        flag = _bool_option(value)
+        options[key] = flag if flag is not None else info.code(value)
+    is_device = options.get("device") is True
+    signature = _read_signature(info, args[0], fn) if args else None
+    params_node = fn.params
+    if params_node.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params_node.star_kwarg or params_node.kwonly_params:
+        raise Unsupported(fn.name, "*args/**kwargs", "kernels take a fixed list of positional parameters")
+    params = [p.name.value for p in params_node.posonly_params] + [p.name.value for p in params_node.params]
+    for p in list(params_node.params):
+        if p.default is not None:
+            raise Unsupported(p, "default parameter value", "kernels and device functions cannot have defaults",
+                              "pass the value explicitly at every call")
+    annotations = {}
+    for p in list(params_node.posonly_params) + list(params_node.params):
+        if p.annotation is not None:
+            try:
+                annotations[p.name.value] = T.parse_type(type_text(info, p.annotation.annotation))
+            except T.TypeStringError as exc:
+                raise Unsupported(p.annotation, "type annotation", str(exc)) from None
+    if signature is not None and len(signature[1]) != len(params):
+        raise Unsupported(args[0], "signature", f"has {len(signature[1])} argument types for {len(params)} parameters")
+    if signature is not None and not is_device and signature[0] not in (None, T.VOID):
+        raise Unsupported(args[0], "signature", "a kernel must return void", "use 'void(...)'")
+    return FunctionInfo(fn.name.value, fn, is_device, params, signature, annotations, options, enclosing)
+
+
+def _walk_functions(info: ModuleInfo, body, enclosing=None):
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            try:
+                fi = _function_info(info, stmt, enclosing)
+            except Unsupported as exc:
+                info.reporter.add_unsupported(exc)
+                fi = None
+            if fi is not None:
+                if fi.name in info.functions:
+                    info.reporter.add(stmt.name, f"function '{fi.name}'", "is defined twice",
+                                      "give each kernel a distinct name")
+                info.functions[fi.name] = fi
+            elif isinstance(stmt.body, cst.IndentedBlock):
+                _walk_functions(info, stmt.body.body, stmt)
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            _walk_functions(info, stmt.body.body, enclosing)
+        elif isinstance(stmt, (cst.If, cst.With, cst.Try)) and isinstance(getattr(stmt, "body", None), cst.IndentedBlock):
+            _walk_functions(info, stmt.body.body, enclosing)
+
+
+# --------------------------------------------------------------------------- entry
+
+def parse_source(source: str, path: str) -> ModuleInfo:
+    lines = source.splitlines()
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        line = lines[exc.raw_line - 1] if 0 < exc.raw_line <= len(lines) else ""
+        diag = Diagnostic(Location(path, exc.raw_line, max(exc.raw_column, 0)), "syntax error",
+                          exc.message.splitlines()[0] if exc.message else "invalid syntax",
+                          "fix the Python syntax; the file must import cleanly", line)
+        raise UserError([diag]) from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
+    _collect_imports(info, module.body)
+    _collect_constants(info, module.body)
+    _walk_functions(info, module.body)
+    return info
+
+
+def parse_file(path: str | Path) -> ModuleInfo:
+    p = Path(path)
+    try:
+        source = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: error: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: error: not UTF-8 text ({exc.reason})") from None
+    return parse_source(source, str(path))

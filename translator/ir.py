@@ -1,0 +1,288 @@
+"""KernelIR: the typed, structured program the lowering builds and the C printer reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import typesys as T
+
+
+# ------------------------------------------------------------------ arrays
+
+@dataclass(eq=False)
+class ArrayVar:
+    """An array the kernel can index: a parameter, a shared/local/constant array, or a view of one."""
+    name: str  # C name
+    dtype: T.Scalar
+    shape: list  # Expr per dimension
+    kind: str  # "param" | "shared" | "dynamic" | "local" | "const" | "view"
+    c_dims: bool = False  # declared as a C multi-dimensional array (t[16][17]) rather than flat
+    base: "ArrayVar | None" = None  # for views
+    offset: "Expr | None" = None  # element offset of a view into its base
+    written: bool = False
+    decl_loc: object = None
+    shape_used: set = field(default_factory=set)  # parameter dimensions the kernel reads
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+# ------------------------------------------------------------------ expressions
+
+@dataclass(eq=False)
+class Expr:
+    type: object = field(default=None, init=False)  # Numba type, set by the typer
+    node: object = field(default=None, init=False, repr=False)  # libcst node, for locations
+
+    @property
+    def ctype(self):
+        """The type the C expression has (may differ from the Numba type, e.g. threadIdx.x is unsigned)."""
+        return self.type
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: object
+    const_type: T.Scalar
+    name: str = ""  # the module constant it came from, printed by name
+
+    def __post_init__(self):
+        self.type = self.const_type
+
+    @property
+    def ctype(self):
+        if self.const_type.is_int and not self.name and self.const_type.bits == 64 and -2**31 <= self.value < 2**31:
+            return T.INT32  # printed as a plain int literal
+        return self.const_type
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    name: str  # Python name
+    defs: frozenset = frozenset()  # reaching definitions, set by dataflow
+    var: "Variable | None" = None
+
+
+@dataclass(eq=False)
+class Builtin(Expr):
+    """A CUDA built-in variable or constant expression: threadIdx.x, warpSize."""
+    text: str
+    numba_type: T.Scalar
+    c_type: T.Scalar
+
+    def __post_init__(self):
+        self.type = self.numba_type
+
+    @property
+    def ctype(self):
+        return self.c_type
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str  # "-", "+", "~", "not"
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    op: str  # "<", "<=", ">", ">=", "==", "!="
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    op: str  # "and" | "or"
+    values: list
+
+
+@dataclass(eq=False)
+class IfExp(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    to: T.Scalar
+    value: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """A call of a CUDA/C function or an n2c helper; `intrinsic` is the table entry."""
+    intrinsic: object
+    args: list
+    c_name: str = ""
+    result_ctype: object = None
+
+    @property
+    def ctype(self):
+        return self.result_ctype or self.type
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    array: ArrayVar
+    indices: list
+    wrap: list = field(default_factory=list)  # per index: needs Python's negative-index wraparound
+
+
+@dataclass(eq=False)
+class AddressOf(Expr):
+    target: Load
+
+
+@dataclass(eq=False)
+class ShapeOf(Expr):
+    array: ArrayVar
+    dim: int
+
+
+@dataclass(eq=False)
+class ArrayRef(Expr):
+    """An array passed whole, as a device-function argument."""
+    array: ArrayVar
+
+
+@dataclass(eq=False)
+class DeviceCall(Expr):
+    func_name: str
+    args: list
+    target: object = None  # the DeviceFunction instance chosen by argument types
+
+
+@dataclass(eq=False)
+class StringLit(Expr):
+    value: str
+
+
+# ------------------------------------------------------------------ statements
+
+@dataclass(eq=False)
+class Stmt:
+    node: object = field(default=None, repr=False)  # libcst statement, for the `// file.py:LINE` comment
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    target: Name = None
+    value: Expr = None
+    def_id: int = -1
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    target: Load = None
+    value: Expr = None
+
+
+@dataclass(eq=False)
+class ArrayDecl(Stmt):
+    array: ArrayVar = None
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr = None
+    body: list = field(default_factory=list)
+    orelse: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ForRange(Stmt):
+    target: Name = None
+    start: Expr = None
+    stop: Expr = None
+    step: Expr = None
+    body: list = field(default_factory=list)
+    def_id: int = -1
+    counter: str | None = None  # hidden C counter when the Python variable outlives the loop
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr = None
+    body: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    values: list = field(default_factory=list)  # 0 (bare), 1, or several (tuple)
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    value: Expr = None
+
+
+@dataclass(eq=False)
+class Print(Stmt):
+    items: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class TupleCall(Stmt):
+    """`a, b = f(x)` for a device function returning a tuple."""
+    targets: list = field(default_factory=list)  # Name
+    call: DeviceCall = None
+    def_ids: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Declare(Stmt):
+    """Inserted by the declaration planner: `T x;` ahead of a block that assigns x conditionally."""
+    var: "Variable" = None
+
+
+# ------------------------------------------------------------------ functions
+
+@dataclass(eq=False)
+class Variable:
+    """One C variable: a Python name's web of definitions that reach common uses, with one type."""
+    py_name: str
+    c_name: str
+    type: object = None
+    declared_at: object = None  # Assign/ForRange that declares it, or None for a separate Declare
+    is_param: bool = False
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    type: object  # Scalar or Array
+    array: ArrayVar | None = None
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    is_kernel: bool
+    params: list  # Param
+    body: list
+    return_type: object = T.VOID
+    variables: list = field(default_factory=list)
+    node: object = None
+    options: dict = field(default_factory=dict)
+    assumptions: set = field(default_factory=set)  # integer params assumed >= 0 (checked at launch)
+    template_params: list = field(default_factory=list)  # specialised integer params (tile widths)

@@ -1,0 +1,279 @@
+"""typed KernelIR -> C-ready KernelIR: casts where C's conversions differ from Numba's, helpers for Python semantics."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ir
+from . import typesys as T
+from .bounds import Bounds
+from .dataflow import sub_blocks
+from .errors import Unsupported
+from .intrinsics import Intrinsic
+
+
+def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
+    if to == c.const_type:
+        return c
+    if to.kind == "b":
+        value = bool(c.value)
+    elif to.is_float:
+        value = float(np.array(c.value, dtype=np.float64).astype(to.name))
+    else:
+        if isinstance(c.value, float) and not np.isfinite(c.value):
+            return None
+        value = int(np.array(c.value).astype(np.float64 if isinstance(c.value, float) else np.int64).astype(to.name)) \
+            if not (to.kind == "u" and to.bits == 64 and isinstance(c.value, int)) else c.value % 2**64
+    out = ir.Const(value, to)
+    out.node = c.node
+    if getattr(c, "hex", False) and value == c.value:
+        out.hex = True
+    return out
+
+
+def cast_to(e: ir.Expr, to: T.Scalar) -> ir.Expr:
+    """`e` converted to `to`, as a folded literal or an explicit cast; unchanged if C already has that type."""
+    if e.ctype == to:
+        return e
+    if isinstance(e, ir.Const):
+        folded = convert_const(e, to)
+        if folded is not None:
+            if folded.ctype == to or (to.is_int and folded.ctype.is_int and T.c_common(folded.ctype, to) == to):
+                return folded
+            e = folded
+    c = ir.Cast(to, e)
+    c.type = to
+    c.node = e.node
+    return c
+
+
+class Legalizer:
+    def __init__(self, fn: ir.Function, helpers: set, assume_nonnegative: bool = True):
+        self.fn = fn
+        self.helpers = helpers
+        self.bounds = Bounds(fn, assume_nonnegative)
+
+    def run(self):
+        self.block(self.fn.body)
+        self.fn.assumptions |= self.bounds.assumed
+
+    def block(self, body):
+        self.bounds.enter_block(body)
+        for i, s in enumerate(body):
+            self.statement(s)
+            self.bounds.after_statement(body, i)
+        self.bounds.leave_block()
+
+    def statement(self, s):
+        if isinstance(s, ir.Assign):
+            s.value = self.value_into(s.value, s.target.type)
+        elif isinstance(s, ir.Store):
+            s.target = self.expr(s.target)
+            s.value = self.value_into(s.value, s.target.type)
+        elif isinstance(s, ir.If):
+            s.cond = self.expr(s.cond, condition=True)
+            with self.bounds.guard(s.cond, s.body):
+                self.block(s.body)
+            with self.bounds.guard(s.cond, s.orelse, negate=True):
+                self.block(s.orelse)
+        elif isinstance(s, ir.While):
+            s.cond = self.expr(s.cond, condition=True)
+            with self.bounds.guard(s.cond, s.body):
+                self.block(s.body)
+        elif isinstance(s, ir.ForRange):
+            t = s.target.type
+            s.start, s.stop, s.step = (self.value_into(x, t) for x in (s.start, s.stop, s.step))
+            if isinstance(s.step, ir.Const):
+                s.step_sign = 1 if s.step.value > 0 else -1
+            elif self.bounds.at_least(s.step, 1):
+                s.step_sign = 1  # e.g. a grid-stride loop: blockDim.x * gridDim.x is positive
+            else:
+                s.step_sign = 0
+                self.helpers.add("range_len")
+            self.block(s.body)
+        elif isinstance(s, ir.Return):
+            if len(s.values) == 1 and isinstance(self.fn.return_type, T.Scalar):
+                s.values = [self.value_into(s.values[0], self.fn.return_type)]
+            elif len(s.values) > 1:
+                s.values = [self.value_into(v, t) for v, t in zip(s.values, self.fn.return_type.items)]
+        elif isinstance(s, ir.ExprStmt):
+            s.value = self.expr(s.value)
+        elif isinstance(s, ir.Print):
+            s.items = [i if isinstance(i, ir.StringLit) else self.expr(i) for i in s.items]
+        elif isinstance(s, ir.TupleCall):
+            s.call = self.expr(s.call)
+        elif isinstance(s, ir.ArrayDecl):
+            arr = s.array
+            if arr.offset is not None:
+                arr.offset = self.expr(arr.offset)
+
+    def value_into(self, e, to):
+        e = self.expr(e)
+        if isinstance(e, ir.Const) and isinstance(to, T.Scalar):
+            folded = convert_const(e, to)
+            return folded if folded is not None else e
+        return e
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, condition=False):
+        method = getattr(self, "x_" + type(e).__name__, None)
+        if isinstance(e, ir.BoolOp):
+            return self.x_BoolOp(e, condition)
+        return method(e) if method else e
+
+    def x_Name(self, e):
+        return e
+
+    def x_Cast(self, e):
+        e.value = self.expr(e.value)
+        if e.value.ctype == e.type:
+            return e.value
+        if isinstance(e.value, ir.Const):
+            folded = convert_const(e.value, e.type)
+            if folded is not None:
+                return folded
+        e.to = e.type
+        return e
+
+    def x_BinOp(self, e):
+        e.left, e.right = self.expr(e.left), self.expr(e.right)
+        R = e.type
+        op = e.op
+        if op in ("<<", ">>"):
+            e.left = cast_to(e.left, R) if T.c_promote(e.left.ctype) != R else e.left
+            return e
+        if op == "**":
+            return self.power(e)
+        if op in ("//", "%") and R.is_int:
+            return self.int_division(e)
+        if op in ("//", "%"):
+            self.helpers.add("float_divmod")
+            name = "n2c::float_floordiv" if op == "//" else "n2c::float_mod"
+            return self.helper_call(name, [e.left, e.right], R, e)
+        self._balance(e, R)
+        return e
+
+    def _balance(self, e, R):
+        """Cast operands until C's usual arithmetic conversions land on Numba's type R."""
+        if T.c_common(e.left.ctype, e.right.ctype) == R:
+            return
+        if e.left.ctype != R:
+            e.left = cast_to(e.left, R)
+        if T.c_common(e.left.ctype, e.right.ctype) != R:
+            e.right = cast_to(e.right, R)
+
+    def int_division(self, e):
+        R = e.type
+        if self.bounds.at_least(e.left, 0) and self.bounds.at_least(e.right, 1):
+            e.op = "/" if e.op == "//" else "%"
+            self._balance(e, R)
+            return e
+        helper = "floordiv" if e.op == "//" else "mod"
+        self.helpers.add(helper)
+        return self.helper_call(f"n2c::{helper}", [e.left, e.right], R, e)
+
+    def power(self, e):
+        R = e.type
+        base, exp = e.left, e.right
+        if exp.type.is_int or exp.type.kind == "b":
+            if isinstance(exp, ir.Const) and exp.value == 2 and isinstance(base, (ir.Name, ir.Load)):
+                # Numba's x ** 2 is exactly one multiplication
+                b = cast_to(base, R)
+                out = ir.BinOp("*", b, b)
+                out.type, out.node = R, e.node
+                return out
+            self.helpers.add("ipow")
+            call = self.helper_call("n2c::ipow", [cast_to(base, R), exp], R, e, explicit=False)
+            return call
+        fn = "powf" if R == T.FLOAT32 else "pow"
+        return self.helper_call(fn, [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
+
+    def helper_call(self, name, args, R, e, explicit=True):
+        same = all(a.ctype == R for a in args)
+        c_name = name if same or not explicit else f"{name}<{T.c_name(R)}>"
+        call = ir.Call(Intrinsic(name, c_name, lambda ts: R, (len(args), len(args))), args, c_name)
+        call.type, call.node = R, e.node
+        return call
+
+    def x_Unary(self, e):
+        e.operand = self.expr(e.operand)
+        if e.op == "not":
+            return e
+        if e.op == "~" and e.type.kind == "b":
+            e.op = "not"
+            return e
+        if T.c_promote(e.operand.ctype) != e.type:
+            e.operand = cast_to(e.operand, e.type)
+        return e
+
+    def x_Compare(self, e):
+        e.left, e.right = self.expr(e.left), self.expr(e.right)
+        common = T.compare_common(e.left.type, e.right.type)
+        if T.c_common(e.left.ctype, e.right.ctype) != common:
+            if e.left.ctype != common:
+                e.left = cast_to(e.left, common)
+            if T.c_common(e.left.ctype, e.right.ctype) != common:
+                e.right = cast_to(e.right, common)
+        return e
+
+    def x_BoolOp(self, e, condition=False):
+        e.values = [self.expr(v, condition=condition) for v in e.values]
+        if not condition and any(v.type != T.BOOL for v in e.values):
+            raise Unsupported(e.node, f"'{e.op}' of non-boolean values",
+                              "Python returns one of the operands, not a bool",
+                              "write a conditional expression: a if a else b")
+        return e
+
+    def x_IfExp(self, e):
+        e.cond = self.expr(e.cond, condition=True)
+        e.then, e.orelse = self.expr(e.then), self.expr(e.orelse)
+        R = e.type
+        if T.c_common(e.then.ctype, e.orelse.ctype) != R:
+            e.then, e.orelse = cast_to(e.then, R), cast_to(e.orelse, R)
+        return e
+
+    def x_Call(self, e):
+        e.args = [self.expr(a) for a in e.args]
+        ts = [a.type for a in e.args]
+        entry = e.intrinsic
+        if entry.arg_types is not None:
+            wanted = entry.arg_types(ts)
+            e.args = [a if w is None else cast_to(a, w) for a, w in zip(e.args, wanted)]
+        if not e.c_name:
+            e.c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
+        if entry.c_result is not None:
+            e.result_ctype = entry.c_result(ts)
+            if e.result_ctype.kind != e.type.kind or e.result_ctype.is_float != e.type.is_float:
+                c = ir.Cast(e.type, e)
+                c.type, c.node = e.type, e.node
+                return c
+        return e
+
+    def x_DeviceCall(self, e):
+        e.args = [self.expr(a) for a in e.args]
+        params = e.target.params
+        e.args = [cast_to(a, p.type) if isinstance(a, ir.Const) and isinstance(p.type, T.Scalar) else a
+                  for a, p in zip(e.args, params)]
+        return e
+
+    def x_Load(self, e):
+        e.indices = [self.expr(i) for i in e.indices]
+        e.wrap = [not self.bounds.at_least(i, 0) for i in e.indices]
+        if any(e.wrap):
+            self.helpers.add("wrap")
+            if e.array.kind == "dynamic" or (e.array.kind == "view" and _root(e.array).kind == "dynamic"):
+                self.helpers.add("dynamic_smem_bytes")
+        return e
+
+    def x_AddressOf(self, e):
+        e.target = self.expr(e.target)
+        return e
+
+
+def _root(arr):
+    while arr.base is not None:
+        arr = arr.base
+    return arr
+
+
+__all__ = ["Legalizer", "cast_to", "convert_const", "sub_blocks"]

@@ -1,0 +1,157 @@
+"""ModuleInfo -> Program: every requested kernel and the device functions it calls, lowered, typed and legalized."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ir
+from . import typesys as T
+from .errors import Unsupported, UserError
+from .frontend import FunctionInfo, ModuleInfo
+from .legalize import Legalizer
+from .lower_stmt import FunctionLowerer
+from .typer import Typer
+
+
+@dataclass
+class Options:
+    kernels: list[str] = field(default_factory=list)  # empty: all kernels
+    types: dict = field(default_factory=dict)  # --types: param name -> type
+    assume_nonnegative: bool = True
+
+
+@dataclass
+class Program:
+    info: ModuleInfo
+    options: Options
+    kernels: list = field(default_factory=list)
+    instances: dict = field(default_factory=dict)  # (name, param types) -> ir.Function
+    helpers: set = field(default_factory=set)
+    in_progress: set = field(default_factory=set)
+
+    # ------------------------------------------------------------ device functions
+    def instantiate(self, name: str, arg_types: list, node) -> ir.Function:
+        fi = self.info.functions[name]
+        types = list(fi.signature[1]) if fi.signature else [_param_type_from_arg(t) for t in arg_types]
+        key = (name, tuple(types))
+        if key in self.instances:
+            return self.instances[key]
+        if key in self.in_progress:
+            raise Unsupported(node, f"recursive call to '{name}'", "CUDA C device functions here cannot recurse",
+                              "rewrite it as a loop")
+        self.in_progress.add(key)
+        try:
+            fn = self._build(fi, types)
+        finally:
+            self.in_progress.discard(key)
+        if fi.signature and fi.signature[0] not in (None, T.VOID) and fn.return_type != fi.signature[0]:
+            fn.declared_return = fi.signature[0]
+        same_name = sum(1 for (n, _) in self.instances if n == name)
+        fn.c_name = name if same_name == 0 else f"{name}_{same_name + 1}"
+        self.instances[key] = fn
+        return fn
+
+    def _build(self, fi: FunctionInfo, types: list) -> ir.Function:
+        lowerer = FunctionLowerer(self.info, fi, types)
+        fn = lowerer.lower()
+        self.info.reporter.raise_if_any()
+        fn.arrays = lowerer.arrays
+        try:
+            Typer(fn, self, self.info.reporter).run()
+            self.info.reporter.raise_if_any()
+            helpers = set(lowerer.helpers)
+            Legalizer(fn, helpers, self.options.assume_nonnegative and not fi.is_device).run()
+        except Unsupported as exc:
+            self.info.reporter.add_unsupported(exc)
+            self.info.reporter.raise_if_any()
+        self.helpers |= helpers
+        _propagate_writes(fn)
+        return fn
+
+    # ------------------------------------------------------------ kernels
+    def add_kernel(self, fi: FunctionInfo) -> None:
+        types = kernel_param_types(fi, self.options.types)
+        fn = self._build(fi, types)
+        fn.c_name = fi.name
+        self.kernels.append(fn)
+
+    def device_functions(self) -> list:
+        """Instances reachable from the kernels, callees first."""
+        seen, order = set(), []
+
+        def visit(fn):
+            for call in _device_calls(fn.body):
+                if id(call.target) not in seen:
+                    seen.add(id(call.target))
+                    visit(call.target)
+                    order.append(call.target)
+
+        for k in self.kernels:
+            visit(k)
+        return order
+
+
+def _param_type_from_arg(t):
+    return t
+
+
+def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
+    types, missing = [], []
+    for i, p in enumerate(fi.params):
+        t = override.get(p) or (fi.signature[1][i] if fi.signature else None) or fi.annotations.get(p)
+        if t is None:
+            missing.append(p)
+        types.append(t)
+    if missing:
+        raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
+                          f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
+                          "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
+                          f"parameters, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
+    return types
+
+
+def _device_calls(body):
+    from .dataflow import stmt_exprs, sub_blocks, walk_expr
+
+    for s in body:
+        for e in stmt_exprs(s):
+            for node in walk_expr(e):
+                if isinstance(node, ir.DeviceCall):
+                    yield node
+        for sub in sub_blocks(s):
+            yield from _device_calls(sub)
+
+
+def _propagate_writes(fn: ir.Function) -> None:
+    """An array written by a device function is written by its caller too (no const pointer may reach it)."""
+    for call in _device_calls(fn.body):
+        for arg, param in zip(call.args, call.target.params):
+            if isinstance(arg, ir.ArrayRef) and param.array is not None and param.array.written:
+                root = arg.array
+                while root.base is not None:
+                    root = root.base
+                root.written = True
+
+
+def build_program(info: ModuleInfo, options: Options) -> Program:
+    info.reporter.raise_if_any()
+    kernels = [f for f in info.functions.values() if not f.is_device]
+    if options.kernels:
+        unknown = [k for k in options.kernels if k not in info.functions]
+        if unknown:
+            names = ", ".join(sorted(f.name for f in kernels)) or "none"
+            raise UserError(f"{info.path}: error: no kernel named {', '.join(unknown)} (kernels here: {names})")
+        kernels = [info.functions[k] for k in options.kernels]
+    if not kernels:
+        raise UserError(f"{info.path}:1:1: error: no @cuda.jit kernel found\n"
+                        "    hint: decorate a function with @cuda.jit (import it with: from numba import cuda)")
+    program = Program(info, options)
+    for fi in kernels:
+        try:
+            program.add_kernel(fi)
+        except Unsupported as exc:
+            info.reporter.add_unsupported(exc)
+        except UserError:
+            pass  # already recorded: keep going so one run reports every kernel's problems
+    info.reporter.raise_if_any()
+    return program

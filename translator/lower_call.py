@@ -1,0 +1,255 @@
+"""libcst calls -> KernelIR: intrinsics, casts, builtins, atomics, cuda.grid and device-function calls."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import intrinsics
+from . import ir
+from . import typesys as T
+from .errors import Unsupported
+from .lower_expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
+
+# Element types CUDA's own atomic functions take directly (others go through an n2c helper).
+NATIVE_ATOMICS = {
+    "add": ("atomicAdd", {"int32", "uint32", "float32", "float64"}),
+    "sub": ("atomicSub", {"int32", "uint32"}),
+    "max": ("atomicMax", {"int32", "uint32"}),
+    "min": ("atomicMin", {"int32", "uint32"}),
+    "and_": ("atomicAnd", {"int32", "uint32"}),
+    "or_": ("atomicOr", {"int32", "uint32"}),
+    "xor": ("atomicXor", {"int32", "uint32"}),
+    "exch": ("atomicExch", {"int32", "uint32", "float32"}),
+    "inc": ("atomicInc", {"uint32"}),
+    "dec": ("atomicDec", {"uint32"}),
+    "cas": ("atomicCAS", {"int32", "uint32"}),
+}
+HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}}
+
+
+class CallLowerer:
+    """Mixed into the expression lowerer; every call in a kernel body comes through lower_Call."""
+
+    def lower_Call(self, node: cst.Call):
+        for a in node.args:
+            if a.star:
+                raise Unsupported(a, "*args in a call", "arguments must be passed one by one")
+        args = [a.value for a in node.args if a.keyword is None]
+        kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if isinstance(node.func, cst.Name) and node.func.value in self.info.functions \
+                and node.func.value not in self.scope and node.func.value not in self.scalar_names:
+            return self.device_call(node, args, kwargs)
+        canon = canonical_call(self.info, node.func)
+        if canon is None:
+            raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
+        scalar = scalar_type_of_name(canon)
+        if scalar is not None:
+            return self.cast(node, scalar, args, kwargs)
+        handler = getattr(self, "call_" + canon.replace(".", "_"), None)
+        if handler is not None:
+            return handler(node, args, kwargs)
+        if canon.startswith("cuda.atomic."):
+            return self.atomic(node, canon.rsplit(".", 1)[1], args, kwargs)
+        entry = intrinsics.lookup(canon)
+        if entry is None:
+            raise Unsupported(node.func, f"call to {canon}()", "is not supported in kernels",
+                              _hint_for(canon))
+        if kwargs:
+            raise Unsupported(node, f"keyword arguments to {canon}()", "pass them positionally")
+        if not entry.nargs[0] <= len(args) <= entry.nargs[1]:
+            raise Unsupported(node, f"{canon}()", f"takes {_arity(entry.nargs)} argument(s), got {len(args)}")
+        if entry.helper:
+            self.use_helper(entry.helper)
+        return ir.Call(entry, [self.expr(a) for a in args])
+
+    def use_helper(self, name):
+        self.helpers.add(name)
+        self.helpers.update(HELPER_DEPENDENCIES.get(name, ()))
+
+    # ------------------------------------------------------------ casts and builtins
+    def cast(self, node, scalar, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise Unsupported(node, f"{scalar}() cast", "takes exactly one argument")
+        return ir.Cast(scalar, self.expr(args[0]))
+
+    def call_int(self, node, args, kwargs):
+        self._one_arg(node, "int", args, kwargs)
+        return ir.Cast("int", self.expr(args[0]))
+
+    def call_float(self, node, args, kwargs):
+        self._one_arg(node, "float", args, kwargs)
+        return ir.Cast("float", self.expr(args[0]))
+
+    def call_bool(self, node, args, kwargs):
+        self._one_arg(node, "bool", args, kwargs)
+        return ir.Cast(T.BOOL, self.expr(args[0]))
+
+    def call_abs(self, node, args, kwargs):
+        self._one_arg(node, "abs", args, kwargs)
+        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: ts[0], (1, 1))
+        return ir.Call(entry, [self.expr(args[0])])
+
+    def call_round(self, node, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise Unsupported(node, "round() with ndigits", "only round(x) is supported",
+                              "scale, round and divide: round(x * 100) / 100")
+        self.use_helper("py_round")
+        entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64 if ts[0].is_float else ts[0], (1, 1))
+        return ir.Call(entry, [self.expr(args[0])])
+
+    def call_min(self, node, args, kwargs):
+        return self._minmax(node, "min", args, kwargs)
+
+    def call_max(self, node, args, kwargs):
+        return self._minmax(node, "max", args, kwargs)
+
+    def _minmax(self, node, name, args, kwargs):
+        if len(args) < 2 or kwargs:
+            raise Unsupported(node, f"{name}()", "takes two or more numbers",
+                              "for an array, loop over it and keep a running value")
+        self.use_helper("py_minmax")
+        entry = intrinsics.Intrinsic(name, f"n2c::py_{name}", lambda ts: T.unify(ts[0], ts[1]), (2, 2),
+                                     arg_types=lambda ts: [T.unify(ts[0], ts[1])] * 2)
+        result = self.expr(args[0])
+        for a in args[1:]:
+            result = ir.Call(entry, [result, self.expr(a)])
+        return result
+
+    def call_len(self, node, args, kwargs):
+        self._one_arg(node, "len", args, kwargs)
+        arr = self.value(args[0])
+        if not isinstance(arr, ir.ArrayVar):
+            raise Unsupported(node, "len()", "works on arrays only here")
+        return self.shape_of(arr, 0)
+
+    def call_range(self, node, args, kwargs):
+        raise Unsupported(node, "range()", "can only be iterated by a for loop", "for i in range(n): ...")
+
+    def call_print(self, node, args, kwargs):
+        raise Unsupported(node, "print()", "is a statement here, not a value", "call print on its own line")
+
+    def _one_arg(self, node, name, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise Unsupported(node, f"{name}()", "takes exactly one argument")
+
+    # ------------------------------------------------------------ cuda.grid / gridsize
+    def call_cuda_grid(self, node, args, kwargs):
+        ndim = self._grid_ndim(node, args, kwargs)
+        items = []
+        for axis in "xyz"[:ndim]:
+            # Numba computes the global index in int64, so the C does too (no 32-bit overflow)
+            idx = ir.BinOp("+", ir.BinOp("*", _dim3("blockIdx", axis), _dim3("blockDim", axis)), _dim3("threadIdx", axis))
+            items.append(idx)
+        return items[0] if ndim == 1 else TupleValue(items)
+
+    def call_cuda_gridsize(self, node, args, kwargs):
+        ndim = self._grid_ndim(node, args, kwargs)
+        items = [ir.BinOp("*", _dim3("blockDim", a), _dim3("gridDim", a)) for a in "xyz"[:ndim]]
+        return items[0] if ndim == 1 else TupleValue(items)
+
+    def _grid_ndim(self, node, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise Unsupported(node, "cuda.grid()", "takes the number of dimensions, 1, 2 or 3")
+        n = self.expr(args[0])
+        if not (isinstance(n, ir.Const) and n.value in (1, 2, 3)):
+            raise Unsupported(args[0], "cuda.grid() dimension", "must be the constant 1, 2 or 3")
+        return n.value
+
+    def call_cuda_shared_array(self, node, args, kwargs):
+        raise Unsupported(node, "cuda.shared.array()", "must be assigned to a name on its own line",
+                          "sm = cuda.shared.array(shape, dtype)")
+
+    call_cuda_local_array = call_cuda_shared_array
+    call_cuda_const_array_like = call_cuda_shared_array
+
+    # ------------------------------------------------------------ atomics
+    def atomic(self, node, op, args, kwargs):
+        if kwargs:
+            raise Unsupported(node, f"cuda.atomic.{op}()", "pass the arguments positionally")
+        if op == "compare_and_swap":
+            if len(args) != 3:
+                raise Unsupported(node, "cuda.atomic.compare_and_swap()", "takes (array, old, value)")
+            args = [args[0], None, args[1], args[2]]
+            op = "cas"
+        expected = 4 if op == "cas" else 3
+        if op not in NATIVE_ATOMICS and op not in ("nanmax", "nanmin"):
+            raise Unsupported(node.func, f"cuda.atomic.{op}", "is not a Numba atomic")
+        if len(args) != expected:
+            raise Unsupported(node, f"cuda.atomic.{op}()", f"takes {expected} arguments")
+        arr = self.value(args[0])
+        if not isinstance(arr, ir.ArrayVar):
+            raise Unsupported(args[0], f"cuda.atomic.{op}()", "the first argument must be an array")
+        if args[1] is None:
+            indices = [const_expr(0)]
+        else:
+            idx = self.value(args[1])
+            indices = idx.items if isinstance(idx, TupleValue) else [idx]
+        if len(indices) != arr.ndim:
+            raise Unsupported(args[1], f"cuda.atomic.{op}() index", f"'{arr.name}' needs {arr.ndim} indices")
+        arr.written = True
+        dtype = arr.dtype
+        allowed = intrinsics.ATOMICS.get(op, ("", "", "iu"))[2]
+        if dtype.kind not in allowed:
+            raise Unsupported(node, f"cuda.atomic.{op}() on {dtype}", f"Numba supports it for kinds '{allowed}' only")
+        native, native_types = NATIVE_ATOMICS.get(op, ("", set()))
+        if dtype.name in native_types:
+            c_name = native
+        elif op == "cas":
+            c_name = "n2c::atomic_cas"
+            self.use_helper("atomic_cas")
+        else:
+            c_name, helper, _ = intrinsics.ATOMICS[op]
+            self.use_helper(helper)
+        values = [self.expr(a) for a in args[2:]]
+        entry = intrinsics.Intrinsic(f"cuda.atomic.{op}", c_name, lambda ts: dtype, (expected, expected),
+                                     arg_types=lambda ts: [None] + [dtype] * len(values))
+        return ir.Call(entry, [ir.AddressOf(ir.Load(arr, indices))] + values)
+
+    # ------------------------------------------------------------ device functions
+    def device_call(self, node, args, kwargs):
+        name = node.func.value
+        target = self.info.functions[name]
+        if not target.is_device:
+            raise Unsupported(node, f"call to kernel '{name}'", "kernels cannot be called from device code",
+                              "decorate it with @cuda.jit(device=True)")
+        if kwargs:
+            raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
+        if len(args) != len(target.params):
+            raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
+        lowered = []
+        for a in args:
+            v = self.value(a)
+            if isinstance(v, ir.ArrayVar):
+                lowered.append(ir.ArrayRef(v))
+            elif isinstance(v, (Dim3, TupleValue)):
+                raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
+            else:
+                lowered.append(v)
+        return ir.DeviceCall(name, lowered)
+
+
+def _dim3(name, axis):
+    return ir.Builtin(f"{name}.{axis}", T.INT32, T.UINT32)
+
+
+def _abs_c_name(ts):
+    t = ts[0]
+    if t.is_float:
+        return "fabsf" if t == T.FLOAT32 else "fabs"
+    return "llabs" if t.bits == 64 else "abs"
+
+
+def _arity(nargs):
+    lo, hi = nargs
+    return str(lo) if lo == hi else f"{lo} to {hi}"
+
+
+def _hint_for(canon: str) -> str:
+    if canon.startswith("np."):
+        return "kernels cannot call NumPy array functions; write the loop, or use math.* on scalars"
+    if canon.startswith("cuda."):
+        return "see README 'Supported kernel language' for the cuda.* functions numba2cuda translates"
+    return "call only cuda.*, math.*, casts, min/max/abs/round/len and @cuda.jit(device=True) functions"
+
+
+__all__ = ["CallLowerer", "Dim3"]

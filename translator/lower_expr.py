@@ -1,0 +1,365 @@
+"""libcst expressions -> KernelIR expressions: names, operators, intrinsics, casts, array access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from . import intrinsics
+from . import ir
+from . import typesys as T
+from .errors import Unsupported
+from .frontend import ConstArray, Typed, canonical, dotted, resolve, scalar_type_of_name
+
+BINOPS = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+    cst.Modulo: "%", cst.Power: "**", cst.LeftShift: "<<", cst.RightShift: ">>", cst.BitAnd: "&",
+    cst.BitOr: "|", cst.BitXor: "^",
+}
+AUG_OPS = {
+    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>", cst.BitAndAssign: "&", cst.BitOrAssign: "|", cst.BitXorAssign: "^",
+}
+COMPARES = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+            cst.Equal: "==", cst.NotEqual: "!="}
+
+UNSUPPORTED_EXPRS = {
+    cst.ListComp: ("list comprehension", "kernels cannot build Python lists", "write a for loop that fills a cuda.local.array"),
+    cst.GeneratorExp: ("generator expression", "kernels cannot build Python generators", "write a for loop"),
+    cst.SetComp: ("set comprehension", "kernels cannot build Python sets", "write a for loop"),
+    cst.DictComp: ("dict comprehension", "kernels cannot build Python dicts", "write a for loop"),
+    cst.Lambda: ("lambda", "kernels cannot create functions", "define a @cuda.jit(device=True) function"),
+    cst.Dict: ("dict literal", "kernels cannot use dicts", "use scalars or arrays"),
+    cst.Set: ("set literal", "kernels cannot use sets", "use scalars or arrays"),
+    cst.List: ("list literal", "kernels cannot build Python lists", "use a tuple of constants or cuda.local.array"),
+    cst.FormattedString: ("f-string", "strings exist only as print() arguments", "print the values: print('x =', x)"),
+    cst.SimpleString: ("string", "strings exist only as print() arguments", "remove the string or print it"),
+    cst.ConcatenatedString: ("string", "strings exist only as print() arguments", "remove the string or print it"),
+    cst.NamedExpr: ("assignment expression (:=)", "not supported", "assign on its own line first"),
+    cst.Await: ("await", "kernels are not coroutines", "remove it"),
+    cst.Yield: ("yield", "kernels cannot be generators", "write results into an output array"),
+    cst.Imaginary: ("complex literal", "complex numbers are not supported", "use separate real and imaginary parts"),
+    cst.StarredElement: ("starred expression", "not supported", "pass arguments one by one"),
+    cst.Ellipsis: ("Ellipsis", "not supported", "index every dimension explicitly"),
+}
+
+
+@dataclass
+class Dim3:
+    """The compile-time object behind cuda.threadIdx (and a local alias such as `tid = cuda.threadIdx`)."""
+    c_name: str
+
+
+@dataclass
+class TupleValue:
+    """A tuple known at translation time: m.shape, cuda.grid(2), (TILE, TILE), or a literal of pure values."""
+    items: list
+
+
+def const_expr(value, node=None) -> ir.Expr:
+    if isinstance(value, Typed):
+        e = ir.Const(value.value, value.type)
+    elif isinstance(value, bool):
+        e = ir.Const(value, T.BOOL)
+    elif isinstance(value, int):
+        if not -2**63 <= value < 2**64:
+            raise Unsupported(node, "integer constant", f"{value} does not fit in 64 bits")
+        e = ir.Const(value, T.INT64 if value < 2**63 else T.UINT64)
+    elif isinstance(value, float):
+        e = ir.Const(value, T.FLOAT64)
+    else:
+        raise Unsupported(node, "constant", f"a {type(value).__name__} constant cannot be used here")
+    e.node = node
+    return e
+
+
+class ExprLowerer:
+    """Shared by kernels and device functions; `self.scope` maps local names to what they are."""
+
+    def __init__(self, info, fn_info):
+        self.info = info
+        self.fn = fn_info
+        self.scope: dict = {}  # name -> ArrayVar | Dim3 | TupleValue
+        self.scalar_names: set = set()  # names assigned as scalars anywhere in the function
+        self.helpers: set = set()
+
+    # ------------------------------------------------------------ entry
+    def expr(self, node) -> ir.Expr:
+        value = self.value(node)
+        if isinstance(value, ir.ArrayVar):
+            raise Unsupported(node, "array used as a value", f"'{value.name}' is an array here",
+                              "index it, or pass it to a device function")
+        if isinstance(value, (Dim3, TupleValue)):
+            raise Unsupported(node, "tuple used as a value", "tuples can only be unpacked or indexed with a constant",
+                              "unpack it: a, b = ...")
+        return value
+
+    def value(self, node):
+        """An ir.Expr, or a translation-time object (array, dim3, tuple)."""
+        for cls, (construct, message, hint) in UNSUPPORTED_EXPRS.items():
+            if isinstance(node, cls):
+                raise Unsupported(node, construct, message, hint)
+        method = getattr(self, "lower_" + type(node).__name__, None)
+        if method is None:
+            raise Unsupported(node, type(node).__name__, "this expression is not supported in kernels")
+        result = method(node)
+        if isinstance(result, ir.Expr) and result.node is None:
+            result.node = node
+        return result
+
+    # ------------------------------------------------------------ leaves
+    def lower_Integer(self, node):
+        e = const_expr(node.evaluated_value, node)
+        if node.value.lower().startswith("0x"):
+            e.hex = True  # a mask written in hex stays in hex
+        return e
+
+    def lower_Float(self, node):
+        return const_expr(node.evaluated_value, node)
+
+    def lower_Name(self, node):
+        name = node.value
+        if name in self.scope:
+            value = self.scope[name]
+            if type(value).__name__ == "Poisoned":
+                from .lower_stmt import Reported
+
+                raise Reported(name)
+            return value
+        if name in self.scalar_names:
+            return ir.Name(name)
+        if name in ("True", "False"):
+            return const_expr(name == "True", node)
+        if name == "None":
+            raise Unsupported(node, "None", "kernels have no None value", "use a sentinel number such as -1")
+        if name in self.info.constants:
+            value = self.constant(self.info.constants[name], node)
+            if isinstance(value, ir.Const):
+                value.name = name
+            return value
+        if name in self.info.functions:
+            raise Unsupported(node, f"function '{name}' used as a value", "device functions can only be called")
+        if self.fn.enclosing is not None and _binds(self.fn.enclosing, name):
+            raise Unsupported(node, f"closure variable '{name}'",
+                              f"'{name}' belongs to the enclosing function '{self.fn.enclosing.name.value}' "
+                              "and is unknown until it runs",
+                              f"pass '{name}' as a kernel argument, or make it a module-level constant")
+        if name in self.info.aliases:
+            raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
+        raise Unsupported(node, f"unknown name '{name}'",
+                          "it is not a parameter, local variable, module constant or import",
+                          "define it before the kernel as a module-level constant, or pass it as an argument")
+
+    def constant(self, value, node):
+        if isinstance(value, tuple):
+            return TupleValue([self.constant(v, node) for v in value])
+        if isinstance(value, ConstArray):
+            raise Unsupported(node, "module-level array", "arrays are read through cuda.const.array_like",
+                              "write: arr = cuda.const.array_like(NAME)")
+        return const_expr(value, node)
+
+    # ------------------------------------------------------------ attributes
+    def lower_Attribute(self, node):
+        attr = node.attr.value
+        canon = resolve(self.info, node)
+        if canon is not None:
+            return self.module_attribute(canon, node)
+        base = self.value(node.value)
+        if isinstance(base, Dim3):
+            if attr not in ("x", "y", "z"):
+                raise Unsupported(node, f".{attr}", f"{base.c_name} has only .x, .y and .z")
+            return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
+        if isinstance(base, ir.ArrayVar):
+            return self.array_attribute(base, attr, node)
+        raise Unsupported(node, f"attribute .{attr}", "only arrays (.shape, .size, .ndim) and cuda.* have attributes here")
+
+    def module_attribute(self, canon, node):
+        if canon in intrinsics.BUILTIN_DIM3:
+            return Dim3(intrinsics.BUILTIN_DIM3[canon])
+        parent = canon.rsplit(".", 1)[0]
+        if parent in intrinsics.BUILTIN_DIM3 and canon[-1] in "xyz":
+            return ir.Builtin(f"{intrinsics.BUILTIN_DIM3[parent]}.{canon[-1]}", T.INT32, T.UINT32)
+        if canon == "cuda.warpsize":
+            return ir.Builtin("warpSize", T.INT32, T.INT32)
+        if canon == "cuda.laneid":
+            self.helpers.add("laneid")
+            return ir.Call(intrinsics.Intrinsic("cuda.laneid", "n2c::laneid", lambda ts: T.INT32, (0, 0)), [], "n2c::laneid")
+        from .frontend import MATH_CONSTANTS
+
+        if canon in MATH_CONSTANTS:
+            return const_expr(MATH_CONSTANTS[canon], node)
+        raise Unsupported(node, canon, "is not supported in kernels",
+                          "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
+
+    def array_attribute(self, arr: ir.ArrayVar, attr, node):
+        if attr == "shape":
+            return TupleValue([self.shape_of(arr, d) for d in range(arr.ndim)])
+        if attr == "ndim":
+            return const_expr(arr.ndim, node)
+        if attr == "size":
+            total = self.shape_of(arr, 0)
+            for d in range(1, arr.ndim):
+                total = ir.BinOp("*", total, self.shape_of(arr, d))
+            return total
+        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size and .ndim are supported")
+
+    def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
+        if arr.kind == "param":
+            return ir.ShapeOf(arr, dim)
+        return arr.shape[dim]
+
+    # ------------------------------------------------------------ operators
+    def lower_BinaryOperation(self, node):
+        op = BINOPS.get(type(node.operator))
+        if op is None:
+            raise Unsupported(node, "matrix multiplication (@)", "not supported on arrays in kernels",
+                              "write the loops, as in kernels/matmul_naive.py")
+        return ir.BinOp(op, self.expr(node.left), self.expr(node.right))
+
+    def lower_UnaryOperation(self, node):
+        op = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not"}[type(node.operator)]
+        operand = self.expr(node.expression)
+        if op == "-" and isinstance(operand, ir.Const) and operand.type.kind in "if":
+            return const_expr(-operand.value, node)
+        return ir.Unary(op, operand)
+
+    def lower_BooleanOperation(self, node):
+        op = "and" if isinstance(node.operator, cst.And) else "or"
+        left, right = self.expr(node.left), self.expr(node.right)
+        values = []
+        for v in (left, right):
+            values.extend(v.values if isinstance(v, ir.BoolOp) and v.op == op else [v])
+        return ir.BoolOp(op, values)
+
+    def lower_Comparison(self, node):
+        left = self.expr(node.left)
+        parts = []
+        for i, target in enumerate(node.comparisons):
+            op = COMPARES.get(type(target.operator))
+            if op is None:
+                name = type(target.operator).__name__
+                raise Unsupported(target, f"'{name}' comparison", "only <, <=, >, >=, ==, != compare numbers",
+                                  "compare values with == or !=")
+            right = self.expr(target.comparator)
+            if i + 1 < len(node.comparisons) and not _is_pure(right):
+                raise Unsupported(target.comparator, "chained comparison with a call in the middle",
+                                  "the middle operand would be evaluated twice", "assign it to a variable first")
+            parts.append(ir.Compare(op, left, right))
+            left = right
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and", parts)
+
+    def lower_IfExp(self, node):
+        return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
+
+    def lower_Tuple(self, node):
+        return TupleValue([self.value(el.value) for el in node.elements])
+
+    # ------------------------------------------------------------ subscripts
+    def lower_Subscript(self, node):
+        base = self.value(node.value)
+        if isinstance(base, TupleValue):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                raise Unsupported(node, "tuple slice", "only constant indexing of tuples is supported")
+            idx = self.expr(node.slice[0].slice.value)
+            if not (isinstance(idx, ir.Const) and isinstance(idx.value, int)) or not -len(base.items) <= idx.value < len(base.items):
+                raise Unsupported(node, "tuple index", "tuples are indexed with an in-range integer constant",
+                                  "unpack the tuple instead: a, b = t")
+            return base.items[idx.value]
+        if not isinstance(base, ir.ArrayVar):
+            raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
+        if any(isinstance(el.slice, cst.Slice) for el in node.slice):
+            return self.slice_view(base, node)
+        indices = self.index_list(node)
+        if len(indices) > base.ndim:
+            raise Unsupported(node, "too many indices", f"'{base.name}' has {base.ndim} dimension(s)")
+        if len(indices) < base.ndim:
+            return self.row_view(base, indices, node)
+        return ir.Load(base, indices)
+
+    def index_list(self, node):
+        out = []
+        for el in node.slice:
+            v = self.value(el.slice.value)
+            out.extend(v.items if isinstance(v, TupleValue) else [v])
+        for v in out:
+            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue)):
+                raise Unsupported(node, "array index", "indices must be integers",
+                                  "index with integer expressions such as a[i, j]")
+        return out
+
+    def row_view(self, base: ir.ArrayVar, indices, node):
+        if base.kind != "param" and base.kind != "view" or base.c_dims:
+            raise Unsupported(node, "partial indexing", f"'{base.name}' cannot be viewed row by row",
+                              "index every dimension: a[i, j]")
+        offset = None
+        for d, idx in enumerate(indices):
+            stride = None
+            for k in range(d + 1, base.ndim):
+                s = self.shape_of(base, k)
+                stride = s if stride is None else ir.BinOp("*", stride, s)
+            term = ir.BinOp("*", idx, stride)
+            offset = term if offset is None else ir.BinOp("+", offset, term)
+        shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
+        return ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+
+    def slice_view(self, base: ir.ArrayVar, node):
+        if base.ndim != 1 or len(node.slice) != 1:
+            raise Unsupported(node, "multi-dimensional slice", "only 1-D arrays can be sliced",
+                              "slice a 1-D array, or index every dimension")
+        sl = node.slice[0].slice
+        if sl.step is not None:
+            step = self.expr(sl.step)
+            if not (isinstance(step, ir.Const) and step.value == 1):
+                raise Unsupported(sl.step, "slice step", "only step 1 slices are supported")
+        start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
+        length = self.shape_of(base, 0)
+        stop = self.expr(sl.upper) if sl.upper is not None else None
+        for bound in (start, stop):
+            if isinstance(bound, ir.Const) and bound.value < 0:
+                raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
+                                  "write the bound as n - k")
+        if stop is not None:
+            length = ir.BinOp("-", stop, start) if not (isinstance(start, ir.Const) and start.value == 0) else stop
+        return ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
+
+
+def _is_pure(expr) -> bool:
+    if isinstance(expr, (ir.DeviceCall,)):
+        return False
+    if isinstance(expr, ir.Call):
+        return not expr.intrinsic.key.startswith("cuda.atomic") and all(_is_pure(a) for a in expr.args)
+    for child in vars(expr).values():
+        if isinstance(child, ir.Expr) and not _is_pure(child):
+            return False
+        if isinstance(child, list) and any(isinstance(c, ir.Expr) and not _is_pure(c) for c in child):
+            return False
+    return True
+
+
+def _binds(fn: cst.FunctionDef, name: str) -> bool:
+    """Does the enclosing function bind `name` (parameter or assignment)?"""
+    params = [p.name.value for p in fn.params.params]
+    if name in params:
+        return True
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n):
+            if n.value == name:
+                found.append(n)
+
+    fn.body.visit(V())
+    return bool(found)
+
+
+def canonical_call(info, func_node) -> str | None:
+    canon = resolve(info, func_node)
+    if canon is None and isinstance(func_node, cst.Name):
+        return func_node.value
+    return canon
+
+
+__all__ = ["ExprLowerer", "Dim3", "TupleValue", "const_expr", "canonical_call", "dotted", "canonical",
+           "scalar_type_of_name", "AUG_OPS"]

@@ -1,0 +1,185 @@
+"""Program -> .cu text: function signatures, constants and launchers around the printed bodies (Jinja, StrictUndefined)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from . import __version__
+from . import ir
+from . import typesys as T
+from .codegen import CPrinter, c_literal, c_type
+from .lower import Program
+
+
+def _templates_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    repo_templates = here.parent / "templates"
+    if (repo_templates / "module.cu.j2").exists():
+        return repo_templates
+    return Path(str(resources.files("translator") / "templates"))
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
+                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True, autoescape=False)
+
+
+@lru_cache(maxsize=1)
+def helper_sections() -> dict[str, str]:
+    text = (_templates_dir() / "n2c_helpers.cuh").read_text()
+    sections, name, lines = {}, None, []
+    for line in text.splitlines():
+        m = re.match(r"// @helper (\w+)", line)
+        if m:
+            if name:
+                sections[name] = "\n".join(lines).strip()
+            name, lines = m.group(1), []
+        elif name:
+            lines.append(line)
+    if name:
+        sections[name] = "\n".join(lines).strip()
+    return sections
+
+
+# ------------------------------------------------------------------ signatures
+
+def _array_params(arr: ir.ArrayVar, dims, const: bool) -> list[str]:
+    t = c_type(arr.dtype)
+    return [f"{'const ' if const else ''}{t} *{arr.name}"] + [f"int64_t {arr.name}_shape{d}" for d in dims]
+
+
+def _scalar_param_name(p: ir.Param) -> str:
+    var = getattr(p, "variable", None)
+    if var is not None and var.type != p.type:
+        return f"{p.name}_arg"  # the Python code rebinds it with another type: copied into a local
+    return var.c_name if var is not None else p.name
+
+
+def function_params(fn: ir.Function, kernel: bool) -> list[str]:
+    out = []
+    for p in fn.params:
+        if p.array is not None:
+            dims = sorted(p.array.shape_used) if kernel else range(p.array.ndim)
+            out += _array_params(p.array, dims, const=not p.array.written)
+        else:
+            out.append(f"{c_type(p.type)} {_scalar_param_name(p)}")
+    return out
+
+
+def _param_prologue(fn: ir.Function) -> list[str]:
+    out = []
+    for p in fn.params:
+        var = getattr(p, "variable", None)
+        if p.array is None and var is not None and var.type != p.type:
+            out.append(f"{c_type(var.type)} {var.c_name} = {p.name}_arg;")
+    return out
+
+
+def _return_type(fn: ir.Function) -> str:
+    rt = fn.return_type
+    if isinstance(rt, T.Void):
+        return "void"
+    if isinstance(rt, T.Tuple):
+        return f"{fn.c_name}_result"
+    return c_type(rt)
+
+
+def _result_struct(fn: ir.Function) -> str:
+    fields = "\n".join(f"    {c_type(t)} v{k};" for k, t in enumerate(fn.return_type.items))
+    return f"struct {fn.c_name}_result {{\n{fields}\n}};\n\n"
+
+
+def python_signature(fn: ir.Function) -> str:
+    return ", ".join(f"{p.name}: {p.type}" for p in fn.params)
+
+
+# ------------------------------------------------------------------ module
+
+class Renderer:
+    def __init__(self, program: Program, source_name: str):
+        self.program = program
+        self.source_name = source_name
+        reporter = program.info.reporter
+        self.printer = CPrinter(lambda node: reporter.location(node).line, source_name)
+
+    def function_text(self, fn: ir.Function, kernel: bool) -> str:
+        body = self.printer.function_body(fn, _param_prologue(fn))
+        params = ", ".join(function_params(fn, kernel))
+        head = f"__global__ void {fn.c_name}({params})" if kernel else \
+            f"__device__ {_return_type(fn)} {fn.c_name}({params})"
+        line = self.printer.line_of(fn.node)
+        struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
+        comment = f"// {self.source_name}:{line}\n" if line else ""
+        return struct + comment + head + "\n{\n" + "\n".join(body) + "\n}"
+
+    def kernel_context(self, fn: ir.Function, code: str) -> dict:
+        launcher, pointers = [], []
+        for p in fn.params:
+            if p.array is not None:
+                # every extent is in the launcher's ABI; the kernel receives the ones it reads
+                launcher.append(f"{c_type(p.array.dtype)} *{p.name}")
+                launcher += [f"int64_t {p.name}_shape{d}" if d in p.array.shape_used
+                             else f"int64_t /* {p.name}_shape{d} */" for d in range(p.array.ndim)]
+                pointers += [f"&{p.name}"] + [f"&{p.name}_shape{d}" for d in sorted(p.array.shape_used)]
+            else:
+                launcher.append(f"{c_type(p.type)} {p.name}")
+                pointers.append(f"&{p.name}")
+        notes = []
+        if fn.assumptions:
+            names = ", ".join(sorted(fn.assumptions))
+            notes.append(f"assumes {names} >= 0 (used as indices or divisors; the launcher rejects negatives)")
+        if fn.options.get("fastmath"):
+            notes.append("fastmath=True in Numba: build with --use_fast_math for the same approximations")
+        checks = [f"if ({n} < 0) // {fn.c_name} assumes {n} >= 0\n        return cudaErrorInvalidValue;"
+                  for n in sorted(fn.assumptions)]
+        uses_dynamic = any(a.kind == "dynamic" for a in getattr(fn, "arrays", []))
+        return dict(name=fn.c_name, python_signature=python_signature(fn), notes=notes, code=code,
+                    launcher_params="    " + ",\n    ".join(launcher) if launcher else "    void",
+                    arg_pointers=", ".join(pointers), checks=checks, uses_dynamic_shared=uses_dynamic)
+
+    def constants(self) -> list[str]:
+        info = self.program.info
+        out = []
+        for name in sorted(self.printer.constants_used, key=list(info.constants).index):
+            value = info.constants[name]
+            from .frontend import Typed
+            from .lower_expr import const_expr
+
+            const = const_expr(value)
+            out.append(f"static constexpr {c_type(const.const_type)} {name} = "
+                       f"{c_literal(const.value, const.const_type)};")
+        seen = set()
+        for fn in self.program.kernels + self.program.device_functions():
+            for arr in getattr(fn, "arrays", []):
+                if arr.kind == "const" and arr.name not in seen:
+                    seen.add(arr.name)
+                    dims = "".join(f"[{d.value}]" for d in arr.shape)
+                    values = ", ".join(c_literal(v, arr.dtype) for v in arr.const_values)
+                    out.append(f"__constant__ {c_type(arr.dtype)} {arr.name}{dims} = {{{values}}};")
+        return out
+
+    def render(self) -> str:
+        program = self.program
+        device = [self.function_text(fn, kernel=False) for fn in program.device_functions()]
+        kernel_codes = [self.function_text(fn, kernel=True) for fn in program.kernels]
+        kernels = [self.kernel_context(fn, code) for fn, code in zip(program.kernels, kernel_codes)]
+        sections = helper_sections()
+        order = list(sections)
+        helpers = "\n\n".join(sections[h] for h in sorted(program.helpers, key=order.index))
+        text = environment().get_template("module.cu.j2").render(
+            version=__version__, source_name=self.source_name,
+            source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
+            kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes)
+        return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def render_program(program: Program, source_name: str) -> str:
+    return Renderer(program, source_name).render()

@@ -1,0 +1,337 @@
+"""untyped KernelIR -> typed KernelIR: Numba's typing of every expression and of every variable web."""
+
+from __future__ import annotations
+
+from . import ir
+from . import typesys as T
+from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_expr, webs
+from .errors import Unsupported
+
+C_RESERVED = set("""auto bool break case char class const constexpr continue default delete do double else enum
+explicit extern false float for friend goto if inline int long mutable namespace new noexcept nullptr operator
+private protected public register return short signed sizeof static struct switch template this throw true try
+typedef typename union unsigned using virtual void volatile while threadIdx blockIdx blockDim gridDim warpSize
+min max abs fabs sqrt printf n2c dim3 atomicAdd exp log sin cos floor ceil pow int64_t int32_t uint32_t
+uint64_t signed""".split())
+
+
+class TypeErrorAt(Unsupported):
+    pass
+
+
+def range_type(types):
+    if any(t is None for t in types):
+        return None
+    if any(not t.is_int and t.kind != "b" for t in types):
+        return "float"
+    if all(t.kind in "ib" and t.bits <= 32 for t in types):
+        return T.INT32
+    if all(t.kind == "u" for t in types):
+        return T.UINT64
+    return T.INT64
+
+
+class Typer:
+    def __init__(self, fn: ir.Function, program, reporter):
+        self.fn = fn
+        self.program = program
+        self.reporter = reporter
+        self.web_types: dict[int, object] = {}
+
+    # ------------------------------------------------------------ driver
+    def run(self):
+        self.defs = ReachingDefs(self.fn, self.reporter).run()
+        self.web_of = webs(self.fn, self.defs, self.reporter)
+        for _ in range(50):
+            before = dict(self.web_types)
+            for d, site in enumerate(self.defs.sites):
+                t = self.def_type(site)
+                w = self.web_of[d]
+                try:
+                    self.web_types[w] = T.unify(self.web_types.get(w), t)
+                except TypeError:
+                    node = site[1].node if len(site) > 1 else None
+                    raise TypeErrorAt(node, f"'{self.defs.names[d]}' takes incompatible types",
+                                      f"{self.web_types.get(w)} and {t}", "use separate variable names") from None
+            if before == self.web_types:
+                break
+        self.finalize(self.fn.body)
+        self.make_variables()
+        self.fn.return_type = self.return_type()
+
+    def def_type(self, site):
+        kind = site[0]
+        if kind == "param":
+            return site[1].type
+        if kind == "assign":
+            return self.type_of(site[1].value)
+        if kind == "for":
+            s = site[1]
+            rt = range_type([self.type_of(x) for x in (s.start, s.stop, s.step)])
+            if rt == "float":
+                raise TypeErrorAt(s.node, "range() of a float", "range takes integers", "convert with int(...)")
+            return rt
+        if kind == "tuple":
+            s, k = site[1], site[2]
+            rt = self.type_of(s.call)
+            if rt is None:
+                return None
+            if not isinstance(rt, T.Tuple) or len(rt.items) != len(s.targets):
+                n = len(rt.items) if isinstance(rt, T.Tuple) else 1
+                raise TypeErrorAt(s.node, "tuple unpacking", f"'{s.call.func_name}' returns {n} value(s), "
+                                  f"unpacked into {len(s.targets)}")
+            return rt.items[k]
+        raise AssertionError(kind)
+
+    # ------------------------------------------------------------ expressions
+    def type_of(self, e):
+        method = getattr(self, "t_" + type(e).__name__)
+        return method(e)
+
+    def t_Const(self, e):
+        return e.const_type
+
+    def t_Name(self, e):
+        types = [self.web_types.get(self.web_of[d]) for d in e.defs]
+        if not types or any(t is None for t in types):
+            return None
+        return types[0]
+
+    def t_Builtin(self, e):
+        return e.numba_type
+
+    def t_StringLit(self, e):
+        return None
+
+    def t_ShapeOf(self, e):
+        return T.INT64
+
+    def t_ArrayRef(self, e):
+        return T.Array(e.array.dtype, e.array.ndim)
+
+    def t_Load(self, e):
+        for i in e.indices:
+            t = self.type_of(i)
+            if t is not None and not (isinstance(t, T.Scalar) and (t.is_int or t.kind == "b")):
+                raise TypeErrorAt(i.node or e.node, "array index", f"indices must be integers, got {t}",
+                                  "convert with int(...)")
+        return e.array.dtype
+
+    def t_AddressOf(self, e):
+        return self.type_of(e.target)
+
+    def _scalars(self, e, *operands):
+        ts = [self.type_of(o) for o in operands]
+        if any(t is None for t in ts):
+            return None
+        for o, t in zip(operands, ts):
+            if not isinstance(t, T.Scalar):
+                raise TypeErrorAt(o.node or e.node, "non-scalar operand", f"{t} cannot be used in arithmetic")
+        return ts
+
+    def t_BinOp(self, e):
+        ts = self._scalars(e, e.left, e.right)
+        if ts is None:
+            return None
+        a, b = ts
+        op = e.op
+        if op in "+-*":
+            return T.arith_result(a, b)
+        if op == "/":
+            return T.truediv_result(a, b)
+        if op in ("//", "%"):
+            return T.arith_result(a, b)
+        if op == "**":
+            return T.pow_result(a, b)
+        if a.is_float or b.is_float:
+            raise TypeErrorAt(e.node, f"'{op}' on a float", "bit operations need integers", "convert with int(...)")
+        if op in ("<<", ">>"):
+            return T.shift_result(a)
+        return T.bitwise_result(a, b)
+
+    def t_Unary(self, e):
+        ts = self._scalars(e, e.operand)
+        if ts is None:
+            return None
+        if e.op == "~" and ts[0].is_float:
+            raise TypeErrorAt(e.node, "'~' on a float", "bit operations need integers")
+        return T.unary_result(e.op, ts[0])
+
+    def t_Compare(self, e):
+        self._scalars(e, e.left, e.right)
+        return T.BOOL
+
+    def t_BoolOp(self, e):
+        self._scalars(e, *e.values)
+        return T.BOOL
+
+    def t_IfExp(self, e):
+        ts = self._scalars(e, e.cond, e.then, e.orelse)
+        return None if ts is None else T.unify(ts[1], ts[2])
+
+    def t_Cast(self, e):
+        ts = self._scalars(e, e.value)
+        if ts is None:
+            return None
+        t = ts[0]
+        if e.to == "int":
+            return t if t.is_int else T.INT64
+        if e.to == "float":
+            return t if t.is_float else T.FLOAT64
+        return e.to
+
+    def t_Call(self, e):
+        ts = [self.type_of(a) for a in e.args]
+        if any(t is None for t in ts):
+            return None
+        scalar_ts = [t for t in ts if isinstance(t, T.Scalar)]
+        if len(scalar_ts) != len(ts):
+            raise TypeErrorAt(e.node, f"{e.intrinsic.key}()", "arguments must be numbers")
+        result = e.intrinsic.result(ts)
+        if result is None:
+            raise TypeErrorAt(e.node, f"{e.intrinsic.key}()", "does not accept arguments of types "
+                              + ", ".join(map(str, ts)))
+        return result
+
+    def t_DeviceCall(self, e):
+        ts = [self.type_of(a) for a in e.args]
+        if any(t is None for t in ts):
+            return None
+        e.target = self.program.instantiate(e.func_name, ts, e.node)
+        rt = e.target.return_type
+        return rt if not isinstance(rt, T.Void) else T.VOID
+
+    # ------------------------------------------------------------ results
+    def finalize(self, body):
+        for s in body:
+            for ex in stmt_exprs(s):
+                for node in walk_expr(ex):
+                    node.type = self.type_of(node)
+                    if node.type is None and not isinstance(node, ir.StringLit):
+                        raise TypeErrorAt(node.node or s.node, "expression", "its type could not be inferred",
+                                          "give the variable a value of a definite type first")
+            if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
+                raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
+            for sub in sub_blocks(s):
+                self.finalize(sub)
+
+    def make_variables(self):
+        """One C variable per Python name, unless its webs have different types."""
+        by_name: dict[str, list[int]] = {}
+        for d, name in enumerate(self.defs.names):
+            w = self.web_of[d]
+            by_name.setdefault(name, [])
+            if w not in by_name[name]:
+                by_name[name].append(w)
+        taken = {p.name for p in self.fn.params}
+        self.var_of_web: dict[int, ir.Variable] = {}
+        for w, name in self._loop_local_webs().items():
+            # a loop counter used only inside its loop gets its own C variable, declared in the for header
+            var = ir.Variable(name, _c_identifier(name, set()), self.web_types.get(w))
+            self.fn.variables.append(var)
+            self.var_of_web[w] = var
+            by_name[name].remove(w)
+        for name, ws in by_name.items():
+            if not ws:
+                continue
+            types = {self.web_types.get(w) for w in ws}
+            param = next((p for p in self.fn.params if p.name == name and p.array is None), None)
+            groups = [ws] if len(types) == 1 else [[w] for w in ws]
+            for i, group in enumerate(groups):
+                c = _c_identifier(name if i == 0 else f"{name}_{i + 1}", taken if not (param and i == 0) else set())
+                taken.add(c)
+                var = ir.Variable(name, c, self.web_types.get(group[0]))
+                if param is not None and any(self.defs.sites[d][0] == "param" and self.web_of[d] in group
+                                             for d in range(len(self.defs.sites))):
+                    var.is_param = True
+                    param.variable = var
+                self.fn.variables.append(var)
+                for w in group:
+                    self.var_of_web[w] = var
+        self._bind_names(self.fn.body)
+
+    def _loop_local_webs(self) -> dict:
+        out = {}
+        for d, site in enumerate(self.defs.sites):
+            if site[0] != "for":
+                continue
+            w = self.web_of[d]
+            if any(self.web_of[o] == w for o in range(len(self.defs.sites)) if o != d):
+                continue
+            inside = {id(n) for s in site[1].body for n in _names_in(s)}
+            uses = [n for n in _names_in_body(self.fn.body) if n.defs and self.web_of[min(n.defs)] == w]
+            if all(id(n) in inside for n in uses):
+                out[w] = self.defs.names[d]
+        return out
+
+    def _bind_names(self, body):
+        for s in body:
+            for ex in stmt_exprs(s):
+                for node in walk_expr(ex):
+                    if isinstance(node, ir.Name) and node.defs:
+                        node.var = self.var_of_web[self.web_of[min(node.defs)]]
+            if isinstance(s, ir.Assign):
+                s.target.var = self.var_of_web[self.web_of[s.def_id]]
+                s.target.type = s.target.var.type
+            elif isinstance(s, ir.ForRange):
+                s.target.var = self.var_of_web[self.web_of[s.def_id]]
+                s.target.type = s.target.var.type
+            elif isinstance(s, ir.TupleCall):
+                for t, d in zip(s.targets, s.def_ids):
+                    t.var = self.var_of_web[self.web_of[d]]
+                    t.type = t.var.type
+            for sub in sub_blocks(s):
+                self._bind_names(sub)
+
+    def return_type(self):
+        if self.fn.is_kernel:
+            return T.VOID
+        found = []
+        self._collect_returns(self.fn.body, found)
+        result = None
+        for r in found:
+            if not r.values:
+                t = T.VOID
+            elif len(r.values) == 1:
+                t = r.values[0].type
+            else:
+                t = T.Tuple(tuple(v.type for v in r.values))
+            if result is None or result == t:
+                result = t
+            elif isinstance(result, T.Scalar) and isinstance(t, T.Scalar):
+                result = T.unify(result, t)
+            elif isinstance(result, T.Tuple) and isinstance(t, T.Tuple) and len(result.items) == len(t.items):
+                result = T.Tuple(tuple(T.unify(a, b) for a, b in zip(result.items, t.items)))
+            else:
+                raise TypeErrorAt(r.node, "return", f"returns {t} here but {result} elsewhere",
+                                  "return the same kind of value on every path")
+        return result or T.VOID
+
+    def _collect_returns(self, body, out):
+        for s in body:
+            if isinstance(s, ir.Return):
+                out.append(s)
+            for sub in sub_blocks(s):
+                self._collect_returns(sub, out)
+
+
+def _names_in(s):
+    for ex in stmt_exprs(s):
+        for node in walk_expr(ex):
+            if isinstance(node, ir.Name):
+                yield node
+    for sub in sub_blocks(s):
+        for inner in sub:
+            yield from _names_in(inner)
+
+
+def _names_in_body(body):
+    for s in body:
+        yield from _names_in(s)
+
+
+def _c_identifier(name: str, taken: set) -> str:
+    c = name
+    while c in C_RESERVED or c in taken or c.startswith("__"):
+        c = c + "_"
+    return c

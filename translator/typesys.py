@@ -1,0 +1,280 @@
+"""Numba type strings -> NumbaType; Numba's typing rules for operators, unification and C spellings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str  # Numba spelling: "int32", "float32", "bool"
+    kind: str  # "b" bool, "i" signed, "u" unsigned, "f" float
+    bits: int
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def signed(self) -> bool:
+        return self.kind in "if"
+
+
+@dataclass(frozen=True)
+class Array:
+    dtype: Scalar
+    ndim: int
+    layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch)
+
+    def __str__(self) -> str:
+        dims = ", ".join([":"] * (self.ndim - 1) + ["::1" if self.layout == "C" else ":"])
+        return f"{self.dtype}[{dims}]"
+
+
+@dataclass(frozen=True)
+class Tuple:
+    items: tuple
+
+    def __str__(self) -> str:
+        return "Tuple(" + ", ".join(map(str, self.items)) + ")"
+
+
+@dataclass(frozen=True)
+class Void:
+    def __str__(self) -> str:
+        return "void"
+
+
+VOID = Void()
+BOOL = Scalar("bool", "b", 8)
+INT8, INT16, INT32, INT64 = (Scalar(f"int{b}", "i", b) for b in (8, 16, 32, 64))
+UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}", "u", b) for b in (8, 16, 32, 64))
+FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}", "f", b) for b in (16, 32, 64))
+
+SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32, FLOAT64)}
+# Numba and NumPy aliases that users write in signatures and casts.
+ALIASES = {
+    "boolean": BOOL, "bool_": BOOL, "b1": BOOL,
+    "i1": INT8, "i2": INT16, "i4": INT32, "i8": INT64, "intp": INT64, "intc": INT32, "int_": INT64,
+    "u1": UINT8, "u2": UINT16, "u4": UINT32, "u8": UINT64, "uintp": UINT64, "uintc": UINT32, "byte": UINT8,
+    "f4": FLOAT32, "f8": FLOAT64, "float_": FLOAT64, "double": FLOAT64, "single": FLOAT32,
+}
+
+C_NAMES = {
+    "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+    "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
+    "float32": "float", "float64": "double",
+}
+
+
+def scalar_by_name(name: str) -> Scalar | None:
+    return SCALARS.get(name) or ALIASES.get(name)
+
+
+def c_name(t: Scalar) -> str:
+    return C_NAMES[t.name]
+
+
+def int_of(bits: int, signed: bool) -> Scalar:
+    return SCALARS[("int" if signed else "uint") + str(bits)]
+
+
+# ---------------------------------------------------------------- type strings
+
+class TypeStringError(ValueError):
+    pass
+
+
+_ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
+
+
+def parse_type(text: str) -> Scalar | Array:
+    """`float32[:, ::1]` -> Array(float32, 2, "C"); `int32` -> INT32 (Numba's own spelling)."""
+    text = text.strip()
+    m = _ARRAY_RE.match(text)
+    if not m:
+        t = scalar_by_name(text)
+        if t is None:
+            raise TypeStringError(f"unknown type '{text}'")
+        return t
+    dtype = scalar_by_name(m.group(1))
+    if dtype is None:
+        raise TypeStringError(f"unknown element type '{m.group(1)}'")
+    dims = [d.replace(" ", "") for d in m.group(2).split(",")]
+    if not all(d in (":", "::1") for d in dims):
+        raise TypeStringError(f"array dimensions must be ':' or '::1', got '[{m.group(2)}]'")
+    if "::1" in dims[:-1]:
+        raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported")
+    layout = "C" if dims[-1] == "::1" else "A"
+    return Array(dtype, len(dims), layout)
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split on `sep` outside brackets and parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def parse_signature(text: str) -> tuple[Scalar | Void | None, list[Scalar | Array]]:
+    """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` -> (None, [...])."""
+    text = text.strip()
+    m = re.match(r"^(\w*)\s*\((.*)\)$", text, re.S)
+    if not m:
+        raise TypeStringError(f"cannot read signature '{text}'; write e.g. 'void(float32[:, ::1], int32)'")
+    ret_name, body = m.group(1), m.group(2)
+    ret = None
+    if ret_name == "void" or ret_name == "none":
+        ret = VOID
+    elif ret_name:
+        ret = parse_type(ret_name)
+        if isinstance(ret, Array):
+            raise TypeStringError("functions cannot return arrays")
+    return ret, [parse_type(p) for p in split_top_level(body)]
+
+
+def parse_types_option(text: str) -> dict[str, Scalar | Array]:
+    """`m=float32[:,:], tw=int32` (the --types grammar) -> {name: type}."""
+    out = {}
+    for part in split_top_level(text):
+        if "=" not in part:
+            raise TypeStringError(f"expected name=type, got '{part}'")
+        name, ty = part.split("=", 1)
+        out[name.strip()] = parse_type(ty)
+    return out
+
+
+# ---------------------------------------------------------------- Numba's typing rules
+
+def _machine_int(*ts: Scalar) -> Scalar:
+    # Numba's integer NBEP: integer arithmetic happens at 64 bits, signed if any input is.
+    return int_of(max(64, *(t.bits for t in ts)), any(t.kind == "i" or t.kind == "b" for t in ts))
+
+
+def _as_numeric(t: Scalar) -> Scalar:
+    return INT64 if t.kind == "b" else t
+
+
+def arith_result(a: Scalar, b: Scalar) -> Scalar:
+    """+ - * // % between scalars, as Numba types them."""
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        return FLOAT64
+    return _machine_int(_as_numeric(a), _as_numeric(b))
+
+
+def truediv_result(a: Scalar, b: Scalar) -> Scalar:
+    if a.is_float and b.is_float:
+        return arith_result(a, b)
+    return FLOAT64
+
+
+def pow_result(a: Scalar, b: Scalar) -> Scalar:
+    if a.is_float and b.kind in "iub":
+        return a  # float32 ** int stays float32 (Numba avoids double precision here)
+    return arith_result(a, b)
+
+
+def shift_result(a: Scalar) -> Scalar:
+    return int_of(max(64, a.bits), a.kind != "u")
+
+
+def bitwise_result(a: Scalar, b: Scalar) -> Scalar:
+    if a.kind == "b" and b.kind == "b":
+        return BOOL
+    return _machine_int(_as_numeric(a), _as_numeric(b))
+
+
+def unary_result(op: str, a: Scalar) -> Scalar:
+    if op == "not":
+        return BOOL
+    if op == "~":
+        return BOOL if a.kind == "b" else _machine_int(a)
+    if a.is_float:
+        return a
+    return _machine_int(_as_numeric(a))
+
+
+def compare_common(a: Scalar, b: Scalar) -> Scalar:
+    """The type both operands of a comparison are converted to."""
+    if a.is_float or b.is_float:
+        return arith_result(a, b)
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    return INT64
+
+
+_PROMOTE_ORDER = ["b", "u", "i", "f"]
+
+
+def unify(a, b):
+    """Type of a variable (or a conditional expression) given two of its values: NumPy promotion."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if not (isinstance(a, Scalar) and isinstance(b, Scalar)):
+        raise TypeError(f"cannot unify {a} and {b}")
+    if a.kind == "b":
+        return b
+    if b.kind == "b":
+        return a
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        other = b if a.is_float else a
+        flt = a if a.is_float else b
+        # float32 holds int8/int16/uint8/uint16 exactly; anything wider goes to float64 (NumPy's rule)
+        return flt if other.bits < 32 and flt.bits >= 32 else FLOAT64
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if s.bits > u.bits:
+        return s
+    if u.bits < 64:
+        return int_of(min(64, u.bits * 2), True)
+    return FLOAT64
+
+
+# ---------------------------------------------------------------- C's usual arithmetic conversions
+
+def c_promote(t: Scalar) -> Scalar:
+    """Integer promotion: anything narrower than int becomes int."""
+    if t.kind in "iub" and t.bits < 32:
+        return INT32
+    return t
+
+
+def c_common(a: Scalar, b: Scalar) -> Scalar:
+    """The type a C binary arithmetic operator computes in."""
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        return a if a.is_float else b
+    a, b = c_promote(a), c_promote(b)
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if u.bits >= s.bits:
+        return u
+    return s
