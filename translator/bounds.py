@@ -101,6 +101,10 @@ class Bounds:
             return 0, frozenset()
         kind, s = site
         if kind == "param":
+            if not self.fn.is_kernel:
+                # a device function's integer parameter is as small as the smallest argument any call passes
+                lo = getattr(self.fn, "param_lbs", {}).get(s.name)
+                return (lo, frozenset()) if lo is not None else (None, frozenset())
             return (0, frozenset([s.name])) if self.assume else (None, frozenset())
         if kind == "assign":
             return self.lb(s.value)

@@ -252,6 +252,16 @@ class Legalizer:
     def x_DeviceCall(self, e):
         e.args = [self.expr(a) for a in e.args]
         params = e.target.params
+        lbs = e.target.__dict__.setdefault("param_lbs", {})
+        for a, p in zip(e.args, params):
+            if isinstance(p.type, T.Scalar) and p.type.is_int:
+                lo, deps = self.bounds.lb(a)
+                seen = lbs.get(p.name, "unset")
+                if lo is None or seen is None:
+                    lbs[p.name] = None
+                else:
+                    lbs[p.name] = lo if seen == "unset" else min(seen, lo)
+                    self.bounds.assumed |= deps
         e.args = [cast_to(a, p.type) if isinstance(a, ir.Const) and isinstance(p.type, T.Scalar) else a
                   for a, p in zip(e.args, params)]
         return e

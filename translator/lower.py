@@ -41,7 +41,7 @@ class Program:
                               "rewrite it as a loop")
         self.in_progress.add(key)
         try:
-            fn = self._build(fi, types)
+            fn = self._build(fi, types, legalize=False)  # legalized once every caller has told its bounds
         finally:
             self.in_progress.discard(key)
         if fi.signature and fi.signature[0] not in (None, T.VOID) and fn.return_type != fi.signature[0]:
@@ -51,22 +51,30 @@ class Program:
         self.instances[key] = fn
         return fn
 
-    def _build(self, fi: FunctionInfo, types: list) -> ir.Function:
+    def _build(self, fi: FunctionInfo, types: list, legalize=True) -> ir.Function:
         lowerer = FunctionLowerer(self.info, fi, types)
         fn = lowerer.lower()
         self.info.reporter.raise_if_any()
         fn.arrays = lowerer.arrays
+        fn.helpers = set(lowerer.helpers)
         try:
             Typer(fn, self, self.info.reporter).run()
             self.info.reporter.raise_if_any()
-            helpers = set(lowerer.helpers)
-            Legalizer(fn, helpers, self.options.assume_nonnegative and not fi.is_device).run()
         except Unsupported as exc:
             self.info.reporter.add_unsupported(exc)
             self.info.reporter.raise_if_any()
-        self.helpers |= helpers
+        if legalize:
+            self.legalize(fn)
         _propagate_writes(fn)
         return fn
+
+    def legalize(self, fn: ir.Function) -> None:
+        try:
+            Legalizer(fn, fn.helpers, self.options.assume_nonnegative).run()
+        except Unsupported as exc:
+            self.info.reporter.add_unsupported(exc)
+            self.info.reporter.raise_if_any()
+        self.helpers |= fn.helpers
 
     # ------------------------------------------------------------ kernels
     def add_kernel(self, fi: FunctionInfo) -> None:
@@ -153,5 +161,8 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             info.reporter.add_unsupported(exc)
         except UserError:
             pass  # already recorded: keep going so one run reports every kernel's problems
+    info.reporter.raise_if_any()
+    for fn in reversed(program.device_functions()):  # callers first: each learns its arguments' bounds
+        program.legalize(fn)
     info.reporter.raise_if_any()
     return program

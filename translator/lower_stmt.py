@@ -389,7 +389,9 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
         self.loop_depth += 1
         body = self.block(stmt.body)
         self.loop_depth -= 1
-        return [ir.ForRange(target=ir.Name(stmt.target.value), start=start, stop=stop, step=step, body=body)]
+        loop = ir.ForRange(target=ir.Name(stmt.target.value), start=start, stop=stop, step=step, body=body)
+        loop.given = len(values)  # Numba types the loop variable from the arguments actually written
+        return [loop]
 
 
 _FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,

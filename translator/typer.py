@@ -67,7 +67,8 @@ class Typer:
             return self.type_of(site[1].value)
         if kind == "for":
             s = site[1]
-            rt = range_type([self.type_of(x) for x in (s.start, s.stop, s.step)])
+            given = [s.stop] if s.given == 1 else [s.start, s.stop] if s.given == 2 else [s.start, s.stop, s.step]
+            rt = range_type([self.type_of(x) for x in given])
             if rt == "float":
                 raise TypeErrorAt(s.node, "range() of a float", "range takes integers", "convert with int(...)")
             return rt

@@ -1,0 +1,65 @@
+"""Tiled matrix multiplication with *dynamic* shared memory and a runtime tile width.
+
+This is the kernel from the "Going Further with CUDA for Python Programmers" lecture,
+written exactly as the lecture writes it.  The tile width ``tw`` is an ordinary kernel
+argument, so the shared memory cannot be sized at compile time: the kernel declares a
+zero-length shared array and the launch supplies the size in bytes (the 4th launch
+parameter).  The single shared buffer is then sliced into two tiles, one for ``m`` and
+one for ``n``.
+
+Launch:  ``matmul_k_numba[blocks, (tw, tw), 0, tw*tw*2*4](m, n, out, tw)``
+
+One change from the lecture: the shared array's dtype is Numba's ``float32`` rather than
+``np.float32``.  Both compile identically on the GPU, but Numba's CUDA simulator sizes a
+dynamic shared array with ``dtype.itemsize``, which a NumPy scalar *class* does not have
+(``TypeError: unsupported operand type(s) for //: 'int' and 'getset_descriptor'``).
+"""
+import math
+
+import numpy as np
+from numba import cuda, float32
+
+
+@cuda.jit("void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int32)")
+def matmul_k_numba(m, n, out, tw):
+    cbi, cbd, tid = cuda.blockIdx, cuda.blockDim, cuda.threadIdx
+    tc, tr = tid.x, tid.y
+    # the output element this thread is responsible for
+    r, c = cbi.y * cbd.y + tr, cbi.x * cbd.x + tc
+    h, k = m.shape
+    w = n.shape[1]
+    # one dynamic shared buffer (size given at launch), split into the two tiles
+    shar = cuda.shared.array(0, dtype=float32)
+    ms, ns = shar[:tw*tw], shar[tw*tw:2*tw*tw]
+    p = np.float32(0.0)
+    # walk along k one tile ("phase") at a time
+    for ph in range(math.ceil(k/tw)):
+        idx = ph*tw
+        # each thread loads one element of each tile, padding with zeros past the edges
+        ms[tr*tw+tc] = m[r, tc+idx] if r<h and idx+tc<k else 0.
+        ns[tr*tw+tc] = n[tr+idx, c] if c<w and idx+tr<k else 0.
+        cuda.syncthreads()  # tiles fully loaded before anyone reads them
+        for i in range(tw): p += ms[tr*tw+i] * ns[i*tw+tc]
+        cuda.syncthreads()  # everyone done reading before the next phase overwrites them
+    if r < h and c < w: out[r, c] = p
+
+
+def reference(m, n):
+    """NumPy reference."""
+    return (m.astype(np.float64) @ n.astype(np.float64)).astype(np.float32)
+
+
+def example(rng, size="small"):
+    """One run: inputs, launch configuration and the expected outputs."""
+    if size == "small":
+        h, k, w, tw = 23, 19, 21, 8        # nothing is a multiple of the tile
+    else:
+        h, k, w, tw = 5120, 256, 5120, 16
+    m = rng.standard_normal((h, k)).astype(np.float32)
+    n = rng.standard_normal((k, w)).astype(np.float32)
+    out = np.zeros((h, w), dtype=np.float32)
+    blocks = (math.ceil(w / tw), math.ceil(h / tw))   # x covers columns, y covers rows
+    return dict(kernel=matmul_k_numba, griddim=blocks, blockdim=(tw, tw),
+                shared=tw * tw * 2 * 4,
+                args=[m, n, out, tw], expected={2: reference(m, n)},
+                rtol=1e-4, atol=1e-4)

@@ -1,0 +1,47 @@
+"""Sum of a vector: a shared-memory tree reduction per block, then one atomic per block.
+
+Each thread loads one element (zero past the end) into shared memory.  The block then
+halves the number of active threads at every step, each adding the element ``s`` places
+further on, until ``buf[0]`` holds the block's sum.  Thread 0 adds that partial sum to the
+one-element output with ``cuda.atomic.add``, so ``total`` must be zeroed before the launch.
+
+Launch:  ``reduce_sum[math.ceil(n / THREADS), THREADS](x, total)``
+"""
+import math
+
+import numpy as np
+from numba import cuda, float32
+
+THREADS = 128                      # a power of two: the tree halves it down to 1
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def reduce_sum(x, total):
+    buf = cuda.shared.array(THREADS, float32)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[tid] = x[i] if i < x.shape[0] else float32(0.0)
+    cuda.syncthreads()
+    s = THREADS // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()         # outside the if: every thread must reach it
+        s //= 2
+    if tid == 0:
+        cuda.atomic.add(total, 0, buf[0])
+
+
+def reference(x):
+    """NumPy reference."""
+    return np.array([x.astype(np.float64).sum()], dtype=np.float32)
+
+
+def example(rng, size="small"):
+    """One run: inputs, launch configuration and the expected outputs."""
+    n = 300 if size == "small" else 1 << 26
+    x = rng.random(n, dtype=np.float32)
+    total = np.zeros(1, dtype=np.float32)      # accumulated into: must start at zero
+    return dict(kernel=reduce_sum, griddim=math.ceil(n / THREADS), blockdim=THREADS,
+                shared=0, args=[x, total], expected={1: reference(x)},
+                inout={1}, rtol=1e-5, atol=0)

@@ -1,0 +1,10 @@
+# expect: ?
+"""Reads the array's dtype."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def copy(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x.dtype(x[i])

@@ -1,0 +1,9 @@
+# expect: ?
+"""Tries to set the block size from inside the kernel."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1])")
+def setup(x):
+    cuda.blockDim.x = 128
+    x[cuda.grid(1)] = 0.0

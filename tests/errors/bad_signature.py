@@ -1,0 +1,10 @@
+# expect: ?
+"""A typo in the element type of the signature."""
+from numba import cuda
+
+
+@cuda.jit("void(flaot32[::1], float32[::1])")
+def copy(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i]

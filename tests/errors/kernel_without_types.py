@@ -1,0 +1,10 @@
+# expect: ?
+"""A lazily compiled kernel: no signature, no annotations."""
+from numba import cuda
+
+
+@cuda.jit
+def add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a[i] + b[i]

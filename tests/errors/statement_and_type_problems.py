@@ -1,0 +1,18 @@
+# expect: ?
+# expect: ?
+"""A statement error in one kernel and a type error in the other: both must be reported."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def checked_copy(x, out):
+    i = cuda.grid(1)
+    assert i < x.shape[0]
+    out[i] = x[i]
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def halve_index(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i / 2] = x[i]

@@ -1,0 +1,14 @@
+# expect: ?
+# expect: ?
+"""Two unrelated mistakes in one kernel: both must be reported in one run."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def normalise(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        if x[i] < 0:
+            raise ValueError("negative")
+        norms = [abs(v) for v in x]
+        out[i] = x[i] / norms[0]

@@ -1,0 +1,12 @@
+# expect: ?
+# expect: ?
+"""Two type errors in one kernel: both must be reported."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def pack(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        bits = x[i] << 2
+        out[i / 2] = bits

@@ -1,0 +1,207 @@
+"""Numba's semantic traps, checked by running the emitted C on the CPU runtime against Numba itself.
+
+Each case is a plain Python function. It is translated as a @cuda.jit(device=True) function
+called by a small elementwise kernel, compiled with g++ against the CPU runtime, and run on
+many inputs. The reference is the same function compiled by numba.njit (Numba's CPU target
+shares the CUDA target's typing rules; error_model="numpy" as on the GPU), so a translation
+that types a variable differently from Numba, or rounds where Numba does not, fails here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+numba = pytest.importorskip("numba")
+
+from translator.cpu_launch import load_cpu  # noqa: E402
+
+
+# ------------------------------------------------------------------ the cases
+
+def floor_div_mod(a, b):
+    return a // b, a % b
+
+
+def int_true_division(a, b):
+    return a / b, (a - 3) / 4
+
+
+def float_floor_div_mod(x, y):
+    return x // y, x % y
+
+
+def float64_literal_in_float32(x, y):
+    # 0.1 is float64 in Numba: x * 0.1 is computed (and stays) in double precision
+    s = x * 0.1
+    t = np.float32(x * 0.1)
+    u = x * np.float32(0.1)
+    return s, t, u, x + y * 0.5
+
+
+def accumulators(x, y):
+    acc = 0  # int64, then unified with float32 at the loop's phi: float64
+    acc32 = np.float32(0)
+    for i in range(7):
+        acc += x * i + y
+        acc32 += x * i + y
+    return acc, acc32
+
+
+def redefined_variable(x, y):
+    v = 0
+    v = x  # a new SSA version: float32, not unified with the int above
+    w = v * y
+    return w, v + np.float32(0.25)
+
+
+def negative_step_ranges(a, b):
+    total = 0
+    count = 0
+    for i in range(a, b, -3):
+        total += i
+        count += 1
+    last = -1000
+    for j in range(b, a, 2):
+        last = j
+    for k in range(a, a):  # never runs: k keeps its value
+        last = k
+    return total, count, last
+
+
+def loop_variable_after_loop(a, b):
+    i = -1
+    for i in range(a % 7 + 1):
+        pass
+    j = 100
+    for j in range(b % 5, b % 5):
+        pass
+    n = 0
+    while True:
+        n += 1
+        if n > (a % 11) + 2:
+            break
+        if n % 2 == 0:
+            continue
+        i += n
+    return i, j, n
+
+
+def int32_overflow_promotes(a, b):
+    # int32 * int32 is int64 in Numba: no 32-bit wraparound
+    p = np.int32(a) * np.int32(b)
+    q = np.int32(a) + np.int32(2147483000)
+    return p, q
+
+
+def powers(x, n):
+    return x ** 2, x ** 3, n ** 2, x ** 0.5 if x > 0 else 0.0, (n % 5) ** (n % 4)
+
+
+def chained_and_conditional(a, b):
+    inside = 1 if -3 <= a < b <= 9 else 0
+    sel = a if a > b else b
+    return inside, sel, (a < b) + 1, (a << 2) ^ (b >> 1), ~a & 0xFF
+
+
+def builtins_and_math(x, y):
+    m1 = min(x, y)
+    m2 = max(x, y, np.float32(0.5))
+    r = round(x * 10)
+    t = int(x * 7.3)
+    return m1, m2, r, t, abs(y - x), math.ceil(x / 0.3), math.floor(y), math.sqrt(abs(x)), math.exp(y / 4)
+
+
+def nan_min_max(x, y):
+    z = x / y if y != 0 else math.nan  # y == 0 gives NaN: min/max keep Python's order
+    return min(z, x), max(x, z), min(x, z)
+
+
+CASES = [
+    (floor_div_mod, "int64"),
+    (int_true_division, "int64"),
+    (float_floor_div_mod, "float32"),
+    (float64_literal_in_float32, "float32"),
+    (accumulators, "float32"),
+    (redefined_variable, "float32"),
+    (negative_step_ranges, "int64"),
+    (loop_variable_after_loop, "int64"),
+    (int32_overflow_promotes, "int32"),
+    (powers, "int64f"),
+    (chained_and_conditional, "int64"),
+    (builtins_and_math, "float32"),
+    (nan_min_max, "float32"),
+]
+
+
+def inputs(kind, rng):
+    if kind == "int64":
+        a = np.arange(-12, 13, dtype=np.int64).repeat(9)
+        b = np.tile(np.array([-4, -3, -2, -1, 1, 2, 3, 5, 7], dtype=np.int64), 25)
+        return a, b
+    if kind == "int32":
+        a = rng.integers(-2**31, 2**31, 200).astype(np.int32)
+        b = rng.integers(-2**31, 2**31, 200).astype(np.int32)
+        return a, b
+    if kind == "int64f":
+        x = np.concatenate([rng.standard_normal(100), [0.0, -0.0, 1.5, -2.5]]).astype(np.float32)
+        n = np.arange(-52, 52, dtype=np.int64)
+        return x, n
+    x = np.concatenate([rng.standard_normal(150) * 10, [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -7.25, 3.0]])
+    y = np.concatenate([rng.standard_normal(150) * 3, [0.3, -0.3, 2.0, -2.0, 0.0, 1.0, 0.7, -3.0]])
+    return x.astype(np.float32), y.astype(np.float32)
+
+
+def kernel_source(fn, arity, types):
+    body = textwrap.dedent(inspect.getsource(fn))
+    outs = ", ".join(f"r{k}" for k in range(arity))
+    stores = "\n        ".join(f"out[i, {k}] = r{k}" for k in range(arity))
+    return f'''
+import math
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+{body}
+
+@cuda.jit("void({types[0]}[::1], {types[1]}[::1], float64[:, ::1])")
+def apply(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        {outs}{"," if arity == 1 else ""} = {fn.__name__}(a[i], b[i])
+        {stores}
+'''
+
+
+@pytest.mark.parametrize("fn,kind", CASES, ids=[c[0].__name__ for c in CASES])
+def test_trap_matches_numba(fn, kind):
+    rng = np.random.default_rng(7)
+    a, b = inputs(kind, rng)
+    reference = numba.njit(error_model="numpy")(fn)
+    expected = [reference(x, y) for x, y in zip(a, b)]
+    arity = len(expected[0])
+    expected = np.array([[float(v) for v in row] for row in expected], dtype=np.float64)
+    module = load_cpu(source=kernel_source(fn, arity, (a.dtype.name, b.dtype.name)))
+    out = np.full((a.shape[0], arity), np.nan)
+    module.apply[(a.shape[0] + 63) // 64, 64](a, b, out)
+    bad = ~((out == expected) | (np.isnan(out) & np.isnan(expected)))
+    if bad.any():
+        i, k = np.argwhere(bad)[0]
+        pytest.fail(f"{fn.__name__}: output {k} for inputs ({a[i]!r}, {b[i]!r}): C gave {out[i, k]!r}, "
+                    f"Numba gives {expected[i, k]!r}\n{module.cu}")
+
+
+def test_python_semantics_directly():
+    """The same traps against plain Python, independent of Numba: floor toward -inf, / is float."""
+    module = load_cpu(source=kernel_source(floor_div_mod, 2, ("int64", "int64")))
+    a = np.array([-7, 7, -7, 7, -1, 0], dtype=np.int64)
+    b = np.array([2, -2, -2, 2, 3, 5], dtype=np.int64)
+    out = np.full((6, 2), np.nan)
+    module.apply[1, 32](a, b, out)
+    assert out[:, 0].tolist() == [float(x // y) for x, y in zip(a.tolist(), b.tolist())]
+    assert out[:, 1].tolist() == [float(x % y) for x, y in zip(a.tolist(), b.tolist())]

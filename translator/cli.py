@@ -1,0 +1,113 @@
+"""command line -> pipeline stages: `numba2cuda translate FILE` and friends; user errors exit 2 without a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from . import __version__
+from .errors import UserError
+from .frontend import parse_file
+from .irdump import format_program
+from .lower import Options, build_program
+from .render import render_program
+from .typesys import TypeStringError, parse_types_option
+
+EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+
+TYPES_HELP = """argument types as Numba spells them, for kernels without a signature:
+"m=float32[:, ::1], n=float32[:, ::1], out=float32[:, ::1], tw=int32".
+Scalars: bool int8 int16 int32 int64 uint8..uint64 float32 float64 (and f4, i8, intp ...).
+Arrays: DTYPE[:] or DTYPE[::1] for 1-D, DTYPE[:, :] or DTYPE[:, ::1] for 2-D, and so on.
+Overrides the decorator's signature and parameter annotations."""
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write next to the target, then rename: a killed run never leaves half a file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or Path(".")))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_translate(args) -> int:
+    options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative)
+    if args.types:
+        try:
+            options.types = parse_types_option(args.types)
+        except TypeStringError as exc:
+            raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
+                            "\"m=float32[:, ::1], tw=int32\" (see numba2cuda translate --help)") from None
+    info = parse_file(args.file)
+    program = build_program(info, options)
+    if args.emit == "ir":
+        text = format_program(program)
+    else:
+        text = render_program(program, Path(args.file).name)
+    out = args.output or (Path(args.file).stem + (".cu" if args.emit == "cu" else ".ir.txt"))
+    if out == "-":
+        sys.stdout.write(text)
+        return EXIT_OK
+    out_path = Path(out)
+    if not out_path.parent.exists():
+        raise UserError(f"{out}: error: the directory {out_path.parent} does not exist")
+    write_atomically(out_path, text)
+    names = ", ".join(k.c_name for k in program.kernels)
+    print(f"wrote {out} ({len(program.kernels)} kernel{'s' * (len(program.kernels) != 1)}: {names}; "
+          f"{text.count(chr(10))} lines)", file=sys.stderr)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="numba2cuda", description="Translate Numba CUDA kernels into readable CUDA C.",
+        epilog="The translator reads the module with libcst and never imports or runs it.")
+    parser.add_argument("--version", action="version", version=f"numba2cuda {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    t = sub.add_parser("translate", help="write the CUDA C translation of a Numba module",
+                       description="Translate every @cuda.jit kernel of FILE (and the device functions they "
+                                   "call) into one .cu file that compiles on its own with nvcc -c.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("file", help="a Python module with @cuda.jit kernels")
+    t.add_argument("--kernel", action="append", metavar="NAME", help="translate only this kernel (repeatable)")
+    t.add_argument("-o", "--output", metavar="OUT", help="output file, or - for stdout (default: FILE's name with .cu, "
+                                                          "in the current directory)")
+    t.add_argument("--types", metavar="SPEC", help=TYPES_HELP)
+    t.add_argument("--emit", choices=["cu", "ir"], default="cu", help="cu: CUDA C (default); ir: the typed KernelIR")
+    t.add_argument("--no-assume-nonnegative", action="store_true",
+                   help="do not assume integer kernel parameters are >= 0: keep Numba's negative-index "
+                        "wraparound and floor division checks wherever they depend on a parameter")
+    t.set_defaults(func=cmd_translate)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(exc.text, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception:  # a bug in numba2cuda, not in the user's kernel: say so, with the traceback
+        traceback.print_exc()
+        print("numba2cuda: internal error; please report it with the file that caused it", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,844 @@
+// n2c_cpu.h -- run the CUDA C that numba2cuda emits on the CPU, faithfully.
+//
+//   g++ -std=c++17 -O1 -x c++ -include n2c_cpu.h kernel.cu -shared -fPIC -o lib.so
+//   (translator/cpurun.py adds flags that make it stricter; see CXXFLAGS there)
+//
+// This is the CPU tier of the equivalence checker: where CUDA leaves behaviour undefined we
+// *report* it (deadlock, divergent barrier, mismatched warp collective, write past the dynamic
+// shared memory) or make it *visible* (poisoned shared memory) rather than pick a value that
+// happens to work.
+//
+// Model
+//  * Blocks run one after another on the calling OS thread; the threads of a block are fibers
+//    switched only at barriers, warp collectives and exit.  Between those points a thread runs
+//    alone, so a plain read-modify-write is atomic and execution is sequentially consistent.
+//  * __shared__ is `thread_local`: a block-scope thread_local is static, so each kernel has one
+//    copy per OS thread -- per block, since a thread runs one block at a time -- and launches
+//    from several Python threads do not collide.
+//  * Poison: before every block the whole PT_TLS segment of this .so -- which holds nothing but
+//    __shared__ storage and one runtime pointer (restored) -- is filled with the poison byte
+//    (default 0xFF: NaN floats, -1 ints), found via dl_iterate_phdr's dlpi_tls_data (glibc).
+//    n2c_cpu_static_poison_supported() reports whether that worked; if not, only the dynamic
+//    buffer is poisoned.  The top 8 KiB of each fiber stack (local arrays) is poisoned once per
+//    launch, so later blocks see what the previous block left there.
+//  * Warps: lanes are consecutive linear thread ids (x fastest) in groups of 32.  A collective
+//    waits until every non-exited lane named in its mask waits at a collective; they must agree
+//    on the operation and the live mask, else the launch fails.  A shuffle whose source lane is
+//    outside that group (not in the mask, exited, past the block) returns the caller's OWN
+//    value, like an out-of-range shfl_up/down.
+//  * __syncthreads completes when every non-exited thread waits at a barrier (exited threads
+//    never block it, as on sm_70+); all must wait at the same source line and form, otherwise
+//    the launch fails as a divergent barrier (UB in CUDA).
+//  * Deadlock: completion is checked eagerly on every arrival and exit, so a scheduler pass
+//    that finds nothing runnable while threads are alive is a deadlock: the launch returns
+//    cudaErrorLaunchFailure and n2c_cpu_last_error_message() says who waits where.
+//  * Not modelled: spin-waits on another thread or block (they hang: fibers are not preempted),
+//    data races and memory ordering, out-of-bounds global accesses, more than ~500 KiB of stack
+//    per thread (SIGSEGV on a guard page), the static + dynamic shared limit (dynamic only),
+//    `extern __shared__` under any name but n2c_dynamic_smem, texture, cooperative groups.
+#ifndef N2C_CPU_H
+#define N2C_CPU_H
+#define N2C_CPU_RUNTIME 1
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <link.h>
+#include <sys/mman.h>
+#if !defined(__x86_64__) || defined(N2C_CPU_UCONTEXT)
+#define N2C_CPU_USE_UCONTEXT 1
+#include <ucontext.h>
+#endif
+
+// CUDA provides these unqualified in device code; libstdc++ only in std::.
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
+// ---- CUDA qualifiers -------------------------------------------------------------------------
+// Kernels are hidden so their function-scope __shared__ statics are local symbols, never
+// STB_GNU_UNIQUE (which would merge one kernel's shared arrays across every loaded .so).
+#define __global__ __attribute__((visibility("hidden")))
+#define __device__
+#define __host__
+#define __constant__
+#define __shared__ thread_local
+#define __forceinline__ __inline__ __attribute__((always_inline))
+// After the standard headers on purpose: libstdc++ spells __attribute__((__noinline__)).
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+
+// ---- host-side types -------------------------------------------------------------------------
+struct uint3 { unsigned int x, y, z; };
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorLaunchFailure = 719,
+};
+typedef enum cudaError cudaError_t;
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+typedef void *cudaStream_t;
+static constexpr int warpSize = 32;
+
+// Everything below is internal to one .so (many kernels' .so may be loaded at once).  The types
+// above stay default-visible: a type's visibility caps that of an extern "C" launcher using it.
+#pragma GCC visibility push(hidden)
+
+// Dynamic shared memory: every kernel names this buffer with `extern __shared__`.
+// 227 KiB is the sm_90 opt-in maximum; the headroom past it catches stray writes.
+#define N2C_CPU_DYN_SMEM_MAX 232448u
+#define N2C_CPU_DYN_SMEM_BUF (N2C_CPU_DYN_SMEM_MAX + 16384u)
+alignas(16) thread_local unsigned char n2c_dynamic_smem[N2C_CPU_DYN_SMEM_BUF];
+// A block-scope `extern thread_local` makes g++ reach the variable through a TLS wrapper that
+// calls its (weak, undefined) dynamic-init function -- unguarded at some -O levels.  A no-op
+// definition keeps that call harmless.
+extern "C" void _ZTH16n2c_dynamic_smem() {}
+
+extern "C" void n2c_cpu_switch(void **save_sp, void *load_sp);
+extern "C" void n2c_cpu_trampoline();
+
+namespace n2c_cpu {
+
+// A fiber's slot: header page, guard page, stack.  Slots are kSlotBytes-aligned so a fiber finds
+// its own state by masking its stack pointer -- no TLS, so a kernel that overruns a __shared__
+// array into the runtime's thread_local cannot derail the scheduler.
+enum : uintptr_t { kSlotBytes = 512u << 10, kPage = 4096, kStackPoison = 8192 };
+enum : unsigned { kMaxThreads = 1024, kDefaultDynSmem = 48u << 10 };
+enum State : unsigned char { kReady, kAtBarrier, kAtWarp, kExited };
+enum Op : unsigned char {
+  kSync, kSyncCount, kSyncAnd, kSyncOr, kSyncWarp, kShflIdx, kShflUp, kShflDown, kShflXor,
+  kAll, kAny, kUni, kBallot, kMatchAny, kMatchAll, kActiveMask,
+};
+static const char *const kOpName[] = {
+  "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+  "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__all_sync", "__any_sync",
+  "__uni_sync", "__ballot_sync", "__match_any_sync", "__match_all_sync", "__activemask",
+};
+
+#ifdef N2C_CPU_USE_UCONTEXT
+typedef ucontext_t Ctx;
+#else
+typedef void *Ctx;  // saved stack pointer; callee-saved registers live on that stack
+#endif
+
+struct Fiber {
+  Ctx ctx;
+  uint3 tid;
+  State state;
+  Op op;
+  unsigned char size;   // operand bytes of a shuffle/match: b32 and b64 forms must not pair up
+  int pred;             // vote/barrier predicate in; __match_all_sync predicate out
+  unsigned line, mask;  // where it waits (source line) and the collective's member mask
+  int b, c;             // PTX shfl operands: source lane/offset, and segment mask | clamp
+  uint64_t val, res;    // collective operand and result, as raw bits
+};
+
+struct Runtime {
+  Fiber fib[kMaxThreads];
+  Ctx sched;
+  unsigned n = 0, live = 0, at_barrier = 0, at_warp = 0;
+  dim3 grid, block;
+  uint3 bid{0, 0, 0};
+  size_t shared_bytes = 0;
+  void (*invoke)(void *) = nullptr;
+  void *arg = nullptr;
+  bool failed = false;
+  cudaError_t last = cudaSuccess;
+  char msg[2048] = "";
+  unsigned char *tls_base = nullptr;  // this OS thread's copy of our PT_TLS segment
+  size_t tls_size = 0;
+  bool tls_probed = false;
+
+  void fail(const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+  void wait(Fiber &f);
+  void exit_fiber(Fiber &f);
+  void try_barrier();
+  void try_warp(unsigned w);
+  void release_warp(unsigned lo, unsigned g);
+  void report_deadlock();
+  bool run_block(char *slots);
+};
+
+struct Slot { Fiber *fiber; Runtime *rt; };
+inline Slot &slot() {
+  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return *reinterpret_cast<Slot *>(sp & ~(kSlotBytes - 1));
+}
+inline Fiber &cur() { return *slot().fiber; }
+inline Runtime &cur_rt() { return *slot().rt; }
+
+// Host side: one Runtime per OS thread (leaked at thread exit; n2c_cpu_release frees it).
+static thread_local Runtime *tls_rt = nullptr;
+static int g_poison = 0xFF;  // poison byte, or -1 for none
+inline Runtime &rt() {
+  if (!tls_rt) tls_rt = new Runtime();
+  return *tls_rt;
+}
+
+// ---- context switching -----------------------------------------------------------------------
+// A hand-rolled switch costs a few ns; swapcontext makes a sigprocmask syscall per switch, which
+// dominates barrier-heavy kernels.  ucontext remains the portable fallback (-DN2C_CPU_UCONTEXT).
+static void fiber_main();
+#ifdef N2C_CPU_USE_UCONTEXT
+inline void ctx_switch(Ctx *from, Ctx *to) { swapcontext(from, to); }
+inline void ctx_init(Ctx *c, char *lo, size_t size) {
+  getcontext(c);
+  c->uc_stack.ss_sp = lo;
+  c->uc_stack.ss_size = size;
+  c->uc_link = nullptr;
+  makecontext(c, fiber_main, 0);
+}
+#else
+asm(".pushsection .text\n"
+    ".p2align 4\n.globl n2c_cpu_switch\n.hidden n2c_cpu_switch\n.type n2c_cpu_switch,@function\n"
+    "n2c_cpu_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
+    ".size n2c_cpu_switch, .-n2c_cpu_switch\n"
+    ".p2align 4\n.globl n2c_cpu_trampoline\n.hidden n2c_cpu_trampoline\n"
+    ".type n2c_cpu_trampoline,@function\n"
+    "n2c_cpu_trampoline:\n  callq *%r12\n  ud2\n"
+    ".size n2c_cpu_trampoline, .-n2c_cpu_trampoline\n"
+    ".popsection\n");
+inline void ctx_switch(Ctx *from, Ctx *to) { n2c_cpu_switch(from, *to); }
+// The frame n2c_cpu_switch pops: csr word, r15..r12 (r12 = entry), rbx, rbp, then the return
+// address = trampoline, whose call sees the ABI's 16-byte alignment.  MXCSR/x87 get defaults
+// (round to nearest, no flush-to-zero, like CUDA without -ftz), not whatever the host process
+// left in the launching thread (torch can set FTZ).
+inline void ctx_init(Ctx *c, char *lo, size_t size) {
+  const uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
+  void **sp = reinterpret_cast<void **>(top - 80);
+  const uint32_t csr[2] = {0x1F80u, 0x037Fu};
+  std::memcpy(sp, csr, sizeof csr);
+  sp[1] = sp[2] = sp[3] = sp[5] = sp[6] = nullptr;
+  sp[4] = reinterpret_cast<void *>(&fiber_main);
+  sp[7] = reinterpret_cast<void *>(&n2c_cpu_trampoline);
+  *c = sp;
+}
+#endif
+
+inline void Runtime::fail(const char *fmt, ...) {
+  if (failed) return;  // keep the first, root-cause message
+  failed = true;
+  const int k = std::snprintf(msg, sizeof msg, "block (%u,%u,%u): ", bid.x, bid.y, bid.z);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg + k, sizeof msg - k, fmt, ap);
+  va_end(ap);
+}
+
+// Park the calling fiber until it is released; after a failure it is never resumed.
+inline void Runtime::wait(Fiber &f) {
+  if (failed || f.state != kReady) ctx_switch(&f.ctx, &sched);
+}
+
+static void fiber_main() {
+  Slot &s = slot();
+  s.rt->invoke(s.rt->arg);
+  s.rt->exit_fiber(*s.fiber);
+  __builtin_trap();  // never resumed
+}
+
+inline void Runtime::exit_fiber(Fiber &f) {
+  f.state = kExited;
+  --live;
+  try_barrier();  // an exited thread no longer holds back a barrier or a warp collective
+  if (at_warp) try_warp(static_cast<unsigned>(&f - fib) / 32);
+  ctx_switch(&f.ctx, &sched);
+}
+
+inline void Runtime::try_barrier() {
+  if (at_barrier == 0 || at_barrier != live) return;
+  const Fiber *first = nullptr;
+  unsigned count = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const Fiber &f = fib[i];
+    if (f.state != kAtBarrier) continue;
+    if (!first) first = &f;
+    if (f.op != first->op || f.line != first->line)
+      return fail("divergent barrier: thread (%u,%u,%u) waits at %s (line %u), thread (%u,%u,%u) at %s "
+                  "(line %u)", first->tid.x, first->tid.y, first->tid.z, kOpName[first->op], first->line,
+                  f.tid.x, f.tid.y, f.tid.z, kOpName[f.op], f.line);
+    count += f.pred != 0;
+  }
+  const uint64_t res[] = {0, count, count == at_barrier, count != 0};  // indexed by kSync..kSyncOr
+  for (unsigned i = 0; i < n; ++i)
+    if (fib[i].state == kAtBarrier) {
+      fib[i].res = res[fib[i].op];
+      fib[i].state = kReady;
+    }
+  at_barrier = 0;
+}
+
+// Source lane of a shuffle exactly as PTX shfl.sync computes it (b = lane/offset operand,
+// c = ((32 - width) << 8) | clamp); an invalid source means the own lane.
+inline unsigned shfl_source(Op op, unsigned lane, int b, int c) {
+  const int l = static_cast<int>(lane), bval = b & 31, cval = c & 31, seg = (c >> 8) & 31;
+  const int max_lane = (l & seg) | (cval & ~seg), min_lane = l & seg;
+  int j;
+  bool ok;
+  switch (op) {
+    case kShflUp: j = l - bval; ok = j >= max_lane; break;
+    case kShflDown: j = l + bval; ok = j <= max_lane; break;
+    case kShflXor: j = l ^ bval; ok = j <= max_lane; break;
+    default: j = min_lane | (bval & ~seg); ok = j <= max_lane; break;
+  }
+  return static_cast<unsigned>(ok ? j : l);
+}
+
+// Complete the collective of lanes g (bit k = lane k) in the warp starting at thread lo.
+inline void Runtime::release_warp(unsigned lo, unsigned g) {
+  unsigned ballot = 0;
+  for (unsigned k = 0; k < 32; ++k)
+    if ((g >> k & 1) && fib[lo + k].pred) ballot |= 1u << k;
+  for (unsigned k = 0; k < 32; ++k) {
+    if (!(g >> k & 1)) continue;
+    Fiber &f = fib[lo + k];
+    unsigned same = 0, s;
+    switch (f.op) {
+      case kShflIdx: case kShflUp: case kShflDown: case kShflXor:
+        s = shfl_source(f.op, k, f.b, f.c);
+        f.res = (g >> s & 1) ? fib[lo + s].val : f.val;  // source outside the group: own value
+        break;
+      case kAll: f.res = ballot == g; break;
+      case kAny: f.res = ballot != 0; break;
+      case kUni: f.res = ballot == 0 || ballot == g; break;
+      case kBallot: f.res = ballot; break;
+      case kMatchAny: case kMatchAll:
+        for (unsigned j = 0; j < 32; ++j)
+          if ((g >> j & 1) && fib[lo + j].val == f.val) same |= 1u << j;
+        if (f.op == kMatchAll) f.pred = same == g;
+        f.res = f.op == kMatchAny ? same : same == g ? g : 0;
+        break;
+      default: f.res = 0; break;
+    }
+  }
+  for (unsigned k = 0; k < 32; ++k)
+    if (g >> k & 1) fib[lo + k].state = kReady;
+  at_warp -= __builtin_popcount(g);
+}
+
+// Called whenever a lane of warp w blocks or exits: complete every group that now can.
+inline void Runtime::try_warp(unsigned w) {
+  const unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n;
+  unsigned live_m = 0, ready = 0, coll = 0, am = 0;
+  for (unsigned i = lo; i < hi; ++i) {
+    const unsigned bit = 1u << (i - lo);
+    const Fiber &f = fib[i];
+    if (f.state != kExited) live_m |= bit;
+    if (f.state == kReady) ready |= bit;
+    if (f.state == kAtWarp) (f.op == kActiveMask ? am : coll) |= bit;
+  }
+  for (unsigned pend = coll; pend;) {
+    const unsigned j = __builtin_ctz(pend);
+    const Fiber &fj = fib[lo + j];
+    const unsigned g = fj.mask & live_m;
+    pend &= ~(1u << j);
+    if (g & ~coll) continue;  // a member has not arrived yet
+    for (unsigned k = 0; k < 32; ++k) {
+      const Fiber &fk = fib[lo + k];
+      if ((g >> k & 1) && (fk.op != fj.op || fk.size != fj.size || (fk.mask & live_m) != g))
+        return fail("mismatched warp collectives in warp %u: lane %u at %s(mask 0x%08x, %u-byte) line %u, "
+                    "lane %u at %s(mask 0x%08x, %u-byte) line %u", w, j, kOpName[fj.op], fj.mask, fj.size,
+                    fj.line, k, kOpName[fk.op], fk.mask, fk.size, fk.line);
+    }
+    release_warp(lo, g);
+    coll &= ~g;
+    pend &= ~g;
+    ready |= g;
+  }
+  // __activemask is no collective, but "active" only means something relative to the other
+  // lanes: once no lane of the warp can run, lanes waiting at the same call site are converged.
+  while (!ready && am) {
+    const unsigned line = fib[lo + __builtin_ctz(am)].line;
+    unsigned g = 0;
+    for (unsigned k = 0; k < 32; ++k)
+      if ((am >> k & 1) && fib[lo + k].line == line) g |= 1u << k;
+    for (unsigned k = 0; k < 32; ++k)
+      if (g >> k & 1) {
+        fib[lo + k].res = g;
+        fib[lo + k].state = kReady;
+      }
+    at_warp -= __builtin_popcount(g);
+    am &= ~g;
+  }
+}
+
+// "deadlock ...:\n  <op>(mask) at line L: threads 0-15 40" -- one line per kind of wait.
+inline void Runtime::report_deadlock() {
+  int k = std::snprintf(msg, sizeof msg, "block (%u,%u,%u): deadlock, %u live thread(s) can never proceed:",
+                        bid.x, bid.y, bid.z, live);
+  failed = true;
+  bool done[kMaxThreads] = {};
+  auto same = [this](unsigned a, unsigned b) {
+    return fib[a].state == fib[b].state && fib[a].op == fib[b].op && fib[a].line == fib[b].line &&
+           fib[a].mask == fib[b].mask;
+  };
+  for (unsigned i = 0; i < n && k < int(sizeof msg) - 200; ++i) {
+    const Fiber &f = fib[i];
+    if (f.state == kExited || done[i]) continue;
+    k += std::snprintf(msg + k, sizeof msg - k, "\n  %s", kOpName[f.op]);
+    if (f.state == kAtWarp && f.op != kActiveMask)
+      k += std::snprintf(msg + k, sizeof msg - k, "(mask 0x%08x)", f.mask);
+    k += std::snprintf(msg + k, sizeof msg - k, " at line %u: threads", f.line);
+    for (unsigned j = i, shown = 0; j < n; ++j) {
+      if (!same(i, j)) continue;
+      unsigned e = j;
+      while (e + 1 < n && same(i, e + 1)) done[++e] = true;
+      if (++shown <= 6 && k < int(sizeof msg) - 40)
+        k += e == j ? std::snprintf(msg + k, sizeof msg - k, " %u", j)
+                    : std::snprintf(msg + k, sizeof msg - k, " %u-%u", j, e);
+      j = e;
+    }
+  }
+}
+
+// Run one block to completion; false (with msg) on failure.
+inline bool Runtime::run_block(char *slots) {
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber &f = fib[i];
+    f.tid = uint3{i % block.x, i / block.x % block.y, i / (block.x * block.y)};
+    f.state = kReady;
+    f.op = kSync;
+    f.line = f.mask = 0;
+    ctx_init(&f.ctx, slots + i * kSlotBytes + 2 * kPage, kSlotBytes - 2 * kPage);
+  }
+  live = n;
+  at_barrier = at_warp = 0;
+  for (;;) {
+    bool ran = false;
+    for (unsigned i = 0; i < n; ++i) {
+      if (fib[i].state != kReady) continue;
+      ctx_switch(&sched, &fib[i].ctx);
+      ran = true;
+      if (failed) return false;
+    }
+    if (live == 0) return true;
+    if (!ran) {
+      report_deadlock();
+      return false;
+    }
+  }
+}
+
+// ---- device-side entry points ----------------------------------------------------------------
+inline int barrier(Op op, int pred, unsigned line) {
+  Slot &s = slot();
+  Runtime &r = *s.rt;
+  Fiber &f = *s.fiber;
+  f.state = kAtBarrier;
+  f.op = op;
+  f.pred = pred != 0;
+  f.line = line;
+  ++r.at_barrier;
+  r.try_barrier();
+  if (r.at_warp) r.try_warp(static_cast<unsigned>(&f - r.fib) / 32);  // may settle an __activemask
+  r.wait(f);
+  return static_cast<int>(f.res);
+}
+
+inline Fiber &warp_op(Op op, unsigned size, unsigned mask, uint64_t val, int pred, int b, int c, unsigned line) {
+  Slot &s = slot();
+  Runtime &r = *s.rt;
+  Fiber &f = *s.fiber;
+  const unsigned lin = static_cast<unsigned>(&f - r.fib);
+  f.state = kAtWarp;
+  f.op = op;
+  f.size = static_cast<unsigned char>(size);
+  f.mask = mask;
+  f.val = val;
+  f.pred = pred != 0;
+  f.b = b;
+  f.c = c;
+  f.line = line;
+  ++r.at_warp;
+  if (op != kActiveMask && !(mask >> (lin % 32) & 1))
+    r.fail("thread (%u,%u,%u) (lane %u) calls %s at line %u with mask 0x%08x that excludes itself",
+           f.tid.x, f.tid.y, f.tid.z, lin % 32, kOpName[op], line, mask);
+  else
+    r.try_warp(lin / 32);
+  r.wait(f);
+  return f;
+}
+
+template <class T> inline uint64_t bits_of(T v) {
+  uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof v);
+  return u;
+}
+template <class T> inline T shfl(Op op, unsigned mask, T v, int b, int width, bool clamp_high, unsigned line) {
+  const int c = static_cast<int>((32u - static_cast<unsigned>(width)) << 8) | (clamp_high ? 0x1f : 0);
+  Fiber &f = warp_op(op, sizeof(T), mask, bits_of(v), 0, b, c, line);
+  T out;
+  std::memcpy(&out, &f.res, sizeof out);
+  return out;
+}
+
+// Integer atomics wrap like the hardware, without signed-overflow UB in the host compiler.
+template <class T> inline T wrap_add(T a, T b) {
+  typedef typename std::make_unsigned<T>::type U;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+
+// ---- kernel attributes and launch ------------------------------------------------------------
+typedef void (*AnyFn)();
+static struct { AnyFn fn; int max_dyn; } g_attr[256];
+static int g_attr_n = 0, g_attr_lock = 0;  // spinlock: launches may come from several threads
+struct AttrLock {
+  AttrLock() { while (__atomic_exchange_n(&g_attr_lock, 1, __ATOMIC_ACQUIRE)) {} }
+  ~AttrLock() { __atomic_store_n(&g_attr_lock, 0, __ATOMIC_RELEASE); }
+};
+
+inline int probe_tls(dl_phdr_info *info, size_t, void *data) {
+  Runtime *r = static_cast<Runtime *>(data);
+  unsigned char *b = static_cast<unsigned char *>(info->dlpi_tls_data);
+  for (int i = 0; b && i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_TLS && n2c_dynamic_smem >= b &&
+        n2c_dynamic_smem < b + info->dlpi_phdr[i].p_memsz) {
+      r->tls_base = b;
+      r->tls_size = info->dlpi_phdr[i].p_memsz;
+      return 1;
+    }
+  return 0;
+}
+
+// Poison [0, shared_bytes) of the dynamic buffer and every static __shared__ array.
+inline void poison_block(Runtime &r) {
+  if (g_poison < 0) return;
+  unsigned char *d = n2c_dynamic_smem, *d_end = d + N2C_CPU_DYN_SMEM_BUF;
+  std::memset(d, g_poison, r.shared_bytes);
+  if (!r.tls_base) return;
+  std::memset(r.tls_base, g_poison, static_cast<size_t>(d - r.tls_base));
+  std::memset(d_end, g_poison, static_cast<size_t>(r.tls_base + r.tls_size - d_end));
+  *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // volatile: the compiler can't see memset hit it
+}
+
+inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes, void (*invoke)(void *),
+                          void *arg) {
+  Runtime &r = rt();
+  r.failed = false;
+  r.msg[0] = 0;
+  r.bid = uint3{0, 0, 0};
+  const unsigned long long nthreads = 1ull * block.x * block.y * block.z;
+  int max_dyn = kDefaultDynSmem;
+  {
+    AttrLock lock;
+    for (int i = 0; i < g_attr_n; ++i)
+      if (g_attr[i].fn == key) max_dyn = g_attr[i].max_dyn;
+  }
+  if (!grid.x || !grid.y || !grid.z || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535) {
+    std::snprintf(r.msg, sizeof r.msg, "invalid grid (%u,%u,%u)", grid.x, grid.y, grid.z);
+    return r.last = cudaErrorInvalidConfiguration;
+  }
+  if (!nthreads || nthreads > kMaxThreads || block.x > 1024 || block.y > 1024 || block.z > 64) {
+    std::snprintf(r.msg, sizeof r.msg, "invalid block (%u,%u,%u)", block.x, block.y, block.z);
+    return r.last = cudaErrorInvalidConfiguration;
+  }
+  if (shared_bytes > static_cast<size_t>(max_dyn)) {
+    std::snprintf(r.msg, sizeof r.msg, "%zu bytes of dynamic shared memory exceed the kernel's limit of %d%s",
+                  shared_bytes, max_dyn, max_dyn == int(kDefaultDynSmem) ? " (see cudaFuncSetAttribute)" : "");
+    return r.last = cudaErrorInvalidConfiguration;
+  }
+  r.grid = grid;
+  r.block = block;
+  r.n = static_cast<unsigned>(nthreads);
+  r.shared_bytes = shared_bytes;
+  r.invoke = invoke;
+  r.arg = arg;
+  if (!r.tls_probed) {
+    r.tls_probed = true;
+    dl_iterate_phdr(probe_tls, &r);
+  }
+  // Slots live only for the launch: a process may load hundreds of kernel .so files, and
+  // per-slot guard pages cost VMAs.
+  const size_t len = kSlotBytes * (r.n + 1);
+  char *map = static_cast<char *>(mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  if (map == MAP_FAILED) {
+    std::snprintf(r.msg, sizeof r.msg, "cannot map %zu bytes of fiber stacks", len);
+    return r.last = cudaErrorLaunchFailure;
+  }
+  char *slots = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(map) + kSlotBytes - 1) & ~(kSlotBytes - 1));
+  for (unsigned i = 0; i < r.n; ++i) {
+    char *s = slots + i * kSlotBytes;
+    *reinterpret_cast<Slot *>(s) = Slot{&r.fib[i], &r};
+    mprotect(s + kPage, kPage, PROT_NONE);
+    if (g_poison >= 0) std::memset(s + kSlotBytes - kStackPoison, g_poison, kStackPoison);
+  }
+  unsigned char *tail = n2c_dynamic_smem + shared_bytes;
+  const size_t tail_len = N2C_CPU_DYN_SMEM_BUF - shared_bytes;
+  if (g_poison >= 0) std::memset(tail, g_poison, tail_len);
+
+  bool ok = true;
+  for (unsigned z = 0; ok && z < grid.z; ++z)
+    for (unsigned y = 0; ok && y < grid.y; ++y)
+      for (unsigned x = 0; ok && x < grid.x; ++x) {
+        r.bid = uint3{x, y, z};
+        poison_block(r);
+        ok = r.run_block(slots);
+      }
+  munmap(map, len);
+  *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // in case a kernel overran into it
+  const unsigned char p = static_cast<unsigned char>(g_poison);
+  for (size_t i = 0; ok && g_poison >= 0 && i < tail_len; ++i)
+    if (tail[i] != p) {
+      std::snprintf(r.msg, sizeof r.msg, "a thread wrote past the %zu bytes of dynamic shared memory "
+                    "(byte offset %zu)", shared_bytes, shared_bytes + i);
+      ok = false;
+    }
+  std::fflush(stdout);  // device printf output appears at synchronisation
+  return r.last = ok ? cudaSuccess : cudaErrorLaunchFailure;
+}
+
+template <class Tup, size_t... I> Tup unpack(void **args, std::index_sequence<I...>) {
+  return Tup{*static_cast<typename std::tuple_element<I, Tup>::type *>(args[I])...};
+}
+
+}  // namespace n2c_cpu
+
+// ---- CUDA built-in variables -----------------------------------------------------------------
+#define threadIdx (static_cast<const uint3 &>(::n2c_cpu::cur().tid))
+#define blockIdx (static_cast<const uint3 &>(::n2c_cpu::cur_rt().bid))
+#define blockDim (static_cast<const dim3 &>(::n2c_cpu::cur_rt().block))
+#define gridDim (static_cast<const dim3 &>(::n2c_cpu::cur_rt().grid))
+
+inline unsigned n2c_cpu_dynamic_smem_size() { return static_cast<unsigned>(n2c_cpu::cur_rt().shared_bytes); }
+
+// ---- barriers, fences ------------------------------------------------------------------------
+// The defaulted `line` records the caller's source line (divergence checks, deadlock reports).
+inline void __syncthreads(unsigned line = __builtin_LINE()) { n2c_cpu::barrier(n2c_cpu::kSync, 0, line); }
+inline int __syncthreads_count(int p, unsigned line = __builtin_LINE()) { return n2c_cpu::barrier(n2c_cpu::kSyncCount, p, line); }
+inline int __syncthreads_and(int p, unsigned line = __builtin_LINE()) { return n2c_cpu::barrier(n2c_cpu::kSyncAnd, p, line); }
+inline int __syncthreads_or(int p, unsigned line = __builtin_LINE()) { return n2c_cpu::barrier(n2c_cpu::kSyncOr, p, line); }
+// Fibers interleave only at synchronisation points, so memory is always coherent.
+inline void __threadfence() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __trap() {
+  n2c_cpu::Fiber &f = n2c_cpu::cur();
+  n2c_cpu::cur_rt().fail("__trap() in thread (%u,%u,%u)", f.tid.x, f.tid.y, f.tid.z);
+  n2c_cpu::cur_rt().wait(f);
+  __builtin_unreachable();
+}
+
+// ---- warp collectives ------------------------------------------------------------------------
+inline void __syncwarp(unsigned mask = 0xffffffffu, unsigned line = __builtin_LINE()) {
+  n2c_cpu::warp_op(n2c_cpu::kSyncWarp, 0, mask, 0, 0, 0, 0, line);
+}
+inline unsigned __activemask(unsigned line = __builtin_LINE()) {
+  return static_cast<unsigned>(n2c_cpu::warp_op(n2c_cpu::kActiveMask, 0, 0, 0, 0, 0, 0, line).res);
+}
+#define N2C_VOTE(NAME, OP, R)                                                                 \
+  inline R NAME(unsigned mask, int pred, unsigned line = __builtin_LINE()) {                  \
+    return static_cast<R>(n2c_cpu::warp_op(n2c_cpu::OP, 0, mask, 0, pred, 0, 0, line).res); \
+  }
+N2C_VOTE(__all_sync, kAll, int)
+N2C_VOTE(__any_sync, kAny, int)
+N2C_VOTE(__uni_sync, kUni, int)
+N2C_VOTE(__ballot_sync, kBallot, unsigned)
+#undef N2C_VOTE
+
+// Overload sets as in CUDA's headers, so a call nvcc would reject is rejected here too.
+#define N2C_SHFL(T)                                                                                       \
+  inline T __shfl_sync(unsigned mask, T v, int src, int width = warpSize, unsigned line = __builtin_LINE()) { \
+    return n2c_cpu::shfl(n2c_cpu::kShflIdx, mask, v, src, width, true, line);                             \
+  }                                                                                                       \
+  inline T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = warpSize, unsigned line = __builtin_LINE()) { \
+    return n2c_cpu::shfl(n2c_cpu::kShflUp, mask, v, static_cast<int>(d), width, false, line);             \
+  }                                                                                                       \
+  inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = warpSize, unsigned line = __builtin_LINE()) { \
+    return n2c_cpu::shfl(n2c_cpu::kShflDown, mask, v, static_cast<int>(d), width, true, line);            \
+  }                                                                                                       \
+  inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = warpSize, unsigned line = __builtin_LINE()) { \
+    return n2c_cpu::shfl(n2c_cpu::kShflXor, mask, v, m, width, true, line);                               \
+  }                                                                                                       \
+  inline unsigned __match_any_sync(unsigned mask, T v, unsigned line = __builtin_LINE()) {                \
+    return static_cast<unsigned>(                                                                         \
+        n2c_cpu::warp_op(n2c_cpu::kMatchAny, sizeof(T), mask, n2c_cpu::bits_of(v), 0, 0, 0, line).res);   \
+  }                                                                                                       \
+  inline unsigned __match_all_sync(unsigned mask, T v, int *pred, unsigned line = __builtin_LINE()) {     \
+    n2c_cpu::Fiber &f = n2c_cpu::warp_op(n2c_cpu::kMatchAll, sizeof(T), mask, n2c_cpu::bits_of(v), 0, 0, 0, line); \
+    *pred = f.pred;                                                                                       \
+    return static_cast<unsigned>(f.res);                                                                  \
+  }
+N2C_SHFL(int)
+N2C_SHFL(unsigned int)
+N2C_SHFL(long)
+N2C_SHFL(unsigned long)
+N2C_SHFL(long long)
+N2C_SHFL(unsigned long long)
+N2C_SHFL(float)
+N2C_SHFL(double)
+#undef N2C_SHFL
+
+// ---- atomics: CUDA's overload sets (no double atomicExch, no signed 64-bit add) --------------
+// Fibers are cooperative, so a plain read-modify-write cannot be interleaved.
+#define N2C_ATOMIC(NAME, T, EXPR) \
+  inline T NAME(T *addr, T val) { T old = *addr; *addr = (EXPR); return old; }
+#define N2C_ATOMIC_INT(NAME, EXPR) \
+  N2C_ATOMIC(NAME, int, EXPR) N2C_ATOMIC(NAME, unsigned int, EXPR) N2C_ATOMIC(NAME, unsigned long long, EXPR)
+N2C_ATOMIC_INT(atomicAdd, n2c_cpu::wrap_add(old, val))
+N2C_ATOMIC(atomicAdd, float, old + val)
+N2C_ATOMIC(atomicAdd, double, old + val)
+N2C_ATOMIC(atomicSub, int, static_cast<int>(static_cast<unsigned>(old) - static_cast<unsigned>(val)))
+N2C_ATOMIC(atomicSub, unsigned int, old - val)
+N2C_ATOMIC_INT(atomicExch, val)
+N2C_ATOMIC(atomicExch, float, val)
+N2C_ATOMIC_INT(atomicMin, val < old ? val : old)
+N2C_ATOMIC(atomicMin, long long, val < old ? val : old)
+N2C_ATOMIC_INT(atomicMax, val > old ? val : old)
+N2C_ATOMIC(atomicMax, long long, val > old ? val : old)
+N2C_ATOMIC_INT(atomicAnd, old & val)
+N2C_ATOMIC_INT(atomicOr, old | val)
+N2C_ATOMIC_INT(atomicXor, old ^ val)
+N2C_ATOMIC(atomicInc, unsigned int, (old >= val) ? 0u : old + 1u)
+N2C_ATOMIC(atomicDec, unsigned int, ((old == 0u) || (old > val)) ? val : old - 1u)
+#undef N2C_ATOMIC_INT
+#undef N2C_ATOMIC
+#define N2C_CAS(T) \
+  inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
+N2C_CAS(int)
+N2C_CAS(unsigned int)
+N2C_CAS(unsigned long long)
+N2C_CAS(unsigned short)
+#undef N2C_CAS
+
+// ---- integer and math intrinsics -------------------------------------------------------------
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x ? __builtin_clz(static_cast<unsigned>(x)) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll(static_cast<unsigned long long>(x)) : 64; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned int __brev(unsigned int x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  return __builtin_bswap32(x);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
+}
+#define N2C_BITCAST(NAME, FROM, TO) \
+  inline TO NAME(FROM x) { TO y; std::memcpy(&y, &x, sizeof y); return y; }
+N2C_BITCAST(__int_as_float, int, float)
+N2C_BITCAST(__float_as_int, float, int)
+N2C_BITCAST(__uint_as_float, unsigned int, float)
+N2C_BITCAST(__float_as_uint, float, unsigned int)
+N2C_BITCAST(__longlong_as_double, long long, double)
+N2C_BITCAST(__double_as_longlong, double, long long)
+#undef N2C_BITCAST
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+template <class T> inline T __ldg(const T *p) { return *p; }
+
+// CUDA's global min/max (math_functions.hpp): mixed signedness compares as unsigned; floating
+// point goes through fmin/fmax (a NaN operand yields the other one).
+#define N2C_MINMAX(R, A, B)                                                                              \
+  inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
+  inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
+#define N2C_MINMAX_INT(S, U) N2C_MINMAX(S, S, S) N2C_MINMAX(U, U, U) N2C_MINMAX(U, S, U) N2C_MINMAX(U, U, S)
+N2C_MINMAX_INT(int, unsigned int)
+N2C_MINMAX_INT(long, unsigned long)
+N2C_MINMAX_INT(long long, unsigned long long)
+#undef N2C_MINMAX_INT
+#undef N2C_MINMAX
+#define N2C_FMINMAX(R, A, B) \
+  inline R min(A a, B b) { return fmin(static_cast<R>(a), static_cast<R>(b)); } \
+  inline R max(A a, B b) { return fmax(static_cast<R>(a), static_cast<R>(b)); }
+N2C_FMINMAX(double, double, double)
+N2C_FMINMAX(double, float, double)
+N2C_FMINMAX(double, double, float)
+#undef N2C_FMINMAX
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+
+// ---- host API --------------------------------------------------------------------------------
+inline cudaError_t cudaGetLastError() {
+  const cudaError_t e = n2c_cpu::rt().last;
+  n2c_cpu::rt().last = cudaSuccess;
+  return e;
+}
+inline cudaError_t cudaPeekAtLastError() { return n2c_cpu::rt().last; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // launches are synchronous
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline const char *cudaGetErrorString(cudaError_t e) {
+  return e == cudaSuccess ? "no error" : e == cudaErrorInvalidValue ? "invalid argument"
+       : e == cudaErrorInvalidConfiguration ? "invalid configuration argument" : "unspecified launch failure";
+}
+
+template <class F> inline cudaError_t cudaFuncSetAttribute(F *func, cudaFuncAttribute attr, int value) {
+  n2c_cpu::Runtime &r = n2c_cpu::rt();
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
+  if (value < 0 || value > int(N2C_CPU_DYN_SMEM_MAX)) {
+    std::snprintf(r.msg, sizeof r.msg, "cudaFuncSetAttribute: %d bytes of dynamic shared memory exceed "
+                  "the device maximum of %u", value, N2C_CPU_DYN_SMEM_MAX);
+    return r.last = cudaErrorInvalidValue;
+  }
+  const n2c_cpu::AnyFn key = reinterpret_cast<n2c_cpu::AnyFn>(func);
+  n2c_cpu::AttrLock lock;
+  int i = 0;
+  while (i < n2c_cpu::g_attr_n && n2c_cpu::g_attr[i].fn != key) ++i;
+  if (i == 256) return r.last = cudaErrorInvalidValue;
+  n2c_cpu::g_attr[i].fn = key;
+  n2c_cpu::g_attr[i].max_dyn = value;
+  if (i == n2c_cpu::g_attr_n) ++n2c_cpu::g_attr_n;
+  return cudaSuccess;
+}
+
+// Runs the whole grid before returning.  `args` holds one pointer per kernel parameter, as for
+// the real cudaLaunchKernel; the kernel's own parameter types say how to read them.
+template <class... A>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(A...), dim3 grid, dim3 block, void **args,
+                                    size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  (void)stream;
+  typedef std::tuple<typename std::decay<A>::type...> Tup;
+  struct Call { void (*k)(A...); Tup t; } call{kernel, n2c_cpu::unpack<Tup>(args, std::index_sequence_for<A...>())};
+  return n2c_cpu::launch(reinterpret_cast<n2c_cpu::AnyFn>(kernel), grid, block, shared_bytes,
+                         [](void *p) { Call *c = static_cast<Call *>(p); std::apply(c->k, c->t); }, &call);
+}
+
+#pragma GCC visibility pop
+
+// ---- for the Python side (ctypes); per .so and per calling OS thread -------------------------
+extern "C" {
+__attribute__((visibility("default"))) const char *n2c_cpu_last_error_message() { return n2c_cpu::rt().msg; }
+// 0..255: poison shared memory and stacks with that byte; -1: leave memory as it was.
+__attribute__((visibility("default"))) void n2c_cpu_set_poison(int byte) { n2c_cpu::g_poison = byte < 0 ? -1 : byte & 0xFF; }
+__attribute__((visibility("default"))) int n2c_cpu_static_poison_supported() {
+  n2c_cpu::Runtime &r = n2c_cpu::rt();
+  if (!r.tls_probed) {
+    r.tls_probed = true;
+    dl_iterate_phdr(n2c_cpu::probe_tls, &r);
+  }
+  return r.tls_base != nullptr;
+}
+// Free this OS thread's runtime (e.g. before a worker thread ends); the next launch recreates it.
+__attribute__((visibility("default"))) void n2c_cpu_release() {
+  delete n2c_cpu::tls_rt;
+  n2c_cpu::tls_rt = nullptr;
+}
+}
+
+#endif  // N2C_CPU_H
