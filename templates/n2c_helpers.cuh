@@ -166,9 +166,10 @@ __device__ __forceinline__ unsigned int dynamic_smem_bytes()
 // @helper atomic_add
 // CUDA's atomicAdd has no int64_t/uint64_t overloads; two's complement makes the
 // unsigned long long one identical for both.
-template <typename T>
-__device__ __forceinline__ T atomic_add(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_add(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (sizeof(T) == 8 && T(0.5) == T(0))
         return (T)atomicAdd((unsigned long long *)p, (unsigned long long)v);
     else
@@ -176,9 +177,10 @@ __device__ __forceinline__ T atomic_add(T *p, T v)
 }
 
 // @helper atomic_sub
-template <typename T>
-__device__ __forceinline__ T atomic_sub(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_sub(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (T(0.5) != T(0))
         return atomicAdd(p, -v);
     else if constexpr (sizeof(T) == 8)
@@ -201,9 +203,10 @@ __device__ __forceinline__ double atomic_cas_bits(double *p, double expected, do
 
 // @helper atomic_max
 // Numba's float max/min: a NaN on either side leaves memory alone; returns the value first read.
-template <typename T>
-__device__ __forceinline__ T atomic_max(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_max(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (T(0.5) == T(0)) {
         if constexpr (sizeof(T) == 8 && T(-1) < T(0))
             return (T)atomicMax((long long *)p, (long long)v);
@@ -220,9 +223,10 @@ __device__ __forceinline__ T atomic_max(T *p, T v)
         return first;
     }
 }
-template <typename T>
-__device__ __forceinline__ T atomic_nanmax(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_nanmax(T *p, V value)
 {
+    const T v = T(value);
     T first = *(volatile T *)p;
     if (isnan(v))
         return first;
@@ -232,9 +236,10 @@ __device__ __forceinline__ T atomic_nanmax(T *p, T v)
 }
 
 // @helper atomic_min
-template <typename T>
-__device__ __forceinline__ T atomic_min(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_min(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (T(0.5) == T(0)) {
         if constexpr (sizeof(T) == 8 && T(-1) < T(0))
             return (T)atomicMin((long long *)p, (long long)v);
@@ -251,9 +256,10 @@ __device__ __forceinline__ T atomic_min(T *p, T v)
         return first;
     }
 }
-template <typename T>
-__device__ __forceinline__ T atomic_nanmin(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_nanmin(T *p, V value)
 {
+    const T v = T(value);
     T first = *(volatile T *)p;
     if (isnan(v))
         return first;
@@ -263,25 +269,28 @@ __device__ __forceinline__ T atomic_nanmin(T *p, T v)
 }
 
 // @helper atomic_bits
-template <typename T>
-__device__ __forceinline__ T atomic_and(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_and(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (sizeof(T) == 8)
         return (T)atomicAnd((unsigned long long *)p, (unsigned long long)v);
     else
         return atomicAnd(p, v);
 }
-template <typename T>
-__device__ __forceinline__ T atomic_or(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_or(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (sizeof(T) == 8)
         return (T)atomicOr((unsigned long long *)p, (unsigned long long)v);
     else
         return atomicOr(p, v);
 }
-template <typename T>
-__device__ __forceinline__ T atomic_xor(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_xor(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (sizeof(T) == 8)
         return (T)atomicXor((unsigned long long *)p, (unsigned long long)v);
     else
@@ -289,9 +298,10 @@ __device__ __forceinline__ T atomic_xor(T *p, T v)
 }
 
 // @helper atomic_exch
-template <typename T>
-__device__ __forceinline__ T atomic_exch(T *p, T v)
+template <typename T, typename V>
+__device__ __forceinline__ T atomic_exch(T *p, V value)
 {
+    const T v = T(value);
     if constexpr (sizeof(T) == 8 && T(0.5) == T(0))
         return (T)atomicExch((unsigned long long *)p, (unsigned long long)v);
     else if constexpr (sizeof(T) == 8)
@@ -305,7 +315,7 @@ __device__ __forceinline__ T atomic_exch(T *p, T v)
 // CUDA's wrapping increment/decrement: inc gives ((old >= v) ? 0 : old + 1).
 __device__ __forceinline__ unsigned int atomic_inc(unsigned int *p, unsigned int v) { return atomicInc(p, v); }
 __device__ __forceinline__ unsigned int atomic_dec(unsigned int *p, unsigned int v) { return atomicDec(p, v); }
-__device__ __forceinline__ uint64_t atomic_inc(uint64_t *p, uint64_t v)
+__device__ __forceinline__ uint64_t atomic_inc(uint64_t *p, unsigned long long v)
 {
     unsigned long long *q = (unsigned long long *)p, old = *q, seen;
     do {
@@ -314,7 +324,7 @@ __device__ __forceinline__ uint64_t atomic_inc(uint64_t *p, uint64_t v)
     } while (old != seen);
     return old;
 }
-__device__ __forceinline__ uint64_t atomic_dec(uint64_t *p, uint64_t v)
+__device__ __forceinline__ uint64_t atomic_dec(uint64_t *p, unsigned long long v)
 {
     unsigned long long *q = (unsigned long long *)p, old = *q, seen;
     do {
@@ -325,9 +335,10 @@ __device__ __forceinline__ uint64_t atomic_dec(uint64_t *p, uint64_t v)
 }
 
 // @helper atomic_cas
-template <typename T>
-__device__ __forceinline__ T atomic_cas(T *p, T expected, T desired)
+template <typename T, typename V, typename W>
+__device__ __forceinline__ T atomic_cas(T *p, V expected_value, W desired_value)
 {
+    const T expected = T(expected_value), desired = T(desired_value);
     if constexpr (sizeof(T) == 8)
         return (T)atomicCAS((unsigned long long *)p, (unsigned long long)expected, (unsigned long long)desired);
     else if constexpr (sizeof(T) == 4)

@@ -320,8 +320,9 @@ class ExprLowerer:
             if isinstance(bound, ir.Const) and bound.value < 0:
                 raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
                                   "write the bound as n - k")
-        if stop is not None:
-            length = ir.BinOp("-", stop, start) if not (isinstance(start, ir.Const) and start.value == 0) else stop
+        end = stop if stop is not None else length
+        starts_at_zero = isinstance(start, ir.Const) and start.value == 0
+        length = end if starts_at_zero else ir.BinOp("-", end, start)
         return ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
 
 

@@ -1,10 +1,9 @@
 # expect: ?
-"""Reads the array's dtype."""
+"""Reads the row stride of a 2-D array."""
 from numba import cuda
 
 
-@cuda.jit("void(float32[::1], float32[::1])")
-def copy(x, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = x.dtype(x[i])
+@cuda.jit("void(float32[:, ::1], int64[::1])")
+def stride(m, out):
+    if cuda.grid(1) == 0:
+        out[0] = m.strides[0]

@@ -1,5 +1,5 @@
 # expect: ?
-"""Annotates a parameter with a NumPy dtype object that is not a Numba type."""
+"""Annotates the scalar parameter with a type name Numba does not have."""
 from numba import cuda
 import numpy as np
 

@@ -1,5 +1,5 @@
 # expect: ?
-"""The same variable holds a pair and then a number."""
+"""The same variable holds a pair on one branch and a number on the other."""
 from numba import cuda
 
 
@@ -14,6 +14,8 @@ def minmax(a, b):
 def spread(x, out):
     i = cuda.grid(1)
     if i + 1 < x.shape[0]:
-        r = minmax(x[i], x[i + 1])
-        r = 0.0
+        if x[i] > 0:
+            r = minmax(x[i], x[i + 1])
+        else:
+            r = 0.0
         out[i] = r

@@ -121,6 +121,8 @@ namespace n2c_cpu {
 // its own state by masking its stack pointer -- no TLS, so a kernel that overruns a __shared__
 // array into the runtime's thread_local cannot derail the scheduler.
 enum : uintptr_t { kSlotBytes = 512u << 10, kPage = 4096, kStackPoison = 8192 };
+// Stack tops 512 KiB apart would all map to the same cache sets; stagger them.
+inline uintptr_t stack_stagger(unsigned i) { return (i & 255u) * 144u; }
 enum : unsigned { kMaxThreads = 1024, kDefaultDynSmem = 48u << 10 };
 enum State : unsigned char { kReady, kAtBarrier, kAtWarp, kExited };
 enum Op : unsigned char {
@@ -211,9 +213,7 @@ asm(".pushsection .text\n"
     ".p2align 4\n.globl n2c_cpu_switch\n.hidden n2c_cpu_switch\n.type n2c_cpu_switch,@function\n"
     "n2c_cpu_switch:\n"
     "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-    "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
     "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
-    "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
     "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
     ".size n2c_cpu_switch, .-n2c_cpu_switch\n"
     ".p2align 4\n.globl n2c_cpu_trampoline\n.hidden n2c_cpu_trampoline\n"
@@ -222,18 +222,15 @@ asm(".pushsection .text\n"
     ".size n2c_cpu_trampoline, .-n2c_cpu_trampoline\n"
     ".popsection\n");
 inline void ctx_switch(Ctx *from, Ctx *to) { n2c_cpu_switch(from, *to); }
-// The frame n2c_cpu_switch pops: csr word, r15..r12 (r12 = entry), rbx, rbp, then the return
-// address = trampoline, whose call sees the ABI's 16-byte alignment.  MXCSR/x87 get defaults
-// (round to nearest, no flush-to-zero, like CUDA without -ftz), not whatever the host process
-// left in the launching thread (torch can set FTZ).
+// The frame n2c_cpu_switch pops: r15..r12 (r12 = entry), rbx, rbp, then the return address =
+// trampoline, whose call then sees the ABI's 16-byte stack alignment.  MXCSR is not switched:
+// launch() sets it once for all fibers.
 inline void ctx_init(Ctx *c, char *lo, size_t size) {
   const uintptr_t top = (reinterpret_cast<uintptr_t>(lo) + size) & ~uintptr_t(15);
-  void **sp = reinterpret_cast<void **>(top - 80);
-  const uint32_t csr[2] = {0x1F80u, 0x037Fu};
-  std::memcpy(sp, csr, sizeof csr);
-  sp[1] = sp[2] = sp[3] = sp[5] = sp[6] = nullptr;
-  sp[4] = reinterpret_cast<void *>(&fiber_main);
-  sp[7] = reinterpret_cast<void *>(&n2c_cpu_trampoline);
+  void **sp = reinterpret_cast<void **>(top - 72);
+  sp[0] = sp[1] = sp[2] = sp[4] = sp[5] = nullptr;
+  sp[3] = reinterpret_cast<void *>(&fiber_main);
+  sp[6] = reinterpret_cast<void *>(&n2c_cpu_trampoline);
   *c = sp;
 }
 #endif
@@ -422,7 +419,7 @@ inline bool Runtime::run_block(char *slots) {
     f.state = kReady;
     f.op = kSync;
     f.line = f.mask = 0;
-    ctx_init(&f.ctx, slots + i * kSlotBytes + 2 * kPage, kSlotBytes - 2 * kPage);
+    ctx_init(&f.ctx, slots + i * kSlotBytes + 2 * kPage, kSlotBytes - 2 * kPage - stack_stagger(i));
   }
   live = n;
   at_barrier = at_warp = 0;
@@ -584,12 +581,18 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
     char *s = slots + i * kSlotBytes;
     *reinterpret_cast<Slot *>(s) = Slot{&r.fib[i], &r};
     mprotect(s + kPage, kPage, PROT_NONE);
-    if (g_poison >= 0) std::memset(s + kSlotBytes - kStackPoison, g_poison, kStackPoison);
+    if (g_poison >= 0) std::memset(s + kSlotBytes - kStackPoison - stack_stagger(i), g_poison, kStackPoison);
   }
   unsigned char *tail = n2c_dynamic_smem + shared_bytes;
   const size_t tail_len = N2C_CPU_DYN_SMEM_BUF - shared_bytes;
   if (g_poison >= 0) std::memset(tail, g_poison, tail_len);
 
+#if defined(__x86_64__)
+  // Kernels run with MXCSR's defaults (round to nearest, no flush-to-zero: CUDA without -ftz),
+  // not whatever the host process left in this thread (torch can set FTZ/DAZ).
+  const unsigned host_mxcsr = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(0x1F80u);
+#endif
   bool ok = true;
   for (unsigned z = 0; ok && z < grid.z; ++z)
     for (unsigned y = 0; ok && y < grid.y; ++y)
@@ -599,14 +602,19 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
         ok = r.run_block(slots);
       }
   munmap(map, len);
+#if defined(__x86_64__)
+  __builtin_ia32_ldmxcsr(host_mxcsr);
+#endif
   *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // in case a kernel overran into it
+  // All tail bytes equal the poison iff the first does and each equals its successor.
   const unsigned char p = static_cast<unsigned char>(g_poison);
-  for (size_t i = 0; ok && g_poison >= 0 && i < tail_len; ++i)
-    if (tail[i] != p) {
-      std::snprintf(r.msg, sizeof r.msg, "a thread wrote past the %zu bytes of dynamic shared memory "
-                    "(byte offset %zu)", shared_bytes, shared_bytes + i);
-      ok = false;
-    }
+  if (ok && g_poison >= 0 && (tail[0] != p || std::memcmp(tail, tail + 1, tail_len - 1) != 0)) {
+    size_t i = 0;
+    while (tail[i] == p) ++i;
+    std::snprintf(r.msg, sizeof r.msg, "a thread wrote past the %zu bytes of dynamic shared memory "
+                  "(byte offset %zu)", shared_bytes, shared_bytes + i);
+    ok = false;
+  }
   std::fflush(stdout);  // device printf output appears at synchronisation
   return r.last = ok ? cudaSuccess : cudaErrorLaunchFailure;
 }

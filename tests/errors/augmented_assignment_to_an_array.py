@@ -1,0 +1,8 @@
+# expect: ?
+"""Adds one array to another with +=, as in NumPy."""
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def accumulate(x, out):
+    out += x

@@ -1,0 +1,19 @@
+# expect: ?
+"""Stores a device function's pair result in a name that is then overwritten."""
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def minmax(a, b):
+    if a < b:
+        return a, b
+    return b, a
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def spread(x, out):
+    i = cuda.grid(1)
+    if i + 1 < x.shape[0]:
+        r = minmax(x[i], x[i + 1])
+        r = 0.0
+        out[i] = r

@@ -1,0 +1,282 @@
+"""The supported kernel language, construct by construct, run through translation + the CPU runtime."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from translator import translate_source
+from translator.cpu_launch import load_cpu
+from translator.lower import Options
+from translator.typesys import parse_types_option
+
+HEAD = "import math\nimport numpy as np\nfrom numba import cuda, float32, int32, int64, uint32\n"
+
+
+def run(src, kernel, grid, block, *args, shared=0, options=None):
+    module = load_cpu(source=HEAD + src, options=options)
+    getattr(module, kernel)[grid, block, 0, shared](*args)
+    return module
+
+
+def test_atomics_every_kind():
+    src = '''
+@cuda.jit("void(int32[::1], float32[::1], int64[::1], uint32[::1], float64[::1])")
+def k(i32, f32, i64, u32, f64):
+    t = cuda.threadIdx.x
+    cuda.atomic.add(i32, 0, 1)
+    cuda.atomic.sub(i32, 1, 2)
+    cuda.atomic.max(i32, 2, t)
+    cuda.atomic.min(i32, 3, -t)
+    cuda.atomic.and_(i32, 4, ~(1 << (t % 8)))
+    cuda.atomic.or_(i32, 5, 1 << (t % 8))
+    cuda.atomic.xor(i32, 6, 1)
+    cuda.atomic.add(f32, 0, 0.5)
+    cuda.atomic.max(f32, 1, float32(t) * 0.25)
+    cuda.atomic.min(f32, 2, -float32(t))
+    cuda.atomic.add(i64, 0, 3000000000)
+    cuda.atomic.max(i64, 1, t * 5000000000)
+    cuda.atomic.inc(u32, 0, 9)
+    cuda.atomic.dec(u32, 1, 9)
+    old = cuda.atomic.cas(i64, 2, t, t + 1)
+    if t == 0:
+        i32[7] = old == 0
+    cuda.atomic.exch(u32, 2, 77)
+    cuda.atomic.add(f64, 0, 0.25)
+    cuda.atomic.nanmax(f64, 1, float(t))
+'''
+    i32 = np.zeros(8, np.int32)
+    i32[4] = -1
+    f32 = np.zeros(3, np.float32)
+    i64 = np.zeros(3, np.int64)
+    u32 = np.zeros(3, np.uint32)
+    f64 = np.array([0.0, np.nan], np.float64)
+    run(src, "k", 1, 64, i32, f32, i64, u32, f64)
+    assert i32.tolist() == [64, -128, 63, -63, -256, 255, 0, 1]
+    assert f32.tolist() == [32.0, 63 * 0.25, -63.0]
+    assert i64.tolist() == [64 * 3000000000, 63 * 5000000000, 64]
+    assert u32.tolist() == [64 % 10, (0 - 64) % 10 if False else 6, 77]
+    assert f64[0] == 16.0 and f64[1] == 63.0  # nanmax replaces a NaN in memory
+
+
+def test_warp_intrinsics():
+    src = '''
+@cuda.jit("void(int32[::1], int32[::1])")
+def k(x, out):
+    t = cuda.threadIdx.x
+    v = x[t]
+    s = v
+    off = 16
+    while off > 0:
+        s += cuda.shfl_xor_sync(0xffffffff, s, off)
+        off //= 2
+    up = cuda.shfl_up_sync(0xffffffff, v, 1)
+    down = cuda.shfl_down_sync(0xffffffff, v, 2)
+    first = cuda.shfl_sync(0xffffffff, v, 0)
+    ballot = cuda.ballot_sync(0xffffffff, v % 2 == 0)
+    everyone = cuda.all_sync(0xffffffff, v >= 0)
+    anyone = cuda.any_sync(0xffffffff, v > 60)
+    lane = cuda.laneid
+    out[t * 8 + 0] = s
+    out[t * 8 + 1] = up
+    out[t * 8 + 2] = down
+    out[t * 8 + 3] = first
+    out[t * 8 + 4] = ballot
+    out[t * 8 + 5] = everyone
+    out[t * 8 + 6] = anyone
+    out[t * 8 + 7] = lane + cuda.warpsize
+'''
+    x = np.arange(64, dtype=np.int32)
+    out = np.zeros(64 * 8, np.int32)
+    run(src, "k", 1, 64, x, out)
+    out = out.reshape(64, 8)
+    for t in range(64):
+        w = t // 32 * 32
+        lane = t % 32
+        assert out[t, 0] == x[w:w + 32].sum()
+        assert out[t, 1] == (x[t - 1] if lane >= 1 else x[t])
+        assert out[t, 2] == (x[t + 2] if lane < 30 else x[t])
+        assert out[t, 3] == x[w]
+        assert np.uint32(out[t, 4]) == np.uint32(0x55555555)
+        assert out[t, 5] == 1 and out[t, 6] == (1 if w == 32 else 0)
+        assert out[t, 7] == lane + 32
+
+
+def test_block_barriers_with_predicates_and_local_and_const_arrays():
+    src = '''
+WEIGHTS = np.array([1.0, 2.0, 4.0], dtype=np.float32)
+
+@cuda.jit("void(float32[::1], int32[::1])")
+def k(out, flags):
+    t = cuda.threadIdx.x
+    w = cuda.const.array_like(WEIGHTS)
+    acc = cuda.local.array(3, float32)
+    for i in range(3):
+        acc[i] = w[i] * t
+    total = float32(0)
+    for i in range(3):
+        total += acc[i]
+    out[t] = total
+    n = cuda.syncthreads_count(t % 3 == 0)
+    a = cuda.syncthreads_and(t < 100)
+    o = cuda.syncthreads_or(t == 5)
+    if t == 0:
+        flags[0] = n
+        flags[1] = a
+        flags[2] = o
+'''
+    out = np.zeros(32, np.float32)
+    flags = np.zeros(3, np.int32)
+    module = run(src, "k", 1, 32, out, flags)
+    assert "__constant__ float WEIGHTS[3] = {1.0f, 2.0f, 4.0f};" in module.cu
+    assert out.tolist() == [7.0 * t for t in range(32)]
+    assert flags[0] == 11 and flags[1] != 0 and flags[2] != 0
+
+
+def test_grid_helpers_3d_and_early_return():
+    src = '''
+@cuda.jit("void(int64[:, :, ::1])")
+def k(out):
+    x, y, z = cuda.grid(3)
+    sx, sy, sz = cuda.gridsize(3)
+    if x >= out.shape[2] or y >= out.shape[1] or z >= out.shape[0]:
+        return
+    out[z, y, x] = x + 10 * y + 100 * z + 1000 * (sx * sy * sz)
+'''
+    out = np.full((3, 5, 7), -1, np.int64)
+    run(src, "k", (2, 2, 3), (4, 3, 1), out)
+    z, y, x = np.indices(out.shape)
+    assert (out == x + 10 * y + 100 * z + 1000 * (8 * 6 * 3)).all()
+
+
+def test_device_function_tuples_views_and_swaps():
+    src = '''
+@cuda.jit(device=True)
+def minmax(a, n):
+    lo = a[0]
+    hi = a[0]
+    for i in range(1, n):
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
+    return lo, hi
+
+@cuda.jit("void(float32[:, ::1], float32[:, ::1])")
+def k(x, out):
+    r = cuda.grid(1)
+    if r < x.shape[0]:
+        row = x[r]
+        lo, hi = minmax(row, x.shape[1])
+        hi, lo = lo, hi
+        out[r, 0] = lo
+        out[r, 1] = hi
+        tail = row[2:]
+        out[r, 2] = tail[0] + len(tail)
+'''
+    x = np.random.default_rng(3).standard_normal((9, 6)).astype(np.float32)
+    out = np.zeros((9, 3), np.float32)
+    run(src, "k", 1, 16, x, out)
+    assert (out[:, 0] == x.max(axis=1)).all() and (out[:, 1] == x.min(axis=1)).all()
+    assert np.array_equal(out[:, 2], x[:, 2] + np.float32(4))
+
+
+def test_print_uses_numba_formats(capfd):
+    src = '''
+@cuda.jit("void(int32, float32)")
+def k(n, x):
+    if cuda.threadIdx.x == 0:
+        print("n =", n, "x =", x, "big", n * 3000000000, n > 2, "100%")
+'''
+    run(src, "k", 1, 2, 3, 1.5)
+    out = capfd.readouterr().out
+    assert "n = 3 x = 1.500000 big 9000000000 True 100%\n" in out
+
+
+@pytest.mark.parametrize("imports,cast", [
+    ("from numba import cuda\nfrom numba import float32", "float32"),
+    ("import numba.cuda as cuda\nfrom numba.cuda import float32", "float32"),
+    ("import numba\nfrom numba import cuda", "numba.float32"),
+    ("from numba import cuda\nimport numpy as np", "np.float32"),
+])
+def test_import_spellings(imports, cast):
+    src = f'''{imports}
+import math
+SCALE = (2, 3.5)
+OFFSET = SCALE[0] * 4 - 1
+
+@cuda.jit("void(float32[::1])")
+def k(a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = {cast}(math.sqrt(a[i]) * SCALE[1] + OFFSET)
+'''
+    module = load_cpu(source=src)
+    a = np.arange(10, dtype=np.float32)
+    module.k[1, 32](a)
+    assert np.array_equal(a, (np.sqrt(np.arange(10, dtype=np.float32)).astype(np.float64) * 3.5 + 7).astype(np.float32))
+    assert "static constexpr int64_t OFFSET = 7;" in module.cu
+
+
+def test_types_from_annotations_expression_signature_and_option():
+    annotated = HEAD + '''
+@cuda.jit
+def k(a: float32[::1], n: int32):
+    i = cuda.grid(1)
+    if i < n:
+        a[i] = i
+'''
+    expression = HEAD + '''
+from numba import void
+@cuda.jit(void(float32[::1], int32))
+def k(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        a[i] = i
+'''
+    untyped = HEAD + '''
+@cuda.jit
+def k(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        a[i] = i
+'''
+    texts = [translate_source(annotated), translate_source(expression),
+             translate_source(untyped, options=Options(types=parse_types_option("a=float32[::1], n=int32")))]
+    kernel = [re.sub(r"  // <string>:\d+", "", t[t.index("__global__"):]) for t in texts]
+    assert kernel[0] == kernel[1] == kernel[2]
+    assert "__global__ void k(float *a, int n)" in kernel[0]
+
+
+def test_kernel_defined_inside_a_function():
+    src = HEAD + '''
+TILE = 4
+
+def make():
+    @cuda.jit("void(int32[::1])")
+    def inner(a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = i * TILE
+    return inner
+'''
+    a = np.zeros(8, np.int32)
+    load_cpu(source=src).inner[1, 8](a)
+    assert a.tolist() == [4 * i for i in range(8)]
+
+
+def test_dynamic_shared_memory_views():
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], int32)")
+def k(out, n):
+    t = cuda.threadIdx.x
+    shar = cuda.shared.array(0, dtype=float32)
+    first, second = shar[:n], shar[n:2 * n]
+    first[t] = t
+    second[t] = 2 * t
+    cuda.syncthreads()
+    out[t] = first[n - 1 - t] + second[-1]
+'''
+    out = np.zeros(16, np.float32)
+    run(src, "k", 1, 16, out, 16, shared=2 * 16 * 4)
+    assert out.tolist() == [15 - t + 30 for t in range(16)]
