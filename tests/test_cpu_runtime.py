@@ -29,7 +29,7 @@ except ImportError:  # the package may be mid-edit; the CPU runner has no depend
     _spec.loader.exec_module(cpurun)
 
 CpuLaunchError = cpurun.CpuLaunchError
-i64, i32, u32, f32 = ctypes.c_int64, ctypes.c_int32, ctypes.c_uint32, ctypes.c_float
+i64, i32 = ctypes.c_int64, ctypes.c_int32
 
 PRELUDE = """\
 #include <cstdint>
@@ -61,7 +61,22 @@ def launcher(name: str, params: str, kernel: str | None = None, set_attr: bool =
             "}\n")
 
 
-MAIN = PRELUDE + r"""
+STATIC_SHARED = r"""
+__global__ void static_shared(int *out, int *stale, unsigned *never)
+{
+    __shared__ int tile[64];
+    __shared__ float never_written[4];
+    int before = tile[threadIdx.x];
+    __syncthreads();
+    tile[threadIdx.x] = blockIdx.x * 1000 + threadIdx.x;
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = tile[(threadIdx.x + 1) % 64];
+    stale[blockIdx.x * 64 + threadIdx.x] = before;
+    if (threadIdx.x < 4) never[blockIdx.x * 4 + threadIdx.x] = __float_as_uint(never_written[threadIdx.x]);
+}
+"""
+
+MAIN = PRELUDE + STATIC_SHARED + r"""
 static constexpr int64_t TILE = 16;
 __constant__ float WEIGHTS[3] = {0.2989f, 0.587f, 0.114f};
 
@@ -79,18 +94,6 @@ __global__ void block_sum(const float *x, int64_t x_shape0, float *out)
     if (threadIdx.x == 0) out[blockIdx.x] = buf[0];
 }
 
-__global__ void static_shared(int *out, int *stale, unsigned *never)
-{
-    __shared__ int tile[64];
-    __shared__ float never_written[4];
-    int before = tile[threadIdx.x];
-    __syncthreads();
-    tile[threadIdx.x] = blockIdx.x * 1000 + threadIdx.x;
-    __syncthreads();
-    out[blockIdx.x * 64 + threadIdx.x] = tile[(threadIdx.x + 1) % 64];
-    stale[blockIdx.x * 64 + threadIdx.x] = before;
-    if (threadIdx.x < 4) never[blockIdx.x * 4 + threadIdx.x] = __float_as_uint(never_written[threadIdx.x]);
-}
 
 __global__ void dyn_dump(unsigned char *out, unsigned *size)
 {
@@ -266,7 +269,7 @@ FAULTS = PRELUDE + r"""
 __global__ void shfl_vs_barrier(float *out)
 {
     float v = threadIdx.x;
-    if (threadIdx.x < 16) v = __shfl_sync(0xffffffffu, v, 20);   // needs lanes 16..31
+    if (threadIdx.x % 32 < 16) v = __shfl_sync(0xffffffffu, v, 20);  // needs lanes 16..31
     else __syncthreads();                                          // needs lanes 0..15
     out[threadIdx.x] = v;
 }
@@ -347,7 +350,8 @@ def libs(tmp_path_factory):
         "main": dict(cu_text=MAIN, name="main"),
         "faults": dict(cu_text=FAULTS, name="faults"),
         "ucontext": dict(cu_text=SMALL, name="small", extra_flags=["-DN2C_CPU_UCONTEXT"]),
-        "twin_a": dict(cu_text=MAIN, name="twin"),
+        "twin": dict(cu_text=PRELUDE + STATIC_SHARED + launcher("static_shared", "int *out, int *stale, unsigned *never"),
+                     name="twin"),
     }
     with ThreadPoolExecutor(len(jobs)) as pool:
         futs = {k: pool.submit(cpurun.compile_cpu, cache_dir=cache, **kw) for k, kw in jobs.items()}
@@ -619,10 +623,11 @@ def test_faults_are_reported_not_hung(libs, kernel, block, needle):
 
 def test_deadlock_message_names_waiters(libs):
     with pytest.raises(CpuLaunchError) as e:
-        run(libs["faults"], "shfl_vs_barrier", 1, 32, 0, np.zeros(32, np.float32))
+        run(libs["faults"], "shfl_vs_barrier", 1, 64, 0, np.zeros(64, np.float32))
     msg = e.value.message
-    assert "__shfl_sync(mask 0xffffffff)" in msg and "threads 0-15" in msg
-    assert "__syncthreads" in msg and "threads 16-31" in msg
+    assert "__shfl_sync(mask 0xffffffff)" in msg and "threads 0-15 32-47" in msg
+    assert "__syncthreads" in msg and "threads 16-31 48-63" in msg
+    assert msg.count("\n") == 2, msg  # one line per kind of wait
 
 
 def test_exited_threads_do_not_block_barrier_and_runtime_recovers(libs):
@@ -650,7 +655,7 @@ def test_ucontext_fallback(libs):
 
 
 def test_two_libraries_with_same_kernel_stay_separate(libs):
-    a, b = libs["main"], libs["twin_a"]
+    a, b = libs["main"], libs["twin"]  # both define static_shared and its __shared__ statics
     assert a._name != b._name
     cpurun.set_poison(a, 0x11)
     cpurun.set_poison(b, 0x22)
@@ -668,6 +673,10 @@ def test_concurrent_launches_from_threads(main):
 
     def work(k):
         try:
+            # A fresh OS thread: its own shared memory, found and poisoned on the first launch.
+            out, stale = np.zeros(64, np.int32), np.zeros(64, np.int32)
+            run(main, "static_shared", 1, 64, 0, out, stale, np.zeros(4, np.uint32))
+            assert (stale == -1).all() and cpurun.static_poison_supported(main)
             out = np.zeros(64, np.float32)
             for _ in range(3):
                 run(main, "block_sum", 64, 256, 1024, x, n, out, argtypes=[None, i64, None])

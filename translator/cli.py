@@ -15,6 +15,7 @@ from .frontend import parse_file
 from .irdump import format_program
 from .lower import Options, build_program
 from .render import render_program
+from . import specialize
 from .typesys import TypeStringError, parse_types_option
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
@@ -40,7 +41,7 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def cmd_translate(args) -> int:
+def options_from(args) -> Options:
     options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative)
     if args.types:
         try:
@@ -48,6 +49,35 @@ def cmd_translate(args) -> int:
         except TypeStringError as exc:
             raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
                             "\"m=float32[:, ::1], tw=int32\" (see numba2cuda translate --help)") from None
+    for spec in args.specialize or []:
+        options.specialize.update(specialize.parse_option(spec))
+    return options
+
+
+def cmd_build(args) -> int:
+    """Translate and build the torch extension ahead of time, so numba2cuda.load() finds it cached."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UserError("numba2cuda build: error: PyTorch is not installed\n"
+                        "    hint: pip install torch (the extension is built with torch.utils.cpp_extension)") from None
+    from .build import BuildError, build_extension
+    from .dropin import sources
+
+    options = options_from(args)
+    program, cu_text, cpp_text = sources(args.file, options)
+    name = "".join(c if c.isalnum() else "_" for c in Path(args.file).stem)
+    try:
+        ext = build_extension(name, cu_text, cpp_text, arch_list=args.arch)
+    except BuildError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_VERDICT
+    print(f"built {ext.__file__} ({', '.join(k.c_name for k in program.kernels)})")
+    return EXIT_OK
+
+
+def cmd_translate(args) -> int:
+    options = options_from(args)
     info = parse_file(args.file)
     program = build_program(info, options)
     if args.emit == "ir":
@@ -79,17 +109,34 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Translate every @cuda.jit kernel of FILE (and the device functions they "
                                    "call) into one .cu file that compiles on its own with nvcc -c.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    t.add_argument("file", help="a Python module with @cuda.jit kernels")
-    t.add_argument("--kernel", action="append", metavar="NAME", help="translate only this kernel (repeatable)")
+    add_translation_options(t)
     t.add_argument("-o", "--output", metavar="OUT", help="output file, or - for stdout (default: FILE's name with .cu, "
                                                           "in the current directory)")
-    t.add_argument("--types", metavar="SPEC", help=TYPES_HELP)
     t.add_argument("--emit", choices=["cu", "ir"], default="cu", help="cu: CUDA C (default); ir: the typed KernelIR")
-    t.add_argument("--no-assume-nonnegative", action="store_true",
+    t.set_defaults(func=cmd_translate)
+
+    b = sub.add_parser("build", help="translate and build the torch extension ahead of time",
+                       description="Translate FILE and build its kernels and torch bindings into the numba2cuda "
+                                   "cache (content-addressed), so numba2cuda.load(FILE) loads in well under a second.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_translation_options(b)
+    b.add_argument("--arch", metavar="LIST", help="CUDA architectures, e.g. \"8.0;9.0\" (default: the present "
+                                                   "GPU's, or TORCH_CUDA_ARCH_LIST)")
+    b.set_defaults(func=cmd_build)
+    return parser
+
+
+def add_translation_options(p) -> None:
+    p.add_argument("file", help="a Python module with @cuda.jit kernels")
+    p.add_argument("--kernel", action="append", metavar="NAME", help="only this kernel (repeatable)")
+    p.add_argument("--types", metavar="SPEC", help=TYPES_HELP)
+    p.add_argument("--specialize", action="append", metavar="NAME=V1,V2",
+                   help="template instantiations for an integer parameter (repeatable), e.g. tw=8,16,32 "
+                        "(the default for parameters that size shared memory or bound loops); NAME= to turn one "
+                        "off; 'none' for generic kernels only. Other values always run the generic kernel.")
+    p.add_argument("--no-assume-nonnegative", action="store_true",
                    help="do not assume integer kernel parameters are >= 0: keep Numba's negative-index "
                         "wraparound and floor division checks wherever they depend on a parameter")
-    t.set_defaults(func=cmd_translate)
-    return parser
 
 
 def main(argv=None) -> int:

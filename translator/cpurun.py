@@ -220,7 +220,9 @@ def launch(
     fn.argtypes = [Dim3, Dim3, ctypes.c_size_t, ctypes.c_void_p] + [t for t, _ in converted]
     rc = fn(_dim3(grid), _dim3(block), int(shared_bytes), stream, *[v for _, v in converted])
     if rc != 0:
-        msg = lib.n2c_cpu_last_error_message()
+        get_msg = lib.n2c_cpu_last_error_message
+        get_msg.restype = ctypes.c_char_p  # also for libraries not loaded by compile_cpu
+        msg = get_msg()
         raise CpuLaunchError(name, rc, msg.decode(errors="replace") if msg else "")
     return rc
 

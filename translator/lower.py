@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import ir
+from . import specialize
 from . import typesys as T
 from .errors import Unsupported, UserError
 from .frontend import FunctionInfo, ModuleInfo
@@ -18,6 +19,7 @@ class Options:
     kernels: list[str] = field(default_factory=list)  # empty: all kernels
     types: dict = field(default_factory=dict)  # --types: param name -> type
     assume_nonnegative: bool = True
+    specialize: dict = field(default_factory=dict)  # --specialize: param -> values; {"*": ()} for none
 
 
 @dataclass
@@ -81,6 +83,7 @@ class Program:
         types = kernel_param_types(fi, self.options.types)
         fn = self._build(fi, types)
         fn.c_name = fi.name
+        specialize.plan(fn, self.options.specialize)
         self.kernels.append(fn)
 
     def device_functions(self) -> list:
@@ -160,7 +163,9 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
         except Unsupported as exc:
             info.reporter.add_unsupported(exc)
         except UserError:
-            pass  # already recorded: keep going so one run reports every kernel's problems
+            if not info.reporter.diagnostics:
+                raise  # not a located problem of the source (a bad option): report it as it is
+            # a located problem, already recorded: keep going so one run reports every kernel's problems
     info.reporter.raise_if_any()
     for fn in reversed(program.device_functions()):  # callers first: each learns its arguments' bounds
         program.legalize(fn)

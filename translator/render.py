@@ -14,6 +14,8 @@ from . import __version__
 from . import ir
 from . import typesys as T
 from .codegen import CPrinter, c_literal, c_type
+from .declarations import _defines
+from .specialize import instantiations
 from .lower import Program
 
 
@@ -56,8 +58,14 @@ def _array_params(arr: ir.ArrayVar, dims, const: bool) -> list[str]:
     return [f"{'const ' if const else ''}{t} *{arr.name}"] + [f"int64_t {arr.name}_shape{d}" for d in dims]
 
 
-def _scalar_param_name(p: ir.Param) -> str:
+def _template_of(fn: ir.Function, name: str):
+    return next((t for (p, t, _) in getattr(fn, "template_params", []) if p == name), None)
+
+
+def _scalar_param_name(p: ir.Param, fn: ir.Function | None = None) -> str:
     var = getattr(p, "variable", None)
+    if fn is not None and _template_of(fn, p.name):
+        return f"{p.name}_arg"  # the kernel reads the template value when it has one
     if var is not None and var.type != p.type:
         return f"{p.name}_arg"  # the Python code rebinds it with another type: copied into a local
     return var.c_name if var is not None else p.name
@@ -70,7 +78,7 @@ def function_params(fn: ir.Function, kernel: bool) -> list[str]:
             dims = sorted(p.array.shape_used) if kernel else range(p.array.ndim)
             out += _array_params(p.array, dims, const=not p.array.written)
         else:
-            out.append(f"{c_type(p.type)} {_scalar_param_name(p)}")
+            out.append(f"{c_type(p.type)} {_scalar_param_name(p, fn)}")
     return out
 
 
@@ -78,7 +86,12 @@ def _param_prologue(fn: ir.Function) -> list[str]:
     out = []
     for p in fn.params:
         var = getattr(p, "variable", None)
-        if p.array is None and var is not None and var.type != p.type:
+        tname = _template_of(fn, p.name)
+        if p.array is None and var is not None and tname:
+            const = "" if _defines(fn.body, var) else "const "
+            out.append(f"{const}{c_type(var.type)} {var.c_name} = {tname} > 0 ? {tname} : {p.name}_arg;"
+                       f"  // {tname} = 0: the generic kernel, any {p.name}")
+        elif p.array is None and var is not None and var.type != p.type:
             out.append(f"{c_type(var.type)} {var.c_name} = {p.name}_arg;")
     return out
 
@@ -113,7 +126,9 @@ class Renderer:
     def function_text(self, fn: ir.Function, kernel: bool) -> str:
         body = self.printer.function_body(fn, _param_prologue(fn))
         params = ", ".join(function_params(fn, kernel))
-        head = f"__global__ void {fn.c_name}({params})" if kernel else \
+        templates = getattr(fn, "template_params", []) if kernel else []
+        template = f"template <{', '.join(f'int {t}' for _, t, _ in templates)}>\n" if templates else ""
+        head = f"{template}__global__ void {fn.c_name}({params})" if kernel else \
             f"__device__ {_return_type(fn)} {fn.c_name}({params})"
         line = self.printer.line_of(fn.node)
         struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
@@ -140,10 +155,21 @@ class Renderer:
             notes.append("fastmath=True in Numba: build with --use_fast_math for the same approximations")
         checks = [f"if ({n} < 0) // {fn.c_name} assumes {n} >= 0\n        return cudaErrorInvalidValue;"
                   for n in sorted(fn.assumptions)]
-        uses_dynamic = any(a.kind == "dynamic" for a in getattr(fn, "arrays", []))
+        templates = getattr(fn, "template_params", [])
+        dispatch = []
+        for combo in instantiations(fn) if templates else []:
+            cond = " && ".join(f"{p} == {v}" for (p, _, _), v in zip(templates, combo))
+            dispatch.append((cond, f"{fn.c_name}<{', '.join(map(str, combo))}>"))
+        generic = f"{fn.c_name}<{', '.join('0' for _ in templates)}>" if templates else fn.c_name
+        if templates:
+            notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
+                                                     for p, t, vs in templates)
+                         + "; any other value runs the generic kernel")
         return dict(name=fn.c_name, python_signature=python_signature(fn), notes=notes, code=code,
                     launcher_params="    " + ",\n    ".join(launcher) if launcher else "    void",
-                    arg_pointers=", ".join(pointers), checks=checks, uses_dynamic_shared=uses_dynamic)
+                    arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
+                    switch_on=templates[0][0] if len(templates) == 1 else "",
+                    cases=[(cond.split(" == ")[1], kernel) for cond, kernel in dispatch])
 
     def constants(self) -> list[str]:
         info = self.program.info

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: 'and' of non-boolean values: Python returns one of the operands, not a bool
 """Uses Python's `a and b` to pick a value."""
 from numba import cuda
 

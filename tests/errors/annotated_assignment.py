@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: annotated assignment: local variable annotations are not supported
 """Declares the accumulator's type with an annotation."""
 from numba import cuda, float32
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:29: array dtype: must be a NumPy or Numba scalar type
 """Gives the local array's dtype as a string."""
 from numba import cuda
 

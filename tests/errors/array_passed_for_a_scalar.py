@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 15:25: 'square': float32
 """Passes a whole array where the device function's signature wants a number."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: 'x' reassigned: it already names an array or a cuda object
 """Reuses the parameter name for the loaded element."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:14: array used as a value: 'x' is an array here
 """Whole-array arithmetic, as one would write it in NumPy."""
 from numba import cuda
 

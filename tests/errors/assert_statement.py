@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: assert statement: asserts are not translated
 """Asserts the arrays have the same length."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:28: assignment expression (:=): not supported
 """Uses the walrus operator in a condition."""
 from numba import cuda
 

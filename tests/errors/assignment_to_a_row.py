@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: assignment to a slice or row: assign element by element
 """Zeroes a whole row with one assignment, as in NumPy."""
 from numba import cuda
 

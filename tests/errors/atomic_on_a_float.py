@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: cuda.atomic.and_() on float32: Numba supports it for kinds 'iu' only
 """A bitwise atomic on a float array."""
 from numba import cuda
 

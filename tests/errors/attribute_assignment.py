@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: attribute assignment: kernels cannot set attributes
 """Tries to set the block size from inside the kernel."""
 from numba import cuda
 

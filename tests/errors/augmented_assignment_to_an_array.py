@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: augmented assignment: only scalar variables and array elements
 """Adds one array to another with +=, as in NumPy."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:54: type annotation: unknown type 'real'
 """Annotates the scalar parameter with a type name Numba does not have."""
 from numba import cuda
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 6:11: signature: unknown element type 'flaot32'
 """A typo in the element type of the signature."""
 from numba import cuda
 

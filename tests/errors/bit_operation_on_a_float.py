@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: '&' on a float: bit operations need integers
 """Masks a float value with a bitwise and."""
 from numba import cuda
 

@@ -1,4 +1,5 @@
-# expect: ?
+# expect: 16:5: call to kernel 'square': kernels cannot be called from device code
+# expect: 17:5: call to kernel 'square': kernels cannot be called from device code
 """Calls another kernel as if it were a device function."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:17: call to np.sum(): is not supported in kernels
 """Normalises each row by its sum, calling np.sum on a row view."""
 from numba import cuda
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: call to sum(): is not supported in kernels
 """Sums a row with the sum builtin over a generator."""
 from numba import cuda
 

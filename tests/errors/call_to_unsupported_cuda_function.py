@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:5: call to cuda.sync_threads(): is not supported in kernels
 """Calls a cuda.* function that Numba does not have (a typo for syncthreads)."""
 from numba import cuda, float32
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:29: closure variable 'factor': 'factor' belongs to the enclosing function 'make_scaler' and is unknown until it runs
 """A kernel factory: the kernel captures the factory's argument."""
 from numba import cuda
 

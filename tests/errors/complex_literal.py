@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:20: complex literal: complex numbers are not supported
 """Rotates by i using a complex literal."""
 from numba import cuda
 

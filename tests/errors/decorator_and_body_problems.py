@@ -1,5 +1,5 @@
-# expect: ?
-# expect: ?
+# expect: 7:57: @cuda.jit option 'fast_math': this option is not understood by numba2cuda
+# expect: 18:9: try statement: kernels cannot handle exceptions
 """A bad decorator on one kernel and a bad statement in the other: both must be reported."""
 from numba import cuda
 

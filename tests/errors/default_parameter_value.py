@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 7:14: default parameter value: kernels and device functions cannot have defaults
 """A device function with a default argument."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 12:9: del statement: kernel variables cannot be deleted
 """Deletes a temporary, as one might to free memory on the CPU."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:15: dict literal: kernels cannot use dicts
 """Looks up weights in a dict."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:9: raise statement: kernels cannot raise exceptions
 """The mistake is inside a device function the kernel calls."""
 from numba import cuda
 

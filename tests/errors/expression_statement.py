@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: expression statement: has no effect
 """A comparison written where an assignment was meant."""
 from numba import cuda
 

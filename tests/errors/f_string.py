@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:15: f-string: strings exist only as print() arguments
 """Debug print with an f-string."""
 from numba import cuda
 

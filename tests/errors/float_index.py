@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:13: array index: indices must be integers, got float64
 """Downsamples by two; i / 2 is a float in Python 3."""
 from numba import cuda
 

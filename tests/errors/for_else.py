@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 12:5: for ... else: loop else clauses are not supported
 """Search with for ... else."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:14: for loop over this iterable: only range() loops are supported
 """Iterates over the array's elements directly."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 14:5: function 'add': is defined twice
 """Two kernels with the same name (the second was meant to be add_f64)."""
 from numba import cuda
 

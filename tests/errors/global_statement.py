@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:5: global statement: kernels cannot rebind module globals
 """Counts calls in a module global."""
 from numba import cuda
 

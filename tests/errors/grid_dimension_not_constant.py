@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:19: cuda.grid() dimension: must be the constant 1, 2 or 3
 """Passes the grid dimensionality as an argument."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: import statement: imports belong at module level
 """Imports math inside the kernel."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:33: 'in' comparison: only <, <=, >, >=, ==, != compare numbers
 """Tests membership in a tuple of labels."""
 from numba import cuda
 

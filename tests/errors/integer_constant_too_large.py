@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:26: integer constant: 18446744073709551617 does not fit in 64 bits
 """A hash constant that does not fit in 64 bits."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 6:11: signature: a kernel must return void
 """A kernel signature with a float32 result type."""
 from numba import cuda
 

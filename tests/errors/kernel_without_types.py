@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 7:5: kernel 'add' without types: the types of a, b, out are unknown (Numba learns them at the first launch)
 """A lazily compiled kernel: no signature, no annotations."""
 from numba import cuda
 

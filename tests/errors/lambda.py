@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:9: lambda: kernels cannot create functions
 """Defines the transfer function inline with a lambda."""
 from numba import cuda
 

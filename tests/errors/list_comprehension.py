@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:19: list comprehension: kernels cannot build Python lists
 """Sum of squares per row: the user builds a Python list inside the kernel."""
 from numba import cuda
 import numpy as np

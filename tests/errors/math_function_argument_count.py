@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:18: math.atan2(): takes 2 argument(s), got 1
 """Calls math.atan2 with one argument."""
 from numba import cuda
 import math

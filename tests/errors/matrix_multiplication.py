@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:20: matrix multiplication (@): not supported on arrays in kernels
 """Multiplies matrices with the @ operator."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: max(): takes two or more numbers
 """Takes the maximum of a whole row with the max builtin."""
 from numba import cuda
 

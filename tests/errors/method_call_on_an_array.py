@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: call: only functions of cuda, math, numpy and device functions can be called
 """Calls an array method, as in NumPy."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:5: expression statement: has no effect
 """Forgets the parentheses on cuda.syncthreads."""
 from numba import cuda, float32
 

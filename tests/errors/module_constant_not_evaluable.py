@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 12:29: 'BLOCK': when the module runs
 """The block size is read from the environment when the module is imported."""
 import os
 

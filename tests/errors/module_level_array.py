@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 13:18: module-level array: arrays are read through cuda.const.array_like
 """Reads a module-level NumPy array directly."""
 from numba import cuda
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 12:12: 'ACTIVATION': string
 """Chooses the activation with a module-level string setting."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: module 'math' used as a value: only its functions can be called
 """Passes the math module to a device function."""
 from numba import cuda
 import math

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:13: multi-dimensional slice: only 1-D arrays can be sliced
 """Slices a block out of a 2-D array."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:12: negative slice bound: slices with negative bounds are not supported
 """Takes the last four elements with a negative slice bound."""
 from numba import cuda
 

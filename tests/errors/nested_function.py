@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:5: nested function: functions cannot be defined inside kernels
 """Defines a helper inside the kernel."""
 from numba import cuda
 import math

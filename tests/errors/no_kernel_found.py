@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 1:1: no @cuda.jit kernel found
 """The user decorated the function with numba.njit (a CPU function) instead of cuda.jit."""
 import numba
 import numpy as np

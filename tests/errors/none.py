@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:13: None: kernels have no None value
 """Uses None as a 'not found' marker."""
 from numba import cuda
 

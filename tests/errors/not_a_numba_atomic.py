@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: cuda.atomic.mul: is not a Numba atomic
 """Uses an atomic multiply, which Numba does not provide."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:24: print(..., end=...): print keywords are not supported
 """Prints without a newline."""
 from numba import cuda
 

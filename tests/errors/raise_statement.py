@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:13: raise statement: kernels cannot raise exceptions
 """Checks its input and raises, as it would on the CPU."""
 from numba import cuda
 

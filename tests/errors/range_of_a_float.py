@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: range() of a float: range takes integers
 """Loops up to a float bound."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:37: range() step of 0: Python raises ValueError for it
 """A range with step 0."""
 from numba import cuda
 

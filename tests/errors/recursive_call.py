@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:16: recursive call to 'factorial': CUDA C device functions here cannot recurse
 """A recursive device function."""
 from numba import cuda
 

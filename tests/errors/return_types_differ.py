@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:5: return: returns Tuple(float32, float64) here but float64 elsewhere
 """A device function that returns a pair on one path and a number on the other."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 12:5: return with a value in a kernel: kernels cannot return values
 """Returns the result instead of writing it to an output array."""
 from numba import cuda
 import math

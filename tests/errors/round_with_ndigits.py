@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: round() with ndigits: only round(x) is supported
 """Rounds to two decimals."""
 from numba import cuda
 

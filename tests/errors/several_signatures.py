@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 6:11: several signatures: numba2cuda translates one signature per kernel
 """Eagerly compiled for two element types."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 13:10: cuda.shared.array(): must be assigned to a name on its own line
 """Passes a fresh shared array straight to a device function."""
 from numba import cuda, float32
 

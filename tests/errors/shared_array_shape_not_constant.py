@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:29: cuda.shared.array() shape: must be integer constants (literals, module-level constants, or arithmetic on them)
 """Sizes the shared buffer with a kernel argument."""
 from numba import cuda, float32
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 6:11: signature: has 2 argument types for 3 parameters
 """The signature forgot the size parameter."""
 from numba import cuda
 

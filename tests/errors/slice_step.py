@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:13: slice step: only step 1 slices are supported
 """Takes every other element with a stepped slice."""
 from numba import cuda
 

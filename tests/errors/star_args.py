@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 7:5: *args/**kwargs: kernels take a fixed list of positional parameters
 """A kernel that takes a variable number of arrays."""
 from numba import cuda
 

@@ -1,5 +1,5 @@
-# expect: ?
-# expect: ?
+# expect: 10:5: assert statement: asserts are not translated
+# expect: 18:13: array index: indices must be integers, got float64
 """A statement error in one kernel and a type error in the other: both must be reported."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:12: string: strings exist only as print() arguments
 """Selects the operation with a string flag."""
 from numba import cuda
 

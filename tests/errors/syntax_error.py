@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:22: syntax error: expected ':'
 """A missing colon after the if: the file does not even parse."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:21: too many indices: 'v' has 1 dimension(s)
 """Indexes a 1-D array with two indices."""
 from numba import cuda
 

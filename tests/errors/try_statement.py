@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:9: try statement: kernels cannot handle exceptions
 """Guards a division with try/except."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:14: tuple index: tuples are indexed with an in-range integer constant
 """Reads the third dimension of a 2-D array's shape."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:5: tuple unpacking: 3 names for 2 values
 """Unpacks a 2-D grid index into three names."""
 from numba import cuda
 

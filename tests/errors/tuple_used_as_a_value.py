@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 9:18: tuple used as a value: tuples can only be unpacked or indexed with a constant
 """Stores the shape of an array as if it were a number."""
 from numba import cuda
 

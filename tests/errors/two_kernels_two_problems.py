@@ -1,5 +1,5 @@
-# expect: ?
-# expect: ?
+# expect: 12:25: call to np.mean(): is not supported in kernels
+# expect: 19:25: unknown name 'SCALE': it is not a parameter, local variable, module constant or import
 """One mistake in each of two kernels: both must be reported in one run."""
 from numba import cuda
 import numpy as np

@@ -1,5 +1,5 @@
-# expect: ?
-# expect: ?
+# expect: 12:13: raise statement: kernels cannot raise exceptions
+# expect: 13:15: f-string: strings exist only as print() arguments
 """Two unrelated mistakes in one kernel: both must be reported in one run."""
 from numba import cuda
 

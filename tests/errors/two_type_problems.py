@@ -1,5 +1,5 @@
-# expect: ?
-# expect: ?
+# expect: 11:16: '<<' on a float: bit operations need integers
+# expect: 12:13: array index: indices must be integers, got float64
 """Two type errors in one kernel: both must be reported."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 8:14: array index: indices must be integers, got float64
 """A float index inside a device function."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 11:13: 'acc' used before assignment
 """Forgets to set the accumulator to zero before the loop."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 7:57: @cuda.jit option 'fast_math': this option is not understood by numba2cuda
 """Misspells the fastmath option."""
 from numba import cuda
 import math

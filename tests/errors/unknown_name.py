@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 13:34: unknown name 'ALHPA': it is not a parameter, local variable, module constant or import
 """Uses a constant that was never defined (a typo for ALPHA)."""
 from numba import cuda
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 10:18: 'factor' used before assignment: no assignment of it reaches this use
 """Uses the scale before the line that sets it."""
 from numba import cuda
 

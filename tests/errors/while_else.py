@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 14:5: while ... else: loop else clauses are not supported
 """Linear search with while ... else."""
 from numba import cuda
 

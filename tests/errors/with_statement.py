@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 14:9: with statement: context managers are not supported in kernels
 """Uses a context manager around the body (as one would with a lock on the CPU)."""
 import threading
 

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 16:9: write to a constant array: 'WEIGHTS' lives in constant memory
 """Updates a table that lives in constant memory."""
 from numba import cuda
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: ?
+# expect: 15:18: call to 'lerp': takes 3 argument(s), got 2
 """Calls a device function with one argument too few."""
 from numba import cuda
 

@@ -37,6 +37,19 @@ __global__ void box_blur(const float *img, int64_t img_shape0, int64_t img_shape
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: box_blur[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t box_blur_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *img,
@@ -47,5 +60,5 @@ extern "C" cudaError_t box_blur_launch(dim3 grid, dim3 block, size_t shared_byte
     int64_t out_shape1)
 {
     void *args[] = {&img, &img_shape0, &img_shape1, &out, &out_shape1};
-    return cudaLaunchKernel(box_blur, grid, block, args, shared_bytes, stream);
+    return n2c_launch(box_blur, grid, block, args, shared_bytes, stream);
 }

@@ -52,6 +52,19 @@ __global__ void heat_step(const float *u, int64_t u_shape0, int64_t u_shape1, fl
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: heat_step[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t heat_step_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *u,
@@ -63,5 +76,5 @@ extern "C" cudaError_t heat_step_launch(dim3 grid, dim3 block, size_t shared_byt
     float alpha)
 {
     void *args[] = {&u, &u_shape0, &u_shape1, &u_new, &u_new_shape1, &alpha};
-    return cudaLaunchKernel(heat_step, grid, block, args, shared_bytes, stream);
+    return n2c_launch(heat_step, grid, block, args, shared_bytes, stream);
 }

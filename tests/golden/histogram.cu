@@ -69,6 +69,19 @@ __global__ void histogram(const int *x, int64_t x_shape0, int lo, int width, int
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: histogram[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t histogram_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     int *x,
@@ -81,5 +94,5 @@ extern "C" cudaError_t histogram_launch(dim3 grid, dim3 block, size_t shared_byt
     int64_t /* wrap_hist_shape0 */)
 {
     void *args[] = {&x, &x_shape0, &lo, &width, &hist, &wrap_hist};
-    return cudaLaunchKernel(histogram, grid, block, args, shared_bytes, stream);
+    return n2c_launch(histogram, grid, block, args, shared_bytes, stream);
 }

@@ -66,6 +66,19 @@ __global__ void index_math(const int64_t *a, int64_t a_shape0, const int64_t *b,
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: index_math[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t index_math_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     int64_t *a,
@@ -80,5 +93,5 @@ extern "C" cudaError_t index_math_launch(dim3 grid, dim3 block, size_t shared_by
     int64_t fout_shape1)
 {
     void *args[] = {&a, &a_shape0, &b, &iout, &iout_shape1, &fout, &fout_shape1};
-    return cudaLaunchKernel(index_math, grid, block, args, shared_bytes, stream);
+    return n2c_launch(index_math, grid, block, args, shared_bytes, stream);
 }

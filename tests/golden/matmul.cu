@@ -4,6 +4,7 @@
 //
 // kernel matmul_k_numba(m: float32[:, ::1], n: float32[:, ::1], out: float32[:, ::1], tw: int32)
 //     assumes tw >= 0 (used as indices or divisors; the launcher rejects negatives)
+//     specialised: tw in {8, 16, 32} -> template <int TW>; any other value runs the generic kernel
 //
 // Arrays are passed as a pointer plus one int64 extent per dimension and must be
 // C-contiguous (the launcher's caller checks); element types are exactly Numba's.
@@ -13,8 +14,10 @@
 #include <type_traits>
 
 // matmul.py:24
-__global__ void matmul_k_numba(const float *m, int64_t m_shape0, int64_t m_shape1, const float *n, int64_t n_shape1, float *out, int64_t out_shape1, int tw)
+template <int TW>
+__global__ void matmul_k_numba(const float *m, int64_t m_shape0, int64_t m_shape1, const float *n, int64_t n_shape1, float *out, int64_t out_shape1, int tw_arg)
 {
+    const int tw = TW > 0 ? TW : tw_arg;  // TW = 0: the generic kernel, any tw
     int tc = threadIdx.x;  // matmul.py:26
     int tr = threadIdx.y;  // matmul.py:26
     int64_t r = (int64_t)blockIdx.y * blockDim.y + tr;  // matmul.py:28
@@ -42,6 +45,19 @@ __global__ void matmul_k_numba(const float *m, int64_t m_shape0, int64_t m_shape
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: matmul_k_numba[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t matmul_k_numba_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *m,
@@ -58,11 +74,14 @@ extern "C" cudaError_t matmul_k_numba_launch(dim3 grid, dim3 block, size_t share
     if (tw < 0) // matmul_k_numba assumes tw >= 0
         return cudaErrorInvalidValue;
     void *args[] = {&m, &m_shape0, &m_shape1, &n, &n_shape1, &out, &out_shape1, &tw};
-    if (shared_bytes > 48 * 1024) {
-        // above 48 KiB a kernel must opt in to dynamic shared memory
-        cudaError_t err = cudaFuncSetAttribute(matmul_k_numba, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
-        if (err != cudaSuccess)
-            return err;
+    switch (tw) {
+    case 8:
+        return n2c_launch(matmul_k_numba<8>, grid, block, args, shared_bytes, stream);
+    case 16:
+        return n2c_launch(matmul_k_numba<16>, grid, block, args, shared_bytes, stream);
+    case 32:
+        return n2c_launch(matmul_k_numba<32>, grid, block, args, shared_bytes, stream);
+    default: // any other value runs the generic kernel
+        return n2c_launch(matmul_k_numba<0>, grid, block, args, shared_bytes, stream);
     }
-    return cudaLaunchKernel(matmul_k_numba, grid, block, args, shared_bytes, stream);
 }

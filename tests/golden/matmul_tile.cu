@@ -41,6 +41,19 @@ __global__ void matmul_tile(const float *m, int64_t m_shape0, int64_t m_shape1, 
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: matmul_tile[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t matmul_tile_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *m,
@@ -54,5 +67,5 @@ extern "C" cudaError_t matmul_tile_launch(dim3 grid, dim3 block, size_t shared_b
     int64_t out_shape1)
 {
     void *args[] = {&m, &m_shape0, &m_shape1, &n, &n_shape1, &out, &out_shape1};
-    return cudaLaunchKernel(matmul_tile, grid, block, args, shared_bytes, stream);
+    return n2c_launch(matmul_tile, grid, block, args, shared_bytes, stream);
 }

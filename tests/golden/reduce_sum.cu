@@ -34,6 +34,19 @@ __global__ void reduce_sum(const float *x, int64_t x_shape0, float *total)
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: reduce_sum[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t reduce_sum_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *x,
@@ -42,5 +55,5 @@ extern "C" cudaError_t reduce_sum_launch(dim3 grid, dim3 block, size_t shared_by
     int64_t /* total_shape0 */)
 {
     void *args[] = {&x, &x_shape0, &total};
-    return cudaLaunchKernel(reduce_sum, grid, block, args, shared_bytes, stream);
+    return n2c_launch(reduce_sum, grid, block, args, shared_bytes, stream);
 }

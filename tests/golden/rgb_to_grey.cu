@@ -23,6 +23,19 @@ __global__ void rgb_to_grey(const uint8_t *img, int64_t img_shape1, int64_t img_
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: rgb_to_grey[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t rgb_to_grey_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     uint8_t *img,
@@ -34,5 +47,5 @@ extern "C" cudaError_t rgb_to_grey_launch(dim3 grid, dim3 block, size_t shared_b
     int64_t out_shape1)
 {
     void *args[] = {&img, &img_shape1, &img_shape2, &out, &out_shape0, &out_shape1};
-    return cudaLaunchKernel(rgb_to_grey, grid, block, args, shared_bytes, stream);
+    return n2c_launch(rgb_to_grey, grid, block, args, shared_bytes, stream);
 }

@@ -70,6 +70,19 @@ __global__ void softmax(const float *x, int64_t x_shape1, float *out, int64_t ou
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: softmax[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t softmax_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *x,
@@ -80,5 +93,5 @@ extern "C" cudaError_t softmax_launch(dim3 grid, dim3 block, size_t shared_bytes
     int64_t out_shape1)
 {
     void *args[] = {&x, &x_shape1, &out, &out_shape1};
-    return cudaLaunchKernel(softmax, grid, block, args, shared_bytes, stream);
+    return n2c_launch(softmax, grid, block, args, shared_bytes, stream);
 }

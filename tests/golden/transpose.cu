@@ -37,6 +37,19 @@ __global__ void transpose(const float *a, int64_t a_shape0, int64_t a_shape1, fl
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: transpose[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t transpose_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *a,
@@ -47,5 +60,5 @@ extern "C" cudaError_t transpose_launch(dim3 grid, dim3 block, size_t shared_byt
     int64_t out_shape1)
 {
     void *args[] = {&a, &a_shape0, &a_shape1, &out, &out_shape1};
-    return cudaLaunchKernel(transpose, grid, block, args, shared_bytes, stream);
+    return n2c_launch(transpose, grid, block, args, shared_bytes, stream);
 }

@@ -20,6 +20,19 @@ __global__ void vector_add(const float *a, const float *b, float *out, int64_t o
     }
 }
 
+// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+template <typename Kernel>
+static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
+                              cudaStream_t stream)
+{
+    if (shared_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
 // Host launcher: vector_add[grid, block, stream, shared_bytes](...) as Numba launches it.
 extern "C" cudaError_t vector_add_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *a,
@@ -30,5 +43,5 @@ extern "C" cudaError_t vector_add_launch(dim3 grid, dim3 block, size_t shared_by
     int64_t out_shape0)
 {
     void *args[] = {&a, &b, &out, &out_shape0};
-    return cudaLaunchKernel(vector_add, grid, block, args, shared_bytes, stream);
+    return n2c_launch(vector_add, grid, block, args, shared_bytes, stream);
 }

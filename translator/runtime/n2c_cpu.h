@@ -19,7 +19,8 @@
 //    __shared__ storage and one runtime pointer (restored) -- is filled with the poison byte
 //    (default 0xFF: NaN floats, -1 ints), found via dl_iterate_phdr's dlpi_tls_data (glibc).
 //    n2c_cpu_static_poison_supported() reports whether that worked; if not, only the dynamic
-//    buffer is poisoned.  The top 8 KiB of each fiber stack (local arrays) is poisoned once per
+//    buffer is poisoned.  (Without -fno-ipa-reference-addressable, which cpurun.py passes, g++
+//    folds loads from a __shared__ array that is never stored to into zeros.)  The top 8 KiB of each fiber stack (local arrays) is poisoned once per
 //    launch, so later blocks see what the previous block left there.
 //  * Warps: lanes are consecutive linear thread ids (x fastest) in groups of 32.  A collective
 //    waits until every non-exited lane named in its mask waits at a collective; they must agree
@@ -162,12 +163,11 @@ struct Runtime {
   size_t shared_bytes = 0;
   void (*invoke)(void *) = nullptr;
   void *arg = nullptr;
-  bool failed = false;
+  bool failed = false, tls_probed = false;
   cudaError_t last = cudaSuccess;
   char msg[2048] = "";
   unsigned char *tls_base = nullptr;  // this OS thread's copy of our PT_TLS segment
   size_t tls_size = 0;
-  bool tls_probed = false;
 
   void fail(const char *fmt, ...) __attribute__((format(printf, 2, 3)));
   void wait(Fiber &f);
@@ -190,10 +190,7 @@ inline Runtime &cur_rt() { return *slot().rt; }
 // Host side: one Runtime per OS thread (leaked at thread exit; n2c_cpu_release frees it).
 static thread_local Runtime *tls_rt = nullptr;
 static int g_poison = 0xFF;  // poison byte, or -1 for none
-inline Runtime &rt() {
-  if (!tls_rt) tls_rt = new Runtime();
-  return *tls_rt;
-}
+inline Runtime &rt() { return *(tls_rt ? tls_rt : (tls_rt = new Runtime())); }
 
 // ---- context switching -----------------------------------------------------------------------
 // A hand-rolled switch costs a few ns; swapcontext makes a sigprocmask syscall per switch, which
@@ -203,9 +200,7 @@ static void fiber_main();
 inline void ctx_switch(Ctx *from, Ctx *to) { swapcontext(from, to); }
 inline void ctx_init(Ctx *c, char *lo, size_t size) {
   getcontext(c);
-  c->uc_stack.ss_sp = lo;
-  c->uc_stack.ss_size = size;
-  c->uc_link = nullptr;
+  c->uc_stack.ss_sp = lo, c->uc_stack.ss_size = size, c->uc_link = nullptr;
   makecontext(c, fiber_main, 0);
 }
 #else
@@ -240,9 +235,7 @@ inline void Runtime::fail(const char *fmt, ...) {
   failed = true;
   const int k = std::snprintf(msg, sizeof msg, "block (%u,%u,%u): ", bid.x, bid.y, bid.z);
   va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(msg + k, sizeof msg - k, fmt, ap);
-  va_end(ap);
+  va_start(ap, fmt), std::vsnprintf(msg + k, sizeof msg - k, fmt, ap), va_end(ap);
 }
 
 // Park the calling fiber until it is released; after a failure it is never resumed.
@@ -281,10 +274,7 @@ inline void Runtime::try_barrier() {
   }
   const uint64_t res[] = {0, count, count == at_barrier, count != 0};  // indexed by kSync..kSyncOr
   for (unsigned i = 0; i < n; ++i)
-    if (fib[i].state == kAtBarrier) {
-      fib[i].res = res[fib[i].op];
-      fib[i].state = kReady;
-    }
+    if (fib[i].state == kAtBarrier) fib[i].res = res[fib[i].op], fib[i].state = kReady;
   at_barrier = 0;
 }
 
@@ -373,10 +363,7 @@ inline void Runtime::try_warp(unsigned w) {
     for (unsigned k = 0; k < 32; ++k)
       if ((am >> k & 1) && fib[lo + k].line == line) g |= 1u << k;
     for (unsigned k = 0; k < 32; ++k)
-      if (g >> k & 1) {
-        fib[lo + k].res = g;
-        fib[lo + k].state = kReady;
-      }
+      if (g >> k & 1) fib[lo + k].res = g, fib[lo + k].state = kReady;
     at_warp -= __builtin_popcount(g);
     am &= ~g;
   }
@@ -402,6 +389,7 @@ inline void Runtime::report_deadlock() {
     for (unsigned j = i, shown = 0; j < n; ++j) {
       if (!same(i, j)) continue;
       unsigned e = j;
+      done[j] = true;
       while (e + 1 < n && same(i, e + 1)) done[++e] = true;
       if (++shown <= 6 && k < int(sizeof msg) - 40)
         k += e == j ? std::snprintf(msg + k, sizeof msg - k, " %u", j)
@@ -416,9 +404,7 @@ inline bool Runtime::run_block(char *slots) {
   for (unsigned i = 0; i < n; ++i) {
     Fiber &f = fib[i];
     f.tid = uint3{i % block.x, i / block.x % block.y, i / (block.x * block.y)};
-    f.state = kReady;
-    f.op = kSync;
-    f.line = f.mask = 0;
+    f.state = kReady, f.op = kSync, f.line = f.mask = 0;
     ctx_init(&f.ctx, slots + i * kSlotBytes + 2 * kPage, kSlotBytes - 2 * kPage - stack_stagger(i));
   }
   live = n;
@@ -432,22 +418,15 @@ inline bool Runtime::run_block(char *slots) {
       if (failed) return false;
     }
     if (live == 0) return true;
-    if (!ran) {
-      report_deadlock();
-      return false;
-    }
+    if (!ran) return report_deadlock(), false;
   }
 }
 
 // ---- device-side entry points ----------------------------------------------------------------
 inline int barrier(Op op, int pred, unsigned line) {
-  Slot &s = slot();
-  Runtime &r = *s.rt;
-  Fiber &f = *s.fiber;
-  f.state = kAtBarrier;
-  f.op = op;
-  f.pred = pred != 0;
-  f.line = line;
+  Runtime &r = cur_rt();
+  Fiber &f = cur();
+  f.state = kAtBarrier, f.op = op, f.pred = pred != 0, f.line = line;
   ++r.at_barrier;
   r.try_barrier();
   if (r.at_warp) r.try_warp(static_cast<unsigned>(&f - r.fib) / 32);  // may settle an __activemask
@@ -456,19 +435,11 @@ inline int barrier(Op op, int pred, unsigned line) {
 }
 
 inline Fiber &warp_op(Op op, unsigned size, unsigned mask, uint64_t val, int pred, int b, int c, unsigned line) {
-  Slot &s = slot();
-  Runtime &r = *s.rt;
-  Fiber &f = *s.fiber;
+  Runtime &r = cur_rt();
+  Fiber &f = cur();
   const unsigned lin = static_cast<unsigned>(&f - r.fib);
-  f.state = kAtWarp;
-  f.op = op;
-  f.size = static_cast<unsigned char>(size);
-  f.mask = mask;
-  f.val = val;
-  f.pred = pred != 0;
-  f.b = b;
-  f.c = c;
-  f.line = line;
+  f.state = kAtWarp, f.op = op, f.size = static_cast<unsigned char>(size), f.mask = mask, f.val = val;
+  f.pred = pred != 0, f.b = b, f.c = c, f.line = line;
   ++r.at_warp;
   if (op != kActiveMask && !(mask >> (lin % 32) & 1))
     r.fail("thread (%u,%u,%u) (lane %u) calls %s at line %u with mask 0x%08x that excludes itself",
@@ -479,16 +450,11 @@ inline Fiber &warp_op(Op op, unsigned size, unsigned mask, uint64_t val, int pre
   return f;
 }
 
-template <class T> inline uint64_t bits_of(T v) {
-  uint64_t u = 0;
-  std::memcpy(&u, &v, sizeof v);
-  return u;
-}
+template <class T> inline uint64_t bits_of(T v) { uint64_t u = 0; std::memcpy(&u, &v, sizeof v); return u; }
 template <class T> inline T shfl(Op op, unsigned mask, T v, int b, int width, bool clamp_high, unsigned line) {
   const int c = static_cast<int>((32u - static_cast<unsigned>(width)) << 8) | (clamp_high ? 0x1f : 0);
-  Fiber &f = warp_op(op, sizeof(T), mask, bits_of(v), 0, b, c, line);
   T out;
-  std::memcpy(&out, &f.res, sizeof out);
+  std::memcpy(&out, &warp_op(op, sizeof(T), mask, bits_of(v), 0, b, c, line).res, sizeof out);
   return out;
 }
 
@@ -507,17 +473,23 @@ struct AttrLock {
   ~AttrLock() { __atomic_store_n(&g_attr_lock, 0, __ATOMIC_RELEASE); }
 };
 
-inline int probe_tls(dl_phdr_info *info, size_t, void *data) {
+inline int probe_cb(dl_phdr_info *info, size_t, void *data) {
   Runtime *r = static_cast<Runtime *>(data);
   unsigned char *b = static_cast<unsigned char *>(info->dlpi_tls_data);
   for (int i = 0; b && i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_TLS && n2c_dynamic_smem >= b &&
-        n2c_dynamic_smem < b + info->dlpi_phdr[i].p_memsz) {
-      r->tls_base = b;
-      r->tls_size = info->dlpi_phdr[i].p_memsz;
-      return 1;
-    }
+        n2c_dynamic_smem < b + info->dlpi_phdr[i].p_memsz)
+      return r->tls_base = b, r->tls_size = info->dlpi_phdr[i].p_memsz, 1;
   return 0;
+}
+inline void probe_tls(Runtime &r) {
+  if (r.tls_probed) return;
+  // This thread's copy of a dlopen'ed module's TLS exists only once touched; before that,
+  // dl_iterate_phdr reports no dlpi_tls_data for it.
+  unsigned char *volatile touch = n2c_dynamic_smem;
+  *touch = 0;
+  r.tls_probed = true;
+  dl_iterate_phdr(probe_cb, &r);
 }
 
 // Poison [0, shared_bytes) of the dynamic buffer and every static __shared__ array.
@@ -534,9 +506,7 @@ inline void poison_block(Runtime &r) {
 inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes, void (*invoke)(void *),
                           void *arg) {
   Runtime &r = rt();
-  r.failed = false;
-  r.msg[0] = 0;
-  r.bid = uint3{0, 0, 0};
+  r.failed = false, r.msg[0] = 0, r.bid = uint3{0, 0, 0};
   const unsigned long long nthreads = 1ull * block.x * block.y * block.z;
   int max_dyn = kDefaultDynSmem;
   {
@@ -544,38 +514,25 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
     for (int i = 0; i < g_attr_n; ++i)
       if (g_attr[i].fn == key) max_dyn = g_attr[i].max_dyn;
   }
-  if (!grid.x || !grid.y || !grid.z || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535) {
+  if (!grid.x || !grid.y || !grid.z || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
     std::snprintf(r.msg, sizeof r.msg, "invalid grid (%u,%u,%u)", grid.x, grid.y, grid.z);
-    return r.last = cudaErrorInvalidConfiguration;
-  }
-  if (!nthreads || nthreads > kMaxThreads || block.x > 1024 || block.y > 1024 || block.z > 64) {
+  else if (!nthreads || nthreads > kMaxThreads || block.x > 1024 || block.y > 1024 || block.z > 64)
     std::snprintf(r.msg, sizeof r.msg, "invalid block (%u,%u,%u)", block.x, block.y, block.z);
-    return r.last = cudaErrorInvalidConfiguration;
-  }
-  if (shared_bytes > static_cast<size_t>(max_dyn)) {
+  else if (shared_bytes > static_cast<size_t>(max_dyn))
     std::snprintf(r.msg, sizeof r.msg, "%zu bytes of dynamic shared memory exceed the kernel's limit of %d%s",
                   shared_bytes, max_dyn, max_dyn == int(kDefaultDynSmem) ? " (see cudaFuncSetAttribute)" : "");
-    return r.last = cudaErrorInvalidConfiguration;
-  }
-  r.grid = grid;
-  r.block = block;
-  r.n = static_cast<unsigned>(nthreads);
-  r.shared_bytes = shared_bytes;
-  r.invoke = invoke;
-  r.arg = arg;
-  if (!r.tls_probed) {
-    r.tls_probed = true;
-    dl_iterate_phdr(probe_tls, &r);
-  }
+  if (r.msg[0]) return r.last = cudaErrorInvalidConfiguration;
+  r.grid = grid, r.block = block, r.n = static_cast<unsigned>(nthreads), r.shared_bytes = shared_bytes;
+  r.invoke = invoke, r.arg = arg;
+  probe_tls(r);
   // Slots live only for the launch: a process may load hundreds of kernel .so files, and
   // per-slot guard pages cost VMAs.
   const size_t len = kSlotBytes * (r.n + 1);
   char *map = static_cast<char *>(mmap(nullptr, len, PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
-  if (map == MAP_FAILED) {
-    std::snprintf(r.msg, sizeof r.msg, "cannot map %zu bytes of fiber stacks", len);
-    return r.last = cudaErrorLaunchFailure;
-  }
+  if (map == MAP_FAILED)
+    return std::snprintf(r.msg, sizeof r.msg, "cannot map %zu bytes of fiber stacks", len),
+           r.last = cudaErrorLaunchFailure;
   char *slots = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(map) + kSlotBytes - 1) & ~(kSlotBytes - 1));
   for (unsigned i = 0; i < r.n; ++i) {
     char *s = slots + i * kSlotBytes;
@@ -596,11 +553,7 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
   bool ok = true;
   for (unsigned z = 0; ok && z < grid.z; ++z)
     for (unsigned y = 0; ok && y < grid.y; ++y)
-      for (unsigned x = 0; ok && x < grid.x; ++x) {
-        r.bid = uint3{x, y, z};
-        poison_block(r);
-        ok = r.run_block(slots);
-      }
+      for (unsigned x = 0; ok && x < grid.x; ++x) r.bid = uint3{x, y, z}, poison_block(r), ok = r.run_block(slots);
   munmap(map, len);
 #if defined(__x86_64__)
   __builtin_ia32_ldmxcsr(host_mxcsr);
@@ -661,10 +614,8 @@ inline unsigned __activemask(unsigned line = __builtin_LINE()) {
   inline R NAME(unsigned mask, int pred, unsigned line = __builtin_LINE()) {                  \
     return static_cast<R>(n2c_cpu::warp_op(n2c_cpu::OP, 0, mask, 0, pred, 0, 0, line).res); \
   }
-N2C_VOTE(__all_sync, kAll, int)
-N2C_VOTE(__any_sync, kAny, int)
-N2C_VOTE(__uni_sync, kUni, int)
-N2C_VOTE(__ballot_sync, kBallot, unsigned)
+N2C_VOTE(__all_sync, kAll, int) N2C_VOTE(__any_sync, kAny, int)
+N2C_VOTE(__uni_sync, kUni, int) N2C_VOTE(__ballot_sync, kBallot, unsigned)
 #undef N2C_VOTE
 
 // Overload sets as in CUDA's headers, so a call nvcc would reject is rejected here too.
@@ -690,14 +641,8 @@ N2C_VOTE(__ballot_sync, kBallot, unsigned)
     *pred = f.pred;                                                                                       \
     return static_cast<unsigned>(f.res);                                                                  \
   }
-N2C_SHFL(int)
-N2C_SHFL(unsigned int)
-N2C_SHFL(long)
-N2C_SHFL(unsigned long)
-N2C_SHFL(long long)
-N2C_SHFL(unsigned long long)
-N2C_SHFL(float)
-N2C_SHFL(double)
+N2C_SHFL(int) N2C_SHFL(unsigned int) N2C_SHFL(long) N2C_SHFL(unsigned long)
+N2C_SHFL(long long) N2C_SHFL(unsigned long long) N2C_SHFL(float) N2C_SHFL(double)
 #undef N2C_SHFL
 
 // ---- atomics: CUDA's overload sets (no double atomicExch, no signed 64-bit add) --------------
@@ -707,29 +652,20 @@ N2C_SHFL(double)
 #define N2C_ATOMIC_INT(NAME, EXPR) \
   N2C_ATOMIC(NAME, int, EXPR) N2C_ATOMIC(NAME, unsigned int, EXPR) N2C_ATOMIC(NAME, unsigned long long, EXPR)
 N2C_ATOMIC_INT(atomicAdd, n2c_cpu::wrap_add(old, val))
-N2C_ATOMIC(atomicAdd, float, old + val)
-N2C_ATOMIC(atomicAdd, double, old + val)
+N2C_ATOMIC(atomicAdd, float, old + val) N2C_ATOMIC(atomicAdd, double, old + val)
 N2C_ATOMIC(atomicSub, int, static_cast<int>(static_cast<unsigned>(old) - static_cast<unsigned>(val)))
 N2C_ATOMIC(atomicSub, unsigned int, old - val)
-N2C_ATOMIC_INT(atomicExch, val)
-N2C_ATOMIC(atomicExch, float, val)
-N2C_ATOMIC_INT(atomicMin, val < old ? val : old)
-N2C_ATOMIC(atomicMin, long long, val < old ? val : old)
-N2C_ATOMIC_INT(atomicMax, val > old ? val : old)
-N2C_ATOMIC(atomicMax, long long, val > old ? val : old)
-N2C_ATOMIC_INT(atomicAnd, old & val)
-N2C_ATOMIC_INT(atomicOr, old | val)
-N2C_ATOMIC_INT(atomicXor, old ^ val)
+N2C_ATOMIC_INT(atomicExch, val) N2C_ATOMIC(atomicExch, float, val)
+N2C_ATOMIC_INT(atomicMin, val < old ? val : old) N2C_ATOMIC(atomicMin, long long, val < old ? val : old)
+N2C_ATOMIC_INT(atomicMax, val > old ? val : old) N2C_ATOMIC(atomicMax, long long, val > old ? val : old)
+N2C_ATOMIC_INT(atomicAnd, old & val) N2C_ATOMIC_INT(atomicOr, old | val) N2C_ATOMIC_INT(atomicXor, old ^ val)
 N2C_ATOMIC(atomicInc, unsigned int, (old >= val) ? 0u : old + 1u)
 N2C_ATOMIC(atomicDec, unsigned int, ((old == 0u) || (old > val)) ? val : old - 1u)
 #undef N2C_ATOMIC_INT
 #undef N2C_ATOMIC
 #define N2C_CAS(T) \
   inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
-N2C_CAS(int)
-N2C_CAS(unsigned int)
-N2C_CAS(unsigned long long)
-N2C_CAS(unsigned short)
+N2C_CAS(int) N2C_CAS(unsigned int) N2C_CAS(unsigned long long) N2C_CAS(unsigned short)
 #undef N2C_CAS
 
 // ---- integer and math intrinsics -------------------------------------------------------------
@@ -739,23 +675,17 @@ inline int __clz(int x) { return x ? __builtin_clz(static_cast<unsigned>(x)) : 3
 inline int __clzll(long long x) { return x ? __builtin_clzll(static_cast<unsigned long long>(x)) : 64; }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline unsigned int __brev(unsigned int x) {
-  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
-  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
-  return __builtin_bswap32(x);
-}
 inline unsigned long long __brevll(unsigned long long x) {
-  return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
+  unsigned long long r = 0;
+  for (int i = 0; i < 64; ++i, x >>= 1) r = (r << 1) | (x & 1);
+  return r;
 }
+inline unsigned int __brev(unsigned int x) { return static_cast<unsigned>(__brevll(x) >> 32); }
 #define N2C_BITCAST(NAME, FROM, TO) \
   inline TO NAME(FROM x) { TO y; std::memcpy(&y, &x, sizeof y); return y; }
-N2C_BITCAST(__int_as_float, int, float)
-N2C_BITCAST(__float_as_int, float, int)
-N2C_BITCAST(__uint_as_float, unsigned int, float)
-N2C_BITCAST(__float_as_uint, float, unsigned int)
-N2C_BITCAST(__longlong_as_double, long long, double)
-N2C_BITCAST(__double_as_longlong, double, long long)
+N2C_BITCAST(__int_as_float, int, float) N2C_BITCAST(__float_as_int, float, int)
+N2C_BITCAST(__uint_as_float, unsigned int, float) N2C_BITCAST(__float_as_uint, float, unsigned int)
+N2C_BITCAST(__longlong_as_double, long long, double) N2C_BITCAST(__double_as_longlong, double, long long)
 #undef N2C_BITCAST
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
@@ -767,27 +697,19 @@ template <class T> inline T __ldg(const T *p) { return *p; }
   inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
   inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
 #define N2C_MINMAX_INT(S, U) N2C_MINMAX(S, S, S) N2C_MINMAX(U, U, U) N2C_MINMAX(U, S, U) N2C_MINMAX(U, U, S)
-N2C_MINMAX_INT(int, unsigned int)
-N2C_MINMAX_INT(long, unsigned long)
-N2C_MINMAX_INT(long long, unsigned long long)
+N2C_MINMAX_INT(int, unsigned int) N2C_MINMAX_INT(long, unsigned long) N2C_MINMAX_INT(long long, unsigned long long)
 #undef N2C_MINMAX_INT
 #undef N2C_MINMAX
 #define N2C_FMINMAX(R, A, B) \
   inline R min(A a, B b) { return fmin(static_cast<R>(a), static_cast<R>(b)); } \
   inline R max(A a, B b) { return fmax(static_cast<R>(a), static_cast<R>(b)); }
-N2C_FMINMAX(double, double, double)
-N2C_FMINMAX(double, float, double)
-N2C_FMINMAX(double, double, float)
+N2C_FMINMAX(double, double, double) N2C_FMINMAX(double, float, double) N2C_FMINMAX(double, double, float)
 #undef N2C_FMINMAX
 inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 
 // ---- host API --------------------------------------------------------------------------------
-inline cudaError_t cudaGetLastError() {
-  const cudaError_t e = n2c_cpu::rt().last;
-  n2c_cpu::rt().last = cudaSuccess;
-  return e;
-}
+inline cudaError_t cudaGetLastError() { const cudaError_t e = n2c_cpu::rt().last; n2c_cpu::rt().last = cudaSuccess; return e; }
 inline cudaError_t cudaPeekAtLastError() { return n2c_cpu::rt().last; }
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // launches are synchronous
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
@@ -809,8 +731,7 @@ template <class F> inline cudaError_t cudaFuncSetAttribute(F *func, cudaFuncAttr
   int i = 0;
   while (i < n2c_cpu::g_attr_n && n2c_cpu::g_attr[i].fn != key) ++i;
   if (i == 256) return r.last = cudaErrorInvalidValue;
-  n2c_cpu::g_attr[i].fn = key;
-  n2c_cpu::g_attr[i].max_dyn = value;
+  n2c_cpu::g_attr[i].fn = key, n2c_cpu::g_attr[i].max_dyn = value;
   if (i == n2c_cpu::g_attr_n) ++n2c_cpu::g_attr_n;
   return cudaSuccess;
 }
@@ -836,17 +757,11 @@ __attribute__((visibility("default"))) const char *n2c_cpu_last_error_message() 
 __attribute__((visibility("default"))) void n2c_cpu_set_poison(int byte) { n2c_cpu::g_poison = byte < 0 ? -1 : byte & 0xFF; }
 __attribute__((visibility("default"))) int n2c_cpu_static_poison_supported() {
   n2c_cpu::Runtime &r = n2c_cpu::rt();
-  if (!r.tls_probed) {
-    r.tls_probed = true;
-    dl_iterate_phdr(n2c_cpu::probe_tls, &r);
-  }
+  n2c_cpu::probe_tls(r);
   return r.tls_base != nullptr;
 }
 // Free this OS thread's runtime (e.g. before a worker thread ends); the next launch recreates it.
-__attribute__((visibility("default"))) void n2c_cpu_release() {
-  delete n2c_cpu::tls_rt;
-  n2c_cpu::tls_rt = nullptr;
-}
+__attribute__((visibility("default"))) void n2c_cpu_release() { delete n2c_cpu::tls_rt, n2c_cpu::tls_rt = nullptr; }
 }
 
 #endif  // N2C_CPU_H

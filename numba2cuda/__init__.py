@@ -1,0 +1,6 @@
+"""numba2cuda: `numba2cuda.load("kernels/matmul.py")` gives drop-in CUDA C versions of a module's Numba kernels."""
+
+from translator import __version__, translate_file, translate_source
+from translator.dropin import load
+
+__all__ = ["__version__", "load", "translate_file", "translate_source"]

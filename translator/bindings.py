@@ -1,0 +1,52 @@
+"""Program -> torch binding .cpp: one function per kernel that checks its tensors and calls the kernel's launcher."""
+
+from __future__ import annotations
+
+from . import __version__
+from . import typesys as T
+from .codegen import c_type
+from .render import environment, python_signature
+
+AT_TYPES = {
+    "bool": "at::kBool", "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong",
+    "uint8": "at::kByte", "uint16": "at::kUInt16", "uint32": "at::kUInt32", "uint64": "at::kUInt64",
+    "float32": "at::kFloat", "float64": "at::kDouble",
+}
+
+
+def _binding_scalar(t: T.Scalar) -> str:
+    if t.kind == "b":
+        return "bool"
+    return "double" if t.is_float else "int64_t"
+
+
+def kernel_context(fn) -> dict:
+    launcher_types, params, checks, call_args = [], [], [], []
+    arrays = [p for p in fn.params if p.array is not None]
+    for p in fn.params:
+        if p.array is not None:
+            ct = c_type(p.type.dtype)
+            launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
+            params.append(f"const at::Tensor &{p.name}")
+            checks.append(f'check_array("{fn.c_name}", "{p.name}", {p.name}, {AT_TYPES[p.type.dtype.name]}, '
+                          f'{p.type.ndim});')
+            if p is not arrays[0]:
+                checks.append(f'check_same_device("{fn.c_name}", "{p.name}", {p.name}, {arrays[0].name}.device());')
+            call_args += [f"static_cast<{ct} *>({p.name}.data_ptr())"] + \
+                [f"{p.name}.size({d})" for d in range(p.type.ndim)]
+        else:
+            launcher_types.append(c_type(p.type))
+            params.append(f"{_binding_scalar(p.type)} {p.name}")
+            call_args.append(f"static_cast<{c_type(p.type)}>({p.name})")
+    for name in sorted(fn.assumptions):
+        checks.append(f'TORCH_CHECK({name} >= 0, "{fn.c_name}(): {name} must be >= 0, got ", {name}, '
+                      f'" (the translation assumes it; translate with --no-assume-nonnegative to allow negatives)");')
+    return dict(name=fn.c_name, launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
+                checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),
+                first_array=arrays[0].name if arrays else "")
+
+
+def render_bindings(program, source_name: str) -> str:
+    kernels = [kernel_context(fn) for fn in program.kernels]
+    return environment().get_template("bindings.cpp.j2").render(
+        version=__version__, source_name=source_name, kernels=kernels)

@@ -1,0 +1,108 @@
+"""typed kernel -> its tile-width parameters: integer arguments that slice shared memory or bound loops.
+
+The lecture's "mystery": the same tiled matmul runs 1.5x slower when the tile width is a
+run-time value, because the compiler cannot unroll or fold what it does not know. Such a
+parameter becomes `template <int TW>`; the launcher's switch picks an instantiation for the
+common values and falls back to the generic kernel (TW = 0: the run-time value) for any other.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from . import typesys as T
+from .dataflow import sub_blocks, walk_expr
+from .errors import UserError
+
+DEFAULT_VALUES = (8, 16, 32)
+
+
+def _params_in(exprs, names) -> set:
+    found = set()
+    for e in exprs:
+        if e is None:
+            continue
+        for node in walk_expr(e):
+            if isinstance(node, ir.Name) and node.name in names and node.var is not None and node.var.is_param:
+                found.add(node.name)
+    return found
+
+
+def detect(fn: ir.Function) -> list[str]:
+    """Integer parameters that size or offset shared-memory views, or bound a range() loop."""
+    names = {p.name for p in fn.params if p.array is None and isinstance(p.type, T.Scalar) and p.type.is_int}
+    found: set = set()
+
+    def visit(body):
+        for s in body:
+            if isinstance(s, ir.ArrayDecl) and s.array.kind == "view":
+                root = s.array
+                while root.base is not None:
+                    root = root.base
+                if root.kind in ("shared", "dynamic"):
+                    found.update(_params_in([s.array.offset] + list(s.array.shape), names))
+            if isinstance(s, ir.ForRange):
+                found.update(_params_in([s.start, s.stop, s.step], names))
+            for sub in sub_blocks(s):
+                visit(sub)
+
+    visit(fn.body)
+    return [p.name for p in fn.params if p.name in found]
+
+
+def template_name(param: str, taken: set) -> str:
+    name = param.upper()
+    while name in taken or name == param:
+        name += "_"
+    return name
+
+
+def plan(fn: ir.Function, requested: dict) -> None:
+    """Set fn.template_params to [(param, TEMPLATE_NAME, values)] from detection and --specialize."""
+    ints = {p.name: p for p in fn.params if p.array is None and isinstance(p.type, T.Scalar) and p.type.is_int}
+    chosen = []
+    if requested.get("*") == ():
+        fn.template_params = []
+        return
+    for name, values in requested.items():
+        if name == "*" or name not in [p.name for p in fn.params]:
+            continue
+        if name not in ints:
+            raise UserError(f"--specialize {name}: '{name}' of kernel {fn.c_name} is not an integer parameter")
+    for name in detect(fn) + [n for n in requested if n in ints and n not in detect(fn)]:
+        values = requested.get(name, DEFAULT_VALUES)
+        if not values:
+            continue
+        if any(v <= 0 for v in values):
+            raise UserError(f"--specialize {name}: values must be positive (0 selects the generic kernel)")
+        chosen.append(name)
+    taken = {p.name for p in fn.params}
+    fn.template_params = []
+    for name in chosen:
+        tname = template_name(name, taken)
+        taken.add(tname)
+        fn.template_params.append((name, tname, tuple(sorted(set(requested.get(name, DEFAULT_VALUES))))))
+
+
+def parse_option(text: str) -> dict:
+    """`tw=8,16,32` -> {"tw": (8, 16, 32)}; `tw=` or `tw=none` turns tw off; `none` turns all off."""
+    if text.strip().lower() == "none":
+        return {"*": ()}
+    out = {}
+    for part in [text]:
+        if "=" not in part:
+            raise UserError(f"--specialize: expected NAME=V1,V2,... got '{part}'")
+        name, values = part.split("=", 1)
+        values = values.strip()
+        try:
+            out[name.strip()] = () if values.lower() in ("", "none") else tuple(int(v) for v in values.split(","))
+        except ValueError:
+            raise UserError(f"--specialize {name.strip()}: values must be integers, got '{values}'") from None
+    return out
+
+
+def instantiations(fn: ir.Function) -> list[tuple]:
+    """Every value combination the switch dispatches, in order; the generic kernel is not listed."""
+    combos = [()]
+    for _, _, values in fn.template_params:
+        combos = [c + (v,) for c in combos for v in values]
+    return combos
