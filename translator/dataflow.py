@@ -11,6 +11,9 @@ from . import ir
 from .errors import Unsupported
 
 
+UNDEFINED = -1  # pseudo-definition: the variable has no value on some path to this use
+
+
 class Defs:
     """Numbered definitions: ("param", name) | ("assign", stmt) | ("for", stmt) | ("tuple", stmt, k)."""
 
@@ -98,11 +101,13 @@ class ReachingDefs:
 
     def run(self) -> Defs:
         state = {}
+        self._number(self.fn.body)
+        for name in set(self.defs.names):
+            state[name] = frozenset([UNDEFINED])
         for p in self.fn.params:
             if p.array is None:
                 p.def_id = self.defs.add(p.name, ("param", p))
                 state[p.name] = frozenset([p.def_id])
-        self._number(self.fn.body)
         self.block(self.fn.body, state)
         return self.defs
 
@@ -123,7 +128,9 @@ class ReachingDefs:
         for e in exprs:
             for node in walk_expr(e):
                 if isinstance(node, ir.Name):
-                    node.defs = state.get(node.name, frozenset())
+                    reaching = state.get(node.name, frozenset())
+                    node.maybe_undefined = UNDEFINED in reaching
+                    node.defs = reaching - {UNDEFINED}
 
     def block(self, body, state):
         for s in body:

@@ -46,7 +46,9 @@ class ModuleInfo:
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     constants: dict[str, object] = field(default_factory=dict)  # name -> int|float|bool|tuple|ConstArray|Typed
     constant_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
+    nonconstant: dict[str, str] = field(default_factory=dict)  # module-level name -> why kernels cannot use it
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    failed_functions: set = field(default_factory=set)  # @cuda.jit functions whose header was reported
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -245,6 +247,16 @@ def _convert(value, scalar: T.Scalar):
     return arr.item()
 
 
+def _why_not_constant(node) -> str:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "is a string; kernels have no strings"
+    if isinstance(node, cst.Call):
+        return "is computed when the module runs (by a call), and numba2cuda does not run the module"
+    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+        return "is a Python container; kernels cannot use lists, dicts or sets"
+    return "is not a constant numba2cuda can evaluate without running the module"
+
+
 def _collect_constants(info: ModuleInfo, body) -> None:
     counts: dict[str, int] = {}
     for stmt in body:
@@ -265,12 +277,13 @@ def _collect_constants(info: ModuleInfo, body) -> None:
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 name = small.targets[0].target.value
                 if counts.get(name) != 1:
+                    info.nonconstant[name] = "is assigned more than once at module level, so its value is unknown"
                     continue
                 try:
                     info.constants[name] = const_eval(info, small.value)
                     info.constant_nodes[name] = small
                 except ConstEvalError:
-                    pass
+                    info.nonconstant[name] = _why_not_constant(small.value)
 
 
 # --------------------------------------------------------------------------- decorators
@@ -364,6 +377,7 @@ def _walk_functions(info: ModuleInfo, body, enclosing=None):
                 fi = _function_info(info, stmt, enclosing)
             except Unsupported as exc:
                 info.reporter.add_unsupported(exc)
+                info.failed_functions.add(stmt.name.value)
                 fi = None
             if fi is not None:
                 if fi.name in info.functions:
@@ -385,9 +399,15 @@ def parse_source(source: str, path: str) -> ModuleInfo:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        line = lines[exc.raw_line - 1] if 0 < exc.raw_line <= len(lines) else ""
-        diag = Diagnostic(Location(path, exc.raw_line, max(exc.raw_column, 0)), "syntax error",
-                          exc.message.splitlines()[0] if exc.message else "invalid syntax",
+        lineno, col, message = exc.raw_line, max(exc.raw_column, 0), "invalid syntax"
+        try:  # CPython's parser (compiling, never running) names the problem better: "expected ':'"
+            compile(source, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+        except SyntaxError as py:
+            lineno, col, message = py.lineno or lineno, max((py.offset or 1) - 1, 0), py.msg
+        except ValueError:
+            pass
+        line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        diag = Diagnostic(Location(path, lineno, col), "syntax error", message,
                           "fix the Python syntax; the file must import cleanly", line)
         raise UserError([diag]) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)

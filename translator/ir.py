@@ -61,6 +61,7 @@ class Const(Expr):
 class Name(Expr):
     name: str  # Python name
     defs: frozenset = frozenset()  # reaching definitions, set by dataflow
+    maybe_undefined: bool = False  # some path reaches this use without an assignment
     var: "Variable | None" = None
 
 

@@ -32,9 +32,16 @@ class Program:
     in_progress: set = field(default_factory=set)
 
     # ------------------------------------------------------------ device functions
-    def instantiate(self, name: str, arg_types: list, node) -> ir.Function:
+    def instantiate(self, name: str, arg_types: list, node, arg_nodes=None) -> ir.Function:
         fi = self.info.functions[name]
         types = list(fi.signature[1]) if fi.signature else [_param_type_from_arg(t) for t in arg_types]
+        for k, (param, want, got) in enumerate(zip(fi.params, types, arg_types)):
+            if isinstance(want, T.Array) != isinstance(got, T.Array) or (
+                    isinstance(want, T.Array) and (want.dtype, want.ndim) != (got.dtype, got.ndim)):
+                at = arg_nodes[k] if arg_nodes and arg_nodes[k] is not None else node
+                raise Unsupported(at, f"argument '{param}' of '{name}'",
+                                  f"the signature asks for {want}, the call passes {got}",
+                                  "pass a value of the signature's type, or change the signature")
         key = (name, tuple(types))
         if key in self.instances:
             return self.instances[key]
@@ -54,17 +61,20 @@ class Program:
         return fn
 
     def _build(self, fi: FunctionInfo, types: list, legalize=True) -> ir.Function:
+        reporter = self.info.reporter
+        known = len(reporter.diagnostics)
         lowerer = FunctionLowerer(self.info, fi, types)
         fn = lowerer.lower()
-        self.info.reporter.raise_if_any()
+        if len(reporter.diagnostics) > known:
+            raise UserError(reporter.diagnostics)  # this function's own problems: do not type it
         fn.arrays = lowerer.arrays
         fn.helpers = set(lowerer.helpers)
         try:
-            Typer(fn, self, self.info.reporter).run()
-            self.info.reporter.raise_if_any()
+            Typer(fn, self, reporter).run()
         except Unsupported as exc:
-            self.info.reporter.add_unsupported(exc)
-            self.info.reporter.raise_if_any()
+            reporter.add_unsupported(exc)
+        if len(reporter.diagnostics) > known:
+            raise UserError(reporter.diagnostics)
         if legalize:
             self.legalize(fn)
         _propagate_writes(fn)
@@ -145,7 +155,6 @@ def _propagate_writes(fn: ir.Function) -> None:
 
 
 def build_program(info: ModuleInfo, options: Options) -> Program:
-    info.reporter.raise_if_any()
     kernels = [f for f in info.functions.values() if not f.is_device]
     if options.kernels:
         unknown = [k for k in options.kernels if k not in info.functions]
@@ -154,8 +163,10 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             raise UserError(f"{info.path}: error: no kernel named {', '.join(unknown)} (kernels here: {names})")
         kernels = [info.functions[k] for k in options.kernels]
     if not kernels:
-        raise UserError(f"{info.path}:1:1: error: no @cuda.jit kernel found\n"
-                        "    hint: decorate a function with @cuda.jit (import it with: from numba import cuda)")
+        info.reporter.raise_if_any()  # a decorator problem may be why no kernel was found
+        info.reporter.add(None, "no @cuda.jit kernel found", "this module defines no function decorated with @cuda.jit",
+                          "decorate a kernel with @cuda.jit (from numba import cuda)")
+        info.reporter.raise_if_any()
     program = Program(info, options)
     for fi in kernels:
         try:

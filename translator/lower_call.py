@@ -39,6 +39,15 @@ class CallLowerer:
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions \
                 and node.func.value not in self.scope and node.func.value not in self.scalar_names:
             return self.device_call(node, args, kwargs)
+        head = node.func
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head.value in self.scope:
+            self.value(head)  # a name whose definition already failed is not reported twice
+        if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
+            from .lower_stmt import Reported
+
+            raise Reported(node.func.value)  # its definition's problem is already reported
         canon = canonical_call(self.info, node.func)
         if canon is None:
             raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
@@ -220,7 +229,9 @@ class CallLowerer:
         for a in args:
             v = self.value(a)
             if isinstance(v, ir.ArrayVar):
-                lowered.append(ir.ArrayRef(v))
+                ref = ir.ArrayRef(v)
+                ref.node = a
+                lowered.append(ref)
             elif isinstance(v, (Dim3, TupleValue)):
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:

@@ -148,6 +148,10 @@ class ExprLowerer:
                               f"pass '{name}' as a kernel argument, or make it a module-level constant")
         if name in self.info.aliases:
             raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
+        if name in self.info.nonconstant:
+            raise Unsupported(node, f"module variable '{name}'", self.info.nonconstant[name],
+                              "kernels see module-level ints, floats and tuples of them; make it one, "
+                              "or pass the value as a kernel argument")
         raise Unsupported(node, f"unknown name '{name}'",
                           "it is not a parameter, local variable, module constant or import",
                           "define it before the kernel as a module-level constant, or pass it as an argument")
@@ -239,8 +243,9 @@ class ExprLowerer:
         for i, target in enumerate(node.comparisons):
             op = COMPARES.get(type(target.operator))
             if op is None:
-                name = type(target.operator).__name__
-                raise Unsupported(target, f"'{name}' comparison", "only <, <=, >, >=, ==, != compare numbers",
+                words = {cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not"}
+                name = words.get(type(target.operator), type(target.operator).__name__)
+                raise Unsupported(target.operator, f"'{name}' comparison", "only <, <=, >, >=, ==, != compare numbers",
                                   "compare values with == or !=")
             right = self.expr(target.comparator)
             if i + 1 < len(node.comparisons) and not _is_pure(right):

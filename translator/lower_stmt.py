@@ -89,16 +89,21 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
     def statement(self, stmt) -> list:
         for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
             if isinstance(stmt, cls):
+                self.poison([stmt.name.value] if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else [])
                 raise Unsupported(stmt, construct, message, hint)
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             out = []
             for small in stmt.body:
-                for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
-                    if isinstance(small, cls):
-                        raise Unsupported(small, construct, message, hint)
-                for s in self.small_statement(small):
-                    s.node = s.node or small
-                    out.append(s)
+                try:
+                    for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
+                        if isinstance(small, cls):
+                            raise Unsupported(small, construct, message, hint)
+                    for s in self.small_statement(small):
+                        s.node = s.node or small
+                        out.append(s)
+                except Unsupported:
+                    self.poison(_bound_names(small))  # later uses of these names would only echo this error
+                    raise
             return out
         method = getattr(self, "stmt_" + type(stmt).__name__, None)
         if method is None:
@@ -129,6 +134,10 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
             self._in_loop(small, "continue")
             return [ir.Continue()]
         raise Unsupported(small, type(small).__name__, "this statement is not supported in kernels")
+
+    def poison(self, names) -> None:
+        for name in names:
+            self.scope[name] = Poisoned(name)
 
     def _in_loop(self, node, word):
         if self.loop_depth == 0:
@@ -200,7 +209,14 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
             except Unsupported:
                 self.scope[name] = Poisoned(name)
                 raise
+        if isinstance(self.scope.get(name), Poisoned):
+            raise Reported(name)
         value = self.value(value_node)
+        if isinstance(value, ir.DeviceCall) and _returns_tuple(self.info.functions[value.func_name].node):
+            self.poison([name])
+            raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
+                              f"'{value.func_name}' returns several values",
+                              f"unpack it: a, b = {value.func_name}(...)")
         if isinstance(value, ir.Expr):
             if name in self.scope:
                 raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
@@ -219,9 +235,9 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
             self.scope[name] = value
             self.arrays.append(value)
             return [ir.ArrayDecl(array=value)]
-        if isinstance(value, TupleValue) and not all(_is_pure(v) for v in value.items if isinstance(v, ir.Expr)):
-            raise Unsupported(node, "tuple variable", "a tuple of computed values must be unpacked where it is made",
-                              "write a, b = ... instead")
+        if isinstance(value, TupleValue) and not all(_is_stable(v) for v in value.items):
+            raise Unsupported(node, "tuple variable", "must be unpacked where it is made: its values could change "
+                              "before they are read", "write a, b = ... instead")
         self.scope[name] = value
         return []
 
@@ -296,6 +312,8 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
         needs_temps = len(names) > 1 and any(
             isinstance(v, ir.Expr) and _mentions(v, targets) for v in values)
         for n, v in zip(names, values):
+            if isinstance(self.scope.get(n.value), Poisoned):
+                continue
             if not isinstance(v, ir.Expr):
                 out.extend(self.bind(n.value, v, n))
             elif needs_temps:
@@ -409,6 +427,65 @@ def const_int(e):
     if isinstance(e, ir.BinOp) and e.op in _FOLD:
         a, b = const_int(e.left), const_int(e.right)
         return None if a is None or b is None else _FOLD[e.op](a, b)
+    return None
+
+
+def _returns_tuple(fn: cst.FunctionDef) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Return(self, node):
+            if isinstance(node.value, cst.Tuple):
+                found.append(node)
+
+    fn.visit(V())
+    return bool(found)
+
+
+def _is_stable(v) -> bool:
+    """A value that reads the same wherever it is used: constants, thread geometry, shapes (m.shape, cuda.grid)."""
+    if isinstance(v, TupleValue):
+        return all(_is_stable(x) for x in v.items)
+    if isinstance(v, (Dim3, ir.ArrayVar)):
+        return True
+    if isinstance(v, (ir.Const, ir.Builtin, ir.ShapeOf)):
+        return True
+    if isinstance(v, ir.BinOp):
+        return _is_stable(v.left) and _is_stable(v.right)
+    if isinstance(v, (ir.Unary, ir.Cast)):
+        return _is_stable(v.operand if isinstance(v, ir.Unary) else v.value)
+    return False
+
+
+def _bound_names(small) -> list:
+    """Names a simple statement binds (assignment targets, imports)."""
+    out = []
+
+    def add(t):
+        if isinstance(t, cst.Name):
+            out.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                add(el.value)
+
+    if isinstance(small, cst.Assign):
+        for t in small.targets:
+            add(t.target)
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        add(small.target)
+    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        for alias in small.names:
+            name = alias.asname.name if alias.asname else alias.name
+            out.append((dotted_name(name) or "").split(".")[0])
+    return [n for n in out if n]
+
+
+def dotted_name(node):
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base else None
     return None
 
 

@@ -37,6 +37,8 @@ class Typer:
         self.program = program
         self.reporter = reporter
         self.web_types: dict[int, object] = {}
+        self.failed_webs: set = set()  # webs with a definition already reported: their uses stay quiet
+        self.reported_unset: set = set()
 
     # ------------------------------------------------------------ driver
     def run(self):
@@ -45,7 +47,12 @@ class Typer:
         for _ in range(50):
             before = dict(self.web_types)
             for d, site in enumerate(self.defs.sites):
-                t = self.def_type(site)
+                try:
+                    t = self.def_type(site)
+                except TypeErrorAt as exc:
+                    self.reporter.add_unsupported(exc)  # reported once (duplicates are dropped); typing goes on
+                    self.failed_webs.add(self.web_of[d])
+                    t = None
                 w = self.web_of[d]
                 try:
                     self.web_types[w] = T.unify(self.web_types.get(w), t)
@@ -198,23 +205,44 @@ class Typer:
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None
-        e.target = self.program.instantiate(e.func_name, ts, e.node)
+        e.target = self.program.instantiate(e.func_name, ts, e.node, [a.node for a in e.args])
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 
     # ------------------------------------------------------------ results
     def finalize(self, body):
         for s in body:
-            for ex in stmt_exprs(s):
-                for node in walk_expr(ex):
-                    node.type = self.type_of(node)
-                    if node.type is None and not isinstance(node, ir.StringLit):
-                        raise TypeErrorAt(node.node or s.node, "expression", "its type could not be inferred",
-                                          "give the variable a value of a definite type first")
-            if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
-                raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
+            try:
+                self.finalize_statement(s)
+            except TypeErrorAt as exc:
+                self.reporter.add_unsupported(exc)
             for sub in sub_blocks(s):
                 self.finalize(sub)
+
+    def finalize_statement(self, s):
+        for ex in stmt_exprs(s):
+            for node in walk_expr(ex):
+                node.type = self.type_of(node)
+                if node.type is None and not isinstance(node, ir.StringLit):
+                    names = [n for n in walk_expr(node) if isinstance(n, ir.Name)]
+                    if any(not n.defs or self.web_of[min(n.defs)] in self.failed_webs for n in names):
+                        return  # already reported: used before assignment, or its definition failed
+                    unset = next((n for n in names if n.maybe_undefined), None)
+                    if unset is not None:
+                        if unset.name in self.reported_unset:
+                            return
+                        self.reported_unset.add(unset.name)
+                        raise TypeErrorAt(unset.node or s.node, f"'{unset.name}' used before assignment",
+                                          "it has no value the first time this runs",
+                                          f"assign {unset.name} a starting value before the loop")
+                    raise TypeErrorAt(node.node or s.node, "expression", "its type could not be inferred",
+                                      "give the variable a value of a definite type first")
+                if isinstance(node, ir.DeviceCall) and isinstance(node.type, T.Void) and \
+                        not (isinstance(s, ir.ExprStmt) and s.value is node):
+                    raise TypeErrorAt(node.node or s.node, f"'{node.func_name}' returns no value",
+                                      "its result cannot be used", "call it on its own line")
+        if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
+            raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
 
     def make_variables(self):
         """One C variable per Python name, unless its webs have different types."""

@@ -1,4 +1,4 @@
-# expect: 20:13: 'r' takes incompatible types: Tuple(float32, float32) and float64
+# expect: 18:13: tuple variable: must be unpacked where it is made
 """The same variable holds a pair on one branch and a number on the other."""
 from numba import cuda
 
