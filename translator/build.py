@@ -159,7 +159,13 @@ def _resolve_arch(arch_list: str | None) -> tuple[str, str]:
 
 
 def _norm_arch(text: str) -> str:
-    parts = [p for p in re.split(r"[;,\s]+", str(text).strip()) if p]
+    """"9.0", "8.6+PTX", "9.0a", also "sm_90" / "90" / "compute_90"; named ones ("Hopper") go to torch."""
+    parts = []
+    for part in (p for p in re.split(r"[;,\s]+", str(text).strip()) if p):
+        m = re.fullmatch(r"(?:sm_|compute_)?(\d+)(\d)([af]?)(\+PTX)?", part, flags=re.IGNORECASE)
+        if m:
+            part = f"{int(m.group(1))}.{m.group(2)}{m.group(3).lower()}{'+PTX' if m.group(4) else ''}"
+        parts.append(part)
     if not parts:
         raise BuildError(f"numba2cuda: empty architecture list {text!r}")
     return ";".join(parts)
@@ -427,35 +433,46 @@ def _rmtree(path: Path) -> None:
 # --------------------------------------------------------------------------- compile
 
 
+@dataclass(frozen=True)
+class _Step:
+    output: str
+    inputs: tuple
+    command: tuple  # argv, run in the build directory
+    description: str
+
+
 def _compile_and_publish(plan: BuildPlan, *, verbose: bool, progress: bool) -> None:
-    ninja = shutil.which("ninja")
-    if ninja is None:
-        raise BuildError("numba2cuda: building an extension needs ninja, which is not on PATH\n"
-                         "    hint: pip install ninja")
     tmp = Path(tempfile.mkdtemp(prefix=plan.tmp_prefix, dir=plan.directory.parent))
     try:
         cu_name, cpp_name = f"{plan.name}.cu", f"{plan.name}_bind.cpp"
         (tmp / cu_name).write_text(plan.cuda_source)
         (tmp / cpp_name).write_text(plan.cpp_source)
-        (tmp / "build.ninja").write_text(_ninja_file(plan, cu_name, cpp_name))
+        compiles, link = _steps(plan, cu_name, cpp_name)
+        (tmp / "build.ninja").write_text(_ninja_file(plan, compiles, link))
+        env = dict(os.environ, CUDA_HOME=plan.cuda_home)
         ticker = _Progress(plan, progress)
         ticker.start()
         ok = False
         try:
-            output, rc = _run_ninja(ninja, tmp, plan.cuda_home, verbose=verbose)
-            ok = rc == 0
+            ninja = shutil.which("ninja")
+            if ninja:
+                output, failed_command = _run_ninja(ninja, tmp, env, verbose=verbose)
+            else:  # same commands, run here: two compiles in parallel, then the link
+                output, failed_command = _run_steps(compiles, link, tmp, env, verbose=verbose)
+            ok = failed_command is None and (tmp / plan.so_path.name).is_file()
         finally:
             ticker.stop(ok)
         (tmp / "build.log").write_text(output)
-        if rc != 0 or not (tmp / plan.so_path.name).is_file():
+        if not ok:
             failed = plan.failed_dir
             _rmtree(failed)
             os.rename(tmp, failed)
-            raise BuildError(_error_message(plan, output, failed, cu_name))
+            raise BuildError(_error_message(plan, output, failed, failed_command or "ninja"))
         meta = {"format": BUILD_FORMAT, "key": plan.key, "module": plan.module_name, "so": plan.so_path.name,
-                "arch": plan.arch_list, "built": time.time(), "seconds": round(ticker.elapsed, 2)}
-        _write_synced(tmp / "complete", json.dumps(meta, indent=1) + "\n")  # last file written
-        os.rename(tmp, plan.directory)  # atomic publish; the directory cannot exist (we hold the lock)
+                "arch": plan.arch_list, "built": time.time(), "seconds": round(ticker.elapsed, 2),
+                "runner": "ninja" if ninja else "direct"}
+        _write_synced(tmp / "complete", json.dumps(meta, indent=1) + "\n")  # the last file written
+        os.rename(tmp, plan.directory)  # atomic publish (we hold the lock; an unmarked dir was removed)
         _fsync_dir(plan.directory.parent)
         _rmtree(plan.failed_dir)
         STATS["compiled"] += 1
@@ -481,77 +498,91 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def _ninja_file(plan: BuildPlan, cu_name: str, cpp_name: str) -> str:
+def _steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[_Step], _Step]:
     import torch
-    import torch.utils.cpp_extension as cpp_ext
 
-    q = shlex.quote
+    with _env(CUDA_HOME=plan.cuda_home), _quiet_logger("torch.utils.cpp_extension"):
+        # first import guesses CUDA_HOME (and warns "No CUDA runtime is found" without a GPU)
+        import torch.utils.cpp_extension as cpp_ext
+
     home = plan.cuda_home
-    nvcc = os.path.join(home, "bin", "nvcc")
-    cuda_include = os.path.join(home, "include")
     cuda_lib = os.path.join(home, "lib64")
     if not os.path.isdir(cuda_lib) and os.path.isdir(os.path.join(home, "lib")):
         cuda_lib = os.path.join(home, "lib")
     torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
     py_include = sysconfig.get_path("include", scheme="posix_prefix")
+    cxx = _cxx()
 
-    # The kernel file: plain nvcc, no torch headers or defines.
-    cuda_flags = [*_BASE_CUDA_FLAGS, *_arch_flags(plan.arch_list), *plan.extra_cuda_cflags]
-    if os.environ.get("CXX"):
-        cuda_flags = ["-ccbin", os.environ["CXX"], *cuda_flags]
+    # The kernel file: plain nvcc; no torch headers, include paths or defines.
+    ccbin = ["-ccbin", os.environ["CXX"]] if os.environ.get("CXX") else []
+    cu_obj = f"{plan.name}.cuda.o"
+    cuda = _Step(cu_obj, (cu_name,), (os.path.join(home, "bin", "nvcc"), *ccbin, "-c", cu_name, "-o", cu_obj,
+                                      *_BASE_CUDA_FLAGS, *_arch_flags(plan.arch_list), *plan.extra_cuda_cflags),
+                 f"nvcc {cu_name}")
 
-    # The binding: what torch.utils.cpp_extension would use for a .cpp of a CUDA extension.
-    includes = [*cpp_ext.include_paths(), cuda_include, py_include]
+    # The binding: what torch.utils.cpp_extension uses for the .cpp of a CUDA extension.
     abi = []
-    for helper in ("_get_pybind11_abi_build_flags", "_get_glibcxx_abi_build_flags"):
+    for helper in ("_get_pybind11_abi_build_flags", "_get_glibcxx_abi_build_flags"):  # older torch only
         if hasattr(cpp_ext, helper):
             abi += list(getattr(cpp_ext, helper)())
     if not any("_GLIBCXX_USE_CXX11_ABI" in f for f in abi) and hasattr(torch._C, "_GLIBCXX_USE_CXX11_ABI"):
         abi.append(f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}")
-    cxx_flags = [f"-DTORCH_EXTENSION_NAME={plan.module_name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
-                 *(f"-isystem {q(p)}" for p in includes), *abi, f"-std={_torch_cxx_std()}",
-                 *_BASE_CXX_FLAGS, *plan.extra_cflags]
-    ldflags = ["-shared", f"-L{q(torch_lib)}", "-lc10", "-lc10_cuda", "-ltorch_cpu", "-ltorch_cuda", "-ltorch",
-               "-ltorch_python", f"-L{q(cuda_lib)}", "-lcudart"]
+    includes = []
+    for path in [*cpp_ext.include_paths(), os.path.join(home, "include"), py_include]:
+        includes += ["-isystem", path]
+    cpp_obj = f"{plan.name}_bind.o"
+    binding = _Step(cpp_obj, (cpp_name,), (cxx, "-c", cpp_name, "-o", cpp_obj,
+                                           f"-DTORCH_EXTENSION_NAME={plan.module_name}",
+                                           "-DTORCH_API_INCLUDE_EXTENSION_H", *includes, *abi,
+                                           f"-std={_torch_cxx_std()}", *_BASE_CXX_FLAGS, *plan.extra_cflags),
+                    f"c++ {cpp_name}")
 
     so = plan.so_path.name
-    return "\n".join([
-        "ninja_required_version = 1.3",
-        f"# numba2cuda build {plan.key} (format {BUILD_FORMAT}); rebuild by hand with: ninja",
-        f"cxx = {_cxx()}",
-        f"nvcc = {q(nvcc)}",
-        f"cflags = {' '.join(cxx_flags)}",
-        f"cuda_cflags = {' '.join(q(f) if not f.startswith('-isystem ') else f for f in cuda_flags)}",
-        f"ldflags = {' '.join(ldflags)}",
-        "",
-        "rule compile",
-        "  command = $cxx -c $in -o $out $cflags",
-        "  description = c++ $in",
-        "rule cuda_compile",
-        "  command = $nvcc -c $in -o $out $cuda_cflags",
-        "  description = nvcc $in",
-        "rule link",
-        "  command = $cxx $in $ldflags -o $out",
-        "  description = link $out",
-        "",
-        f"build {plan.name}.cuda.o: cuda_compile {cu_name}",
-        f"build {plan.name}_bind.o: compile {cpp_name}",
-        f"build {so}: link {plan.name}_bind.o {plan.name}.cuda.o",
-        f"default {so}",
-        "",
-    ])
+    link = _Step(so, (cpp_obj, cu_obj), (cxx, cpp_obj, cu_obj, "-shared", "-o", so,
+                                         f"-L{torch_lib}", "-lc10", "-lc10_cuda", "-ltorch_cpu", "-ltorch_cuda",
+                                         "-ltorch", "-ltorch_python", f"-L{cuda_lib}", "-lcudart"),
+                 f"link {so}")
+    return [cuda, binding], link
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    import logging
+
+    logger = logging.getLogger(name)
+    old = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(old)
+
+
+def _ninja_file(plan: BuildPlan, compiles: list[_Step], link: _Step) -> str:
+    def esc(path: str) -> str:
+        return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+    lines = ["ninja_required_version = 1.3",
+             f"# numba2cuda extension {plan.module_name} (build format {BUILD_FORMAT}, key {plan.key})",
+             "# to rebuild by hand: ninja (in this directory)",
+             "", "rule run", "  command = $cmd", "  description = $desc", ""]
+    for step in [*compiles, link]:
+        lines += [f"build {esc(step.output)}: run {' '.join(esc(i) for i in step.inputs)}",
+                  f"  cmd = {shlex.join(step.command).replace('$', '$$')}",
+                  f"  desc = {step.description}"]
+    lines += [f"default {esc(link.output)}", ""]
+    return "\n".join(lines)
 
 
 @functools.lru_cache(maxsize=1)
 def _torch_cxx_std() -> str:
-    """The C++ standard torch's own extension builder uses (c++17 up to some 2.x, c++20 later)."""
+    """The C++ standard torch's own extension builder uses for this torch (c++17 before some 2.x, then c++20)."""
     import inspect
 
     import torch.utils.cpp_extension as cpp_ext
 
     try:
-        source = inspect.getsource(cpp_ext._write_ninja_file_to_build_library)
-        found = re.findall(r"-std=(c\+\+\d+)", source)
+        found = re.findall(r"-std=(c\+\+\d+)", inspect.getsource(cpp_ext._write_ninja_file_to_build_library))
         if found:
             return max(found, key=lambda s: int(s[3:]))
     except (AttributeError, OSError, TypeError):
@@ -568,39 +599,42 @@ def _die_with_parent():  # runs in the child between fork and exec
         pass
 
 
-def _run_ninja(ninja: str, build_dir: Path, home: str, *, verbose: bool) -> tuple[str, int]:
-    """Run ninja; when a step fails, stop the other (for a .cu error: not waiting ~20 s for the binding).
+_PREEXEC = _die_with_parent if sys.platform.startswith("linux") else None
 
-    ninja gets SIGTERM if this process dies (PR_SET_PDEATHSIG), and then stops its compilers,
-    so a killed build leaves nothing running that could write into its directory.
-    """
+
+def _pump(proc, sink: list, verbose: bool, stamp: list):
+    def read():
+        for raw in proc.stdout:
+            line = raw.decode(errors="replace")
+            sink.append(line)
+            stamp[0] = time.monotonic()
+            if verbose:
+                sys.stderr.write(line)
+        proc.stdout.close()
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def _run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple[str, str | None]:
+    """(output, the failed command or None). When a step fails the other is stopped (for an error in
+    the .cu: no waiting ~20 s for the binding). ninja gets SIGTERM if this process dies
+    (PR_SET_PDEATHSIG) and then stops its compilers, so a killed build leaves nothing running."""
     cmd = [ninja]
     if os.environ.get("MAX_JOBS", "").isdigit():
         cmd += ["-j", os.environ["MAX_JOBS"]]
     if verbose:
         cmd.append("-v")
-    env = dict(os.environ, CUDA_HOME=home)
     proc = subprocess.Popen(cmd, cwd=build_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env=env,
-                            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                            stdin=subprocess.DEVNULL, env=env, preexec_fn=_PREEXEC)
     lines: list[str] = []
-    last = [time.monotonic()]
-
-    def reader():
-        for raw in proc.stdout:
-            line = raw.decode(errors="replace")
-            lines.append(line)
-            last[0] = time.monotonic()
-            if verbose:
-                sys.stderr.write(line)
-        proc.stdout.close()
-
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
+    stamp = [time.monotonic()]
+    reader = _pump(proc, lines, verbose, stamp)
     try:
         while proc.poll() is None:
-            if any(line.startswith("FAILED: ") for line in lines) and time.monotonic() - last[0] > 0.5:
-                proc.terminate()  # ninja forwards this to the compilers still running
+            if any(line.startswith("FAILED: ") for line in lines) and time.monotonic() - stamp[0] > 0.5:
+                proc.terminate()  # ninja passes it on to the compilers still running
                 break
             time.sleep(0.05)
         rc = proc.wait()
@@ -609,10 +643,64 @@ def _run_ninja(ninja: str, build_dir: Path, home: str, *, verbose: bool) -> tupl
         with contextlib.suppress(Exception):
             proc.wait(timeout=10)
         raise
-    t.join(timeout=10)
-    if any(line.startswith("FAILED: ") for line in lines) and rc == 0:
-        rc = 1
-    return "".join(lines), rc
+    reader.join(timeout=10)
+    failed = [lines[k + 1].rstrip("\n") for k, line in enumerate(lines[:-1]) if line.startswith("FAILED: ")]
+    if failed:
+        return "".join(lines), failed[0]
+    return "".join(lines), None if rc == 0 else shlex.join(cmd)
+
+
+def _run_steps(compiles: list[_Step], link: _Step, build_dir: Path, env: dict, *,
+               verbose: bool) -> tuple[str, str | None]:
+    """Without ninja: the compiles in parallel (each in its own process group), then the link."""
+    log: list[str] = []
+
+    def start(step):
+        if verbose:
+            sys.stderr.write(shlex.join(step.command) + "\n")
+        proc = subprocess.Popen(list(step.command), cwd=build_dir, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True, preexec_fn=_PREEXEC)
+        out: list[str] = []
+        return step, proc, out, _pump(proc, out, verbose, [0.0])
+
+    def stop(proc):
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=10)
+
+    running = [start(step) for step in compiles]
+    try:
+        failed = None
+        while running and failed is None:
+            for item in list(running):
+                step, proc, out, reader = item
+                if proc.poll() is None:
+                    continue
+                reader.join(timeout=10)
+                running.remove(item)
+                if proc.returncode == 0:
+                    log.append(f"[done] {step.description}\n" + "".join(out))
+                else:
+                    log.append(f"FAILED: {step.output}\n{shlex.join(step.command)}\n" + "".join(out))
+                    failed = shlex.join(step.command)
+            time.sleep(0.05)
+        if failed is None:
+            step, proc, out, reader = start(link)
+            running.append((step, proc, out, reader))
+            proc.wait()
+            reader.join(timeout=10)
+            running.clear()
+            if proc.returncode == 0:
+                log.append(f"[done] {step.description}\n" + "".join(out))
+            else:
+                log.append(f"FAILED: {step.output}\n{shlex.join(step.command)}\n" + "".join(out))
+                failed = shlex.join(step.command)
+        return "".join(log), failed
+    finally:
+        for _, proc, _, _ in running:
+            stop(proc)
 
 
 # --------------------------------------------------------------------------- messages
@@ -678,7 +766,7 @@ _ERROR_LINE = re.compile(
     re.IGNORECASE)
 
 
-def _error_message(plan: BuildPlan, output: str, build_dir: Path, cu_name: str, max_errors: int = 6) -> str:
+def _error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, max_errors: int = 6) -> str:
     lines = output.splitlines()
     picked: list[str] = []
     errors = 0
@@ -702,8 +790,6 @@ def _error_message(plan: BuildPlan, output: str, build_dir: Path, cu_name: str, 
     if total > errors:
         picked.append(f"... and {total - errors} more error line(s) in {build_dir / 'build.log'}")
 
-    failed_cmds = [lines[k + 1] for k, line in enumerate(lines[:-1]) if line.startswith("FAILED: ")]
-    command = failed_cmds[0] if failed_cmds else "ninja"
     if len(command) > 600:
         command = command[:600] + " ..."
     return "\n".join([

@@ -154,9 +154,13 @@ class CPrinter:
             if flat is None:
                 flat, flat_prec = idx, self._index_prec(e, k)
                 continue
+            if flat == "0":
+                flat, flat_prec = idx, self._index_prec(e, k)
+                continue
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             zero = isinstance(e.indices[k], ir.Const) and e.indices[k].value == 0 and not e.indices[k].name
-            flat = f"{prev} * {self.extent(arr, k)}" + ("" if zero else f" + {idx}")
+            scaled = self.extent(arr, k) if flat == "1" else f"{prev} * {self.extent(arr, k)}"
+            flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
         return f"{arr.name}[{flat}]", PRECEDENCE["postfix"]
 

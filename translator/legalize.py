@@ -209,6 +209,8 @@ class Legalizer:
     def x_Compare(self, e):
         e.left, e.right = self.expr(e.left), self.expr(e.right)
         common = T.compare_common(e.left.type, e.right.type)
+        if _compares_exactly(e.left.ctype, e.right.ctype, common):
+            return e
         if T.c_common(e.left.ctype, e.right.ctype) != common:
             if e.left.ctype != common:
                 e.left = cast_to(e.left, common)
@@ -278,6 +280,20 @@ class Legalizer:
     def x_AddressOf(self, e):
         e.target = self.expr(e.target)
         return e
+
+
+def _compares_exactly(a: T.Scalar, b: T.Scalar, common: T.Scalar) -> bool:
+    """Does C compare these as Numba does? Widening is harmless in a comparison; changing sign or
+    rounding an integer to float32 is not."""
+    c = T.c_common(a, b)
+    if c == common:
+        return True
+    if a.kind in "iub" and b.kind in "iub":
+        return c.kind == "i" or (a.kind in "ub" and b.kind in "ub")
+    if c.is_float:
+        ints = [t for t in (a, b) if not t.is_float]
+        return c.bits == 64 or all(t.bits < 24 for t in ints)
+    return False
 
 
 def _root(arr):

@@ -225,7 +225,7 @@ class ExprLowerer:
     def lower_UnaryOperation(self, node):
         op = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~", cst.Not: "not"}[type(node.operator)]
         operand = self.expr(node.expression)
-        if op == "-" and isinstance(operand, ir.Const) and operand.type.kind in "if":
+        if op == "-" and isinstance(operand, ir.Const) and operand.type.kind in "if" and not operand.name:
             return const_expr(-operand.value, node)
         return ir.Unary(op, operand)
 

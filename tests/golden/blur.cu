@@ -23,8 +23,8 @@ __global__ void box_blur(const float *img, int64_t img_shape0, int64_t img_shape
     if (0 <= y && y < h && 0 <= x && x < w) {  // blur.py:22
         float acc = 0.0f;  // blur.py:23
         int64_t count = 0;  // blur.py:24
-        for (int64_t dy = -2; dy < RADIUS + 1; ++dy) {  // blur.py:25
-            for (int64_t dx = -2; dx < RADIUS + 1; ++dx) {  // blur.py:26
+        for (int64_t dy = -RADIUS; dy < RADIUS + 1; ++dy) {  // blur.py:25
+            for (int64_t dx = -RADIUS; dx < RADIUS + 1; ++dx) {  // blur.py:26
                 int64_t yy = y + dy;  // blur.py:27
                 int64_t xx = x + dx;  // blur.py:28
                 if (0 <= yy && yy < h && 0 <= xx && xx < w) {  // blur.py:29

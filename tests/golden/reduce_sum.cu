@@ -29,7 +29,7 @@ __global__ void reduce_sum(const float *x, int64_t x_shape0, float *total)
         __syncthreads();  // reduce_sum.py:29
         s /= 2;  // reduce_sum.py:30
     }
-    if ((int64_t)tid == 0) {  // reduce_sum.py:31
+    if (tid == 0) {  // reduce_sum.py:31
         atomicAdd(&total[0], buf[0]);  // reduce_sum.py:32
     }
 }

@@ -19,7 +19,7 @@ __global__ void rgb_to_grey(const uint8_t *img, int64_t img_shape1, int64_t img_
     int64_t h = out_shape0;  // rgb_to_grey.py:24
     int64_t w = out_shape1;  // rgb_to_grey.py:24
     if (r < h && c < w) {  // rgb_to_grey.py:25
-        out[r * out_shape1 + c] = 0.2989 * img[(0 * img_shape1 + r) * img_shape2 + c] + 0.587 * img[(1 * img_shape1 + r) * img_shape2 + c] + 0.114 * img[(2 * img_shape1 + r) * img_shape2 + c];  // rgb_to_grey.py:26
+        out[r * out_shape1 + c] = 0.2989 * img[r * img_shape2 + c] + 0.587 * img[(img_shape1 + r) * img_shape2 + c] + 0.114 * img[(2 * img_shape1 + r) * img_shape2 + c];  // rgb_to_grey.py:26
     }
 }
 
