@@ -21,7 +21,7 @@ def _binding_scalar(t: T.Scalar) -> str:
 
 
 def kernel_context(fn) -> dict:
-    launcher_types, params, checks, call_args = [], [], [], []
+    launcher_types, params, checks, call_args, device_checks = [], [], [], [], []
     arrays = [p for p in fn.params if p.array is not None]
     for p in fn.params:
         if p.array is not None:
@@ -30,14 +30,18 @@ def kernel_context(fn) -> dict:
             params.append(f"const at::Tensor &{p.name}")
             checks.append(f'check_array("{fn.c_name}", "{p.name}", {p.name}, {AT_TYPES[p.type.dtype.name]}, '
                           f'{p.type.ndim});')
-            if p is not arrays[0]:
-                checks.append(f'check_same_device("{fn.c_name}", "{p.name}", {p.name}, {arrays[0].name}.device());')
+            if p is arrays[0]:
+                device_checks.append(f'check_on_gpu("{fn.c_name}", "{p.name}", {p.name});')
+            else:
+                device_checks.append(f'check_same_device("{fn.c_name}", "{p.name}", {p.name}, '
+                                     f'{arrays[0].name}.device());')
             call_args += [f"static_cast<{ct} *>({p.name}.data_ptr())"] + \
                 [f"{p.name}.size({d})" for d in range(p.type.ndim)]
         else:
             launcher_types.append(c_type(p.type))
             params.append(f"{_binding_scalar(p.type)} {p.name}")
             call_args.append(f"static_cast<{c_type(p.type)}>({p.name})")
+    checks += device_checks  # every type problem is named before a device problem
     for name in sorted(fn.assumptions):
         checks.append(f'TORCH_CHECK({name} >= 0, "{fn.c_name}(): {name} must be >= 0, got ", {name}, '
                       f'" (the translation assumes it; translate with --no-assume-nonnegative to allow negatives)");')
