@@ -74,7 +74,11 @@ def matmul_section(results, reps):
     torch.backends.cuda.matmul.allow_tf32 = False
     lecture = load_module(str(ROOT / "kernels" / "matmul.py"))
     numba_k = lecture.matmul_k_numba
+    # exactly as the lecture writes it: no signature, so Numba compiles at the first launch and types the
+    # Python int tw as int64; the translation is told the same type
+    numba_lazy = cuda.jit(numba_k.py_func)
     dropin = numba2cuda.load(ROOT / "kernels" / "matmul.py")
+    dropin64 = numba2cuda.load(ROOT / "kernels" / "matmul.py", types="tw=int64")
     generic = numba2cuda.load(ROOT / "kernels" / "matmul.py", specialize={"*": ()})
     hand = handwritten_matmul.load()
 
@@ -84,7 +88,8 @@ def matmul_section(results, reps):
     n = torch.randn(k, w, device="cuda", generator=gen)
     outs = {name: torch.full((h, w), float("nan"), device="cuda") for name in
             ("numba_tw16", "translation_tw16", "translation_tw32", "translation_generic_tw16",
-             "handwritten_tw16", "handwritten_tw32")}
+             "handwritten_tw16", "handwritten_tw32", "numba_lazy_tw16", "translation_int64_tw16",
+             "translation_int64_tw32")}
     m_nb, n_nb = cuda.as_cuda_array(m), cuda.as_cuda_array(n)
     out_nb = cuda.as_cuda_array(outs["numba_tw16"])
 
@@ -93,6 +98,17 @@ def matmul_section(results, reps):
 
     def numba16():
         numba_k[cfg(16)](m_nb, n_nb, out_nb, 16)
+
+    out_lazy = cuda.as_cuda_array(outs["numba_lazy_tw16"])
+
+    def numba_lazy16():
+        numba_lazy[cfg(16)](m_nb, n_nb, out_lazy, 16)
+
+    def t64_16():
+        dropin64.matmul_k_numba[cfg(16)](m, n, outs["translation_int64_tw16"], 16)
+
+    def t64_32():
+        dropin64.matmul_k_numba[cfg(32)](m, n, outs["translation_int64_tw32"], 32)
 
     def t16():
         dropin.matmul_k_numba[cfg(16)](m, n, outs["translation_tw16"], 16)
@@ -120,7 +136,9 @@ def matmul_section(results, reps):
 
     flush_buf = torch.empty(512 * 1024 * 1024 // 4, device="cuda")  # 512 MiB > H200's L2
 
-    variants = {"numba_tw16": numba16, "translation_tw16": t16, "translation_tw32": t32,
+    variants = {"numba_lazy_tw16": numba_lazy16, "translation_int64_tw16": t64_16,
+                "translation_int64_tw32": t64_32,
+                "numba_tw16": numba16, "translation_tw16": t16, "translation_tw32": t32,
                 "translation_generic_tw16": g16, "handwritten_tw16": hand16, "handwritten_tw32": hand32,
                 "cublas_fp32": cublas, "cublas_tf32": tf32}
     timing = timed_runs(variants, reps, flush_buf.zero_)
@@ -129,6 +147,8 @@ def matmul_section(results, reps):
         t["tflops"] = flops / (t["median_us"] * 1e-6) / 1e12
     base = timing["numba_tw16"]["median_us"]
     ratios = {name: base / t["median_us"] for name, t in timing.items()}
+    lazy = timing["numba_lazy_tw16"]["median_us"]
+    ratios["lecture_form"] = {name: lazy / t["median_us"] for name, t in timing.items()}
     ratios["translation_tw16_vs_handwritten_tw16"] = (timing["handwritten_tw16"]["median_us"]
                                                       / timing["translation_tw16"]["median_us"])
     ratios["translation_tw32_vs_handwritten_tw32"] = (timing["handwritten_tw32"]["median_us"]

@@ -205,10 +205,18 @@ def test_cold_build_then_warm_load(base, tmp_path):
     assert not tmp_dirs(base.cache)
 
 
+def without_ninja(monkeypatch):
+    """Pretend ninja is not installed: build.py then runs the same commands itself."""
+    real_which = build.shutil.which
+    monkeypatch.setattr(build.shutil, "which", lambda cmd, *a, **k: None if cmd == "ninja" else real_which(cmd, *a, **k))
+
+
 @pytest.mark.slow
-def test_changed_source_gets_own_directory_and_module(base):
+def test_changed_source_gets_own_directory_and_module(base, monkeypatch):
+    without_ninja(monkeypatch)  # this build also covers the no-ninja runner
     cu2 = CU.replace("x[i] += 1.0f;", "x[i] += 2.0f;")
     mod2 = build_extension("tiny", cu2, CPP, cache_dir=base.cache)
+    assert json.loads((Path(mod2.__file__).parent / "complete").read_text())["runner"] == "direct"
     assert Path(mod2.__file__).parent != Path(base.mod.__file__).parent
     assert mod2.__name__ != base.mod.__name__
     assert mod2.ping() == 42 and base.mod.ping() == 42  # both live in this process
@@ -243,13 +251,19 @@ def test_sigkill_mid_compile_leaves_cache_usable(tmp_path):
         stale = found[0] if found else None
         time.sleep(0.05)
     assert stale is not None, "the build never started"
-    time.sleep(2.0)  # the compilers are running now (the binding alone takes ~20 s)
-    compilers = _cwd_inside(stale) if Path("/proc/self/cwd").exists() else []
+    linux = Path("/proc/self/cwd").exists()
+    if linux:  # wait until ninja and both compilers (they run in the build dir) are at work
+        while len(_cwd_inside(stale)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_cwd_inside(stale)) >= 3, "the compilers never started"
+        time.sleep(0.5)
+    else:
+        time.sleep(2.0)  # the binding alone compiles for ~20 s
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
     assert proc.returncode == -signal.SIGKILL
     assert stale.exists() and not plan.directory.exists()  # killed before publishing
-    if compilers:  # ninja got SIGTERM when its parent died and stopped the compilers
+    if linux:  # ninja got SIGTERM when its parent died (PR_SET_PDEATHSIG) and stopped the compilers
         deadline = time.monotonic() + 20
         while _cwd_inside(stale) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -287,9 +301,8 @@ BAD_LINE = BAD_CU.splitlines().index("        x[i] += not_declared_anywhere;") +
 
 @pytest.mark.parametrize("runner", ["ninja", "direct"])
 def test_compile_error_raises_with_location(tmp_path, monkeypatch, runner):
-    if runner == "direct":  # what happens on a machine without ninja
-        real_which = build.shutil.which
-        monkeypatch.setattr(build.shutil, "which", lambda cmd, *a, **k: None if cmd == "ninja" else real_which(cmd, *a, **k))
+    if runner == "direct":
+        without_ninja(monkeypatch)
     cache = tmp_path / "cache"
     plan = plan_extension("tiny", BAD_CU, CPP, cache_dir=cache)
     t0 = time.perf_counter()
@@ -336,3 +349,19 @@ def test_lock_timeout_names_the_lock_and_its_holder(tmp_path):
     assert f"pid {holder.pid}" in msg and "still running" in msg
     assert "delete" in msg  # how to clear it
     assert not plan.directory.exists() and not tmp_dirs(cache)
+
+
+@pytest.mark.gpu
+def test_built_kernel_runs_on_the_gpu(base):
+    """On a GPU machine: the linked add1_launch really launches (called through its address)."""
+    import ctypes
+
+    launch = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p)(
+        base.mod.add1_launch_address())
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no GPU")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    stream = torch.cuda.current_stream()
+    assert launch(x.data_ptr(), x.numel(), stream.cuda_stream) == 0
+    stream.synchronize()
+    assert torch.equal(x.cpu(), torch.arange(1000, dtype=torch.float32) + 1)

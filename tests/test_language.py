@@ -280,3 +280,19 @@ def k(out, n):
     out = np.zeros(16, np.float32)
     run(src, "k", 1, 16, out, 16, shared=2 * 16 * 4)
     assert out.tolist() == [15 - t + 30 for t in range(16)]
+
+
+def test_float32_store_of_a_conditional_stays_single_precision():
+    src = '''
+@cuda.jit("void(float32[::1], float32[::1])")
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] if x[i] > 0 else 0.1
+'''
+    module = load_cpu(source=HEAD + src)
+    assert "x[i] > 0.0f ? x[i] : 0.1f" in module.cu or "? x[i] : 0.1f" in module.cu
+    x = np.random.default_rng(5).standard_normal(100).astype(np.float32)
+    out = np.zeros(100, np.float32)
+    module.k[4, 32](x, out)
+    assert np.array_equal(out, np.where(x > 0, x, np.float64(0.1)).astype(np.float32))

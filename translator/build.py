@@ -44,6 +44,7 @@ import tempfile
 import threading
 import time
 import types
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,8 +155,8 @@ def _resolve_arch(arch_list: str | None) -> tuple[str, str]:
     if torch.cuda.is_available():
         major, minor = torch.cuda.get_device_capability()
         return f"{major}.{minor}", ""
-    return DEFAULT_ARCH, (f"no GPU found and TORCH_CUDA_ARCH_LIST unset, so targeting {DEFAULT_ARCH}; "
-                          "set TORCH_CUDA_ARCH_LIST or pass arch_list for another GPU")
+    return DEFAULT_ARCH, (f"no GPU and no TORCH_CUDA_ARCH_LIST, so assuming {_sm_label(DEFAULT_ARCH)}; "
+                          "set TORCH_CUDA_ARCH_LIST for another GPU")
 
 
 def _norm_arch(text: str) -> str:
@@ -182,10 +183,7 @@ def _sm_label(arch: str) -> str:
 def _arch_flags(arch: str) -> list[str]:
     """-gencode flags: from torch (TORCH_CUDA_ARCH_LIST set to ``arch`` only while asking), which also
     knows named architectures ("Hopper"); by our own parser if that private helper is gone."""
-    try:
-        from torch.utils.cpp_extension import _get_cuda_arch_flags
-    except ImportError:
-        _get_cuda_arch_flags = None
+    _get_cuda_arch_flags = getattr(_cpp_ext(), "_get_cuda_arch_flags", None)
     if _get_cuda_arch_flags is not None:
         with _env(TORCH_CUDA_ARCH_LIST=arch):
             try:
@@ -501,10 +499,7 @@ def _fsync_dir(path: Path) -> None:
 def _steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[_Step], _Step]:
     import torch
 
-    with _env(CUDA_HOME=plan.cuda_home), _quiet_logger("torch.utils.cpp_extension"):
-        # first import guesses CUDA_HOME (and warns "No CUDA runtime is found" without a GPU)
-        import torch.utils.cpp_extension as cpp_ext
-
+    cpp_ext = _cpp_ext()
     home = plan.cuda_home
     cuda_lib = os.path.join(home, "lib64")
     if not os.path.isdir(cuda_lib) and os.path.isdir(os.path.join(home, "lib")):
@@ -524,7 +519,9 @@ def _steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[_Step], _
     abi = []
     for helper in ("_get_pybind11_abi_build_flags", "_get_glibcxx_abi_build_flags"):  # older torch only
         if hasattr(cpp_ext, helper):
-            abi += list(getattr(cpp_ext, helper)())
+            with warnings.catch_warnings():  # "PyBind11 ABI handling is internal to PyBind11" (returns [])
+                warnings.simplefilter("ignore", DeprecationWarning)
+                abi += list(getattr(cpp_ext, helper)())
     if not any("_GLIBCXX_USE_CXX11_ABI" in f for f in abi) and hasattr(torch._C, "_GLIBCXX_USE_CXX11_ABI"):
         abi.append(f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}")
     includes = []
@@ -545,17 +542,21 @@ def _steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[_Step], _
     return [cuda, binding], link
 
 
-@contextlib.contextmanager
-def _quiet_logger(name: str):
+def _cpp_ext():
+    """torch.utils.cpp_extension, imported (only on the build path) with the right CUDA_HOME: its import
+    guesses one from the nvcc on PATH (a wrapper script here) and warns when there is no GPU."""
     import logging
 
-    logger = logging.getLogger(name)
-    old = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(old)
+    if "torch.utils.cpp_extension" not in sys.modules:
+        logger = logging.getLogger("torch.utils.cpp_extension")
+        level = logger.level
+        logger.setLevel(logging.ERROR)
+        try:
+            with _env(CUDA_HOME=cuda_home()):
+                import torch.utils.cpp_extension  # noqa: F401
+        finally:
+            logger.setLevel(level)
+    return sys.modules["torch.utils.cpp_extension"]
 
 
 def _ninja_file(plan: BuildPlan, compiles: list[_Step], link: _Step) -> str:
@@ -579,10 +580,8 @@ def _torch_cxx_std() -> str:
     """The C++ standard torch's own extension builder uses for this torch (c++17 before some 2.x, then c++20)."""
     import inspect
 
-    import torch.utils.cpp_extension as cpp_ext
-
     try:
-        found = re.findall(r"-std=(c\+\+\d+)", inspect.getsource(cpp_ext._write_ninja_file_to_build_library))
+        found = re.findall(r"-std=(c\+\+\d+)", inspect.getsource(_cpp_ext()._write_ninja_file_to_build_library))
         if found:
             return max(found, key=lambda s: int(s[3:]))
     except (AttributeError, OSError, TypeError):
@@ -720,13 +719,20 @@ class _Progress:
         self.elapsed = 0.0
         self._stop = threading.Event()
         self._thread = None
+        self.prefix = self.line
 
     def start(self):
         self.t0 = time.monotonic()
         if not self.enabled:
             return
         if self.tty:
-            sys.stderr.write(self.line)
+            # "\r" only rewrites a line that has not wrapped: a long line gets the ticker on its own line
+            if len(self.line) + 24 > shutil.get_terminal_size((80, 24)).columns:
+                sys.stderr.write(self.line + "\n")
+                self.prefix = "   "
+            else:
+                sys.stderr.write(self.line)
+                self.prefix = self.line
             sys.stderr.flush()
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
@@ -735,7 +741,7 @@ class _Progress:
 
     def _tick(self):
         while not self._stop.wait(1.0):
-            sys.stderr.write(f"\r{self.line} {time.monotonic() - self.t0:.0f} s")
+            sys.stderr.write(f"\r{self.prefix} {time.monotonic() - self.t0:.0f} s")
             sys.stderr.flush()
 
     def stop(self, ok: bool):
@@ -747,7 +753,7 @@ class _Progress:
             self._thread.join()
         verdict = f"built in {self.elapsed:.1f} s" if ok else f"failed after {self.elapsed:.1f} s"
         if self.tty:
-            sys.stderr.write(f"\r{self.line} {verdict}\n")
+            sys.stderr.write(f"\r{self.prefix} {verdict}\n")
         else:
             sys.stderr.write(f"numba2cuda: {self.name} {verdict}\n")
         sys.stderr.flush()

@@ -112,6 +112,9 @@ class Legalizer:
         if isinstance(e, ir.Const) and isinstance(to, T.Scalar):
             folded = convert_const(e, to)
             return folded if folded is not None else e
+        if isinstance(e, ir.IfExp) and isinstance(to, T.Scalar) and to.is_float and e.type.is_float \
+                and to.bits < e.type.bits:
+            return narrow(e, to) or e
         return e
 
     # ------------------------------------------------------------ expressions
@@ -280,6 +283,27 @@ class Legalizer:
     def x_AddressOf(self, e):
         e.target = self.expr(e.target)
         return e
+
+
+def narrow(e, to):
+    """`e` computed directly in the narrower float type `to`, when that gives exactly (to)e, else None.
+
+    Converting to float32 distributes over a conditional, and float32 -> float64 -> float32 is exact,
+    so `x if c else 0.` stored into a float32 array needs no double precision at all."""
+    if isinstance(e, ir.Const):
+        return convert_const(e, to)
+    if e.type == to and e.ctype == to:
+        return e
+    if isinstance(e, ir.Cast) and e.value.type == to and e.value.ctype == to:
+        return e.value
+    if isinstance(e, ir.IfExp):
+        then, orelse = narrow(e.then, to), narrow(e.orelse, to)
+        if then is None or orelse is None:
+            return None
+        out = ir.IfExp(e.cond, then, orelse)
+        out.type, out.node = to, e.node
+        return out
+    return None
 
 
 def _compares_exactly(a: T.Scalar, b: T.Scalar, common: T.Scalar) -> bool:

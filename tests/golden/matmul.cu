@@ -32,8 +32,8 @@ __global__ void matmul_k_numba(const float *m, int64_t m_shape0, int64_t m_shape
     float p = 0.0f;  // matmul.py:34
     for (int64_t ph = 0; ph < (int64_t)ceil((double)k / tw); ++ph) {  // matmul.py:36
         int64_t idx = ph * tw;  // matmul.py:37
-        ms[(int64_t)tr * tw + tc] = r < h && idx + tc < k ? m[r * m_shape1 + tc + idx] : 0.0;  // matmul.py:39
-        ns[(int64_t)tr * tw + tc] = c < w && idx + tr < k ? n[(tr + idx) * n_shape1 + c] : 0.0;  // matmul.py:40
+        ms[(int64_t)tr * tw + tc] = r < h && idx + tc < k ? m[r * m_shape1 + tc + idx] : 0.0f;  // matmul.py:39
+        ns[(int64_t)tr * tw + tc] = c < w && idx + tr < k ? n[(tr + idx) * n_shape1 + c] : 0.0f;  // matmul.py:40
         __syncthreads();  // matmul.py:41
         for (int i = 0; i < tw; ++i) {  // matmul.py:42
             p += ms[(int64_t)tr * tw + i] * ns[(int64_t)i * tw + tc];  // matmul.py:42
