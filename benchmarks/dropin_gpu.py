@@ -163,6 +163,37 @@ def matmul_section(results, reps):
     return dropin, hand
 
 
+def softmax_section(results, reps):
+    """Block-per-row softmax (256 threads, shared-memory tree reductions) at 4096^2 and 8192^2."""
+    import torch
+    from numba import cuda
+
+    import numba2cuda
+    from corpus_harness import load_module
+
+    mod = load_module(str(ROOT / "kernels" / "softmax.py"))
+    dropin = numba2cuda.load(ROOT / "kernels" / "softmax.py", progress=False)
+    flush_buf = torch.empty(512 * 1024 * 1024 // 4, device="cuda")
+    out = {}
+    for rows in (4096, 8192):
+        x = 4 * torch.randn(rows, rows, device="cuda")
+        y_nb, y_tr = torch.empty_like(x), torch.empty_like(x)
+        xd, yd = cuda.as_cuda_array(x), cuda.as_cuda_array(y_nb)
+        threads = mod.THREADS
+        variants = {
+            "numba": lambda: mod.softmax[rows, threads, 0, 0](xd, yd),
+            "translation": lambda: dropin.softmax[rows, threads, 0, 0](x, y_tr),
+            "torch_softmax": lambda: torch.softmax(x, dim=1),
+        }
+        timing = timed_runs(variants, reps, flush_buf.zero_)
+        torch.cuda.synchronize()
+        out[f"{rows}x{rows}"] = {"timing": timing, "bit_identical": bool(torch.equal(y_nb, y_tr)),
+                                 "speedup_vs_numba": timing["numba"]["median_us"] / timing["translation"]["median_us"],
+                                 "speedup_vs_torch": timing["torch_softmax"]["median_us"]
+                                 / timing["translation"]["median_us"]}
+    results["softmax"] = out
+
+
 def host_overhead_section(results, dropin_vec, hand, iters):
     import torch
     from numba import cuda
@@ -317,7 +348,7 @@ def main():
     p.add_argument("--out", default="dropin_gpu.json")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--iters", type=int, default=5000)
-    p.add_argument("--sections", default="build,prebuild,matmul,host,corpus")
+    p.add_argument("--sections", default="build,prebuild,matmul,softmax,host,corpus")
     args = p.parse_args()
     results = {"versions": versions(), "command": " ".join(sys.argv)}
     sections = args.sections.split(",")
@@ -332,6 +363,9 @@ def main():
     if "matmul" in sections:
         dropin, hand = matmul_section(results, args.reps)
         print("matmul", json.dumps(results["matmul"], indent=1), flush=True)
+    if "softmax" in sections:
+        softmax_section(results, args.reps)
+        print("softmax", json.dumps(results["softmax"], indent=1), flush=True)
     if "host" in sections:
         import numba2cuda
 

@@ -10,7 +10,9 @@ from . import intrinsics
 from . import ir
 from . import typesys as T
 from .errors import Unsupported
-from .frontend import ConstArray, Typed, canonical, dotted, resolve, scalar_type_of_name
+from .constants import MATH_CONSTANTS, ConstArray, Typed
+from .names import canonical, dotted, resolve, scalar_type_of_name
+from .irfacts import is_pure
 
 BINOPS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
@@ -190,8 +192,6 @@ class ExprLowerer:
         if canon == "cuda.laneid":
             self.helpers.add("laneid")
             return ir.Call(intrinsics.Intrinsic("cuda.laneid", "n2c::laneid", lambda ts: T.INT32, (0, 0)), [], "n2c::laneid")
-        from .frontend import MATH_CONSTANTS
-
         if canon in MATH_CONSTANTS:
             return const_expr(MATH_CONSTANTS[canon], node)
         raise Unsupported(node, canon, "is not supported in kernels",
@@ -248,7 +248,7 @@ class ExprLowerer:
                 raise Unsupported(target.operator, f"'{name}' comparison", "only <, <=, >, >=, ==, != compare numbers",
                                   "compare values with == or !=")
             right = self.expr(target.comparator)
-            if i + 1 < len(node.comparisons) and not _is_pure(right):
+            if i + 1 < len(node.comparisons) and not is_pure(right):
                 raise Unsupported(target.comparator, "chained comparison with a call in the middle",
                                   "the middle operand would be evaluated twice", "assign it to a variable first")
             parts.append(ir.Compare(op, left, right))
@@ -329,19 +329,6 @@ class ExprLowerer:
         starts_at_zero = isinstance(start, ir.Const) and start.value == 0
         length = end if starts_at_zero else ir.BinOp("-", end, start)
         return ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
-
-
-def _is_pure(expr) -> bool:
-    if isinstance(expr, (ir.DeviceCall,)):
-        return False
-    if isinstance(expr, ir.Call):
-        return not expr.intrinsic.key.startswith("cuda.atomic") and all(_is_pure(a) for a in expr.args)
-    for child in vars(expr).values():
-        if isinstance(child, ir.Expr) and not _is_pure(child):
-            return False
-        if isinstance(child, list) and any(isinstance(c, ir.Expr) and not _is_pure(c) for c in child):
-            return False
-    return True
 
 
 def _binds(fn: cst.FunctionDef, name: str) -> bool:

@@ -7,9 +7,12 @@ import libcst as cst
 from . import ir
 from . import typesys as T
 from .errors import Unsupported
-from .frontend import ConstArray, resolve, scalar_type_of_name
+from .constants import ConstArray
+from .names import resolve, scalar_type_of_name
 from .lower_call import CallLowerer
-from .lower_expr import AUG_OPS, Dim3, ExprLowerer, TupleValue, _is_pure, const_expr
+from .irfacts import const_int, is_pure, mentions
+from .lower_expr import AUG_OPS, Dim3, ExprLowerer, TupleValue, const_expr
+from .scan import assignment_counts, bound_names, returns_tuple
 
 UNSUPPORTED_STMTS = {
     cst.Raise: ("raise statement", "kernels cannot raise exceptions", "write an error flag into an output array"),
@@ -46,7 +49,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
-        self.assign_counts = _assignment_counts(fn_info.node)
+        self.assign_counts = assignment_counts(fn_info.node)
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
         self.tmp_count = 0
@@ -102,7 +105,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
                         s.node = s.node or small
                         out.append(s)
                 except Unsupported:
-                    self.poison(_bound_names(small))  # later uses of these names would only echo this error
+                    self.poison(bound_names(small))  # later uses of these names would only echo this error
                     raise
             return out
         method = getattr(self, "stmt_" + type(stmt).__name__, None)
@@ -212,7 +215,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
-        if isinstance(value, ir.DeviceCall) and _returns_tuple(self.info.functions[value.func_name].node):
+        if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
             self.poison([name])
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
                               f"'{value.func_name}' returns several values",
@@ -235,7 +238,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
             self.scope[name] = value
             self.arrays.append(value)
             return [ir.ArrayDecl(array=value)]
-        if isinstance(value, TupleValue) and not all(_is_stable(v) for v in value.items):
+        if isinstance(value, TupleValue) and not all(is_stable(v) for v in value.items):
             raise Unsupported(node, "tuple variable", "must be unpacked where it is made: its values could change "
                               "before they are read", "write a, b = ... instead")
         self.scope[name] = value
@@ -310,7 +313,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
         out, pending = [], []
         targets = {n.value for n in names}
         needs_temps = len(names) > 1 and any(
-            isinstance(v, ir.Expr) and _mentions(v, targets) for v in values)
+            isinstance(v, ir.Expr) and mentions(v, targets) for v in values)
         for n, v in zip(names, values):
             if isinstance(self.scope.get(n.value), Poisoned):
                 continue
@@ -341,7 +344,7 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
             load = self.value(small.target)
             if not isinstance(load, ir.Load):
                 raise Unsupported(small.target, "augmented assignment to a slice", "assign element by element")
-            if not all(_is_pure(i) for i in load.indices):
+            if not all(is_pure(i) for i in load.indices):
                 raise Unsupported(small.target, "augmented assignment with a call in the index",
                                   "the index would be evaluated twice", "assign the index to a variable first")
             self._mark_written(load.array, small.target)
@@ -412,120 +415,16 @@ class FunctionLowerer(CallLowerer, ExprLowerer):
         return [loop]
 
 
-_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-         "//": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
-         "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b}
-
-
-def const_int(e):
-    """The value of an integer expression made of constants, or None."""
-    if isinstance(e, ir.Const):
-        return e.value if isinstance(e.value, int) and not isinstance(e.value, bool) else None
-    if isinstance(e, ir.Unary) and e.op == "-":
-        v = const_int(e.operand)
-        return None if v is None else -v
-    if isinstance(e, ir.BinOp) and e.op in _FOLD:
-        a, b = const_int(e.left), const_int(e.right)
-        return None if a is None or b is None else _FOLD[e.op](a, b)
-    return None
-
-
-def _returns_tuple(fn: cst.FunctionDef) -> bool:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Return(self, node):
-            if isinstance(node.value, cst.Tuple):
-                found.append(node)
-
-    fn.visit(V())
-    return bool(found)
-
-
-def _is_stable(v) -> bool:
+def is_stable(v) -> bool:
     """A value that reads the same wherever it is used: constants, thread geometry, shapes (m.shape, cuda.grid)."""
     if isinstance(v, TupleValue):
-        return all(_is_stable(x) for x in v.items)
+        return all(is_stable(x) for x in v.items)
     if isinstance(v, (Dim3, ir.ArrayVar)):
         return True
     if isinstance(v, (ir.Const, ir.Builtin, ir.ShapeOf)):
         return True
     if isinstance(v, ir.BinOp):
-        return _is_stable(v.left) and _is_stable(v.right)
+        return is_stable(v.left) and is_stable(v.right)
     if isinstance(v, (ir.Unary, ir.Cast)):
-        return _is_stable(v.operand if isinstance(v, ir.Unary) else v.value)
+        return is_stable(v.operand if isinstance(v, ir.Unary) else v.value)
     return False
-
-
-def _bound_names(small) -> list:
-    """Names a simple statement binds (assignment targets, imports)."""
-    out = []
-
-    def add(t):
-        if isinstance(t, cst.Name):
-            out.append(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for el in t.elements:
-                add(el.value)
-
-    if isinstance(small, cst.Assign):
-        for t in small.targets:
-            add(t.target)
-    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-        add(small.target)
-    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-        for alias in small.names:
-            name = alias.asname.name if alias.asname else alias.name
-            out.append((dotted_name(name) or "").split(".")[0])
-    return [n for n in out if n]
-
-
-def dotted_name(node):
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted_name(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
-def _mentions(expr, names) -> bool:
-    if isinstance(expr, ir.Name):
-        return expr.name in names
-    for child in vars(expr).values():
-        if isinstance(child, ir.Expr) and _mentions(child, names):
-            return True
-        if isinstance(child, list) and any(isinstance(c, ir.Expr) and _mentions(c, names) for c in child):
-            return True
-    return False
-
-
-def _assignment_counts(fn: cst.FunctionDef) -> dict:
-    """How often each name is bound in the function body (not in nested functions)."""
-    counts: dict[str, int] = {}
-
-    def bump(target):
-        if isinstance(target, cst.Name):
-            counts[target.value] = counts.get(target.value, 0) + 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                bump(el.value)
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            return node is fn
-
-        def visit_Assign(self, node):
-            for t in node.targets:
-                bump(t.target)
-
-        def visit_AugAssign(self, node):
-            bump(node.target)
-            bump(node.target)  # an augmented assignment rebinds: never a single binding
-
-        def visit_For(self, node):
-            bump(node.target)
-            bump(node.target)
-
-    fn.visit(V())
-    return counts

@@ -176,7 +176,6 @@ class Renderer:
         out = []
         for name in sorted(self.printer.constants_used, key=list(info.constants).index):
             value = info.constants[name]
-            from .frontend import Typed
             from .lower_expr import const_expr
 
             const = const_expr(value)

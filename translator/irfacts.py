@@ -1,0 +1,47 @@
+"""KernelIR expressions -> simple facts: constant values, purity, stability, which names they mention."""
+
+from __future__ import annotations
+
+from . import ir
+
+
+_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+         "//": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
+         "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b}
+
+
+def const_int(e):
+    """The value of an integer expression made of constants, or None."""
+    if isinstance(e, ir.Const):
+        return e.value if isinstance(e.value, int) and not isinstance(e.value, bool) else None
+    if isinstance(e, ir.Unary) and e.op == "-":
+        v = const_int(e.operand)
+        return None if v is None else -v
+    if isinstance(e, ir.BinOp) and e.op in _FOLD:
+        a, b = const_int(e.left), const_int(e.right)
+        return None if a is None or b is None else _FOLD[e.op](a, b)
+    return None
+
+
+def mentions(expr, names) -> bool:
+    if isinstance(expr, ir.Name):
+        return expr.name in names
+    for child in vars(expr).values():
+        if isinstance(child, ir.Expr) and mentions(child, names):
+            return True
+        if isinstance(child, list) and any(isinstance(c, ir.Expr) and mentions(c, names) for c in child):
+            return True
+    return False
+
+
+def is_pure(expr) -> bool:
+    if isinstance(expr, (ir.DeviceCall,)):
+        return False
+    if isinstance(expr, ir.Call):
+        return not expr.intrinsic.key.startswith("cuda.atomic") and all(is_pure(a) for a in expr.args)
+    for child in vars(expr).values():
+        if isinstance(child, ir.Expr) and not is_pure(child):
+            return False
+        if isinstance(child, list) and any(isinstance(c, ir.Expr) and not is_pure(c) for c in child):
+            return False
+    return True

@@ -1,0 +1,59 @@
+"""import spellings -> canonical Numba names: `nb.cuda.syncthreads` and `syncthreads` both become "cuda.syncthreads"."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from . import typesys as T
+
+if TYPE_CHECKING:
+    from .frontend import ModuleInfo
+
+
+def dotted(node) -> str | None:
+    """`numba.cuda.jit` -> "numba.cuda.jit"; None for anything that is not a plain dotted name."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+_CANONICAL_PREFIXES = [("numba.cuda.", "cuda."), ("numpy.", "np."), ("math.", "math."), ("numba.", "numba.")]
+
+
+def canonical(qualified: str) -> str:
+    """Qualified import path -> the spelling the intrinsic table uses ("numba.cuda.syncthreads" -> "cuda.syncthreads")."""
+    if qualified == "numba.cuda":
+        return "cuda"
+    if qualified == "numpy":
+        return "np"
+    for prefix, short in _CANONICAL_PREFIXES:
+        if qualified.startswith(prefix):
+            return short + qualified[len(prefix):]
+    return qualified
+
+
+def resolve(info: ModuleInfo, node) -> str | None:
+    """The canonical name an expression refers to through the module's imports, or None."""
+    name = dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head not in info.aliases:
+        return None
+    qualified = info.aliases[head] + ("." + rest if rest else "")
+    return canonical(qualified)
+
+
+def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
+    """`np.float32`, `numba.float32`, `cuda.float32`, `numba.types.int32` -> the scalar type."""
+    if not canon:
+        return None
+    for prefix in ("np.", "numba.types.", "numba.", "cuda.", "types."):
+        if canon.startswith(prefix):
+            return T.scalar_by_name(canon[len(prefix):])
+    return None

@@ -1,0 +1,80 @@
+"""libcst function -> facts the lowering needs before it starts: how often names are bound, tuple returns."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def returns_tuple(fn: cst.FunctionDef) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Return(self, node):
+            if isinstance(node.value, cst.Tuple):
+                found.append(node)
+
+    fn.visit(V())
+    return bool(found)
+
+
+def bound_names(small) -> list:
+    """Names a simple statement binds (assignment targets, imports)."""
+    out = []
+
+    def add(t):
+        if isinstance(t, cst.Name):
+            out.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                add(el.value)
+
+    if isinstance(small, cst.Assign):
+        for t in small.targets:
+            add(t.target)
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        add(small.target)
+    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        for alias in small.names:
+            name = alias.asname.name if alias.asname else alias.name
+            out.append((dotted_name(name) or "").split(".")[0])
+    return [n for n in out if n]
+
+
+def dotted_name(node):
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def assignment_counts(fn: cst.FunctionDef) -> dict:
+    """How often each name is bound in the function body (not in nested functions)."""
+    counts: dict[str, int] = {}
+
+    def bump(target):
+        if isinstance(target, cst.Name):
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bump(el.value)
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return node is fn
+
+        def visit_Assign(self, node):
+            for t in node.targets:
+                bump(t.target)
+
+        def visit_AugAssign(self, node):
+            bump(node.target)
+            bump(node.target)  # an augmented assignment rebinds: never a single binding
+
+        def visit_For(self, node):
+            bump(node.target)
+            bump(node.target)
+
+    fn.visit(V())
+    return counts
