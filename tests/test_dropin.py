@@ -28,7 +28,7 @@ def matmul():
 def test_builds_and_exposes_the_kernel(matmul):
     assert list(matmul.kernels) == ["matmul_k_numba"]
     assert "template <int TW>" in matmul.cu and "#include <torch/extension.h>" not in matmul.cu
-    assert "#include <torch/python.h>" in matmul.cpp
+    assert "#include <torch/csrc/utils/pybind.h>" in matmul.cpp
 
 
 def test_launch_configuration_like_numba(matmul):

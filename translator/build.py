@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -63,6 +64,7 @@ STATS = {"compiled": 0, "loaded": 0, "memory": 0}
 
 _MODULES: dict[str, types.ModuleType] = {}  # key -> imported module
 _MEMO_LOCK = threading.Lock()
+_ENV_LOCK = threading.RLock()  # os.environ is changed for a moment while asking torch
 
 _BASE_CUDA_FLAGS = ("-O3", "-std=c++17", "-Xcompiler", "-fPIC")
 _BASE_CXX_FLAGS = ("-O3", "-fPIC")
@@ -185,7 +187,7 @@ def _arch_flags(arch: str) -> list[str]:
     knows named architectures ("Hopper"); by our own parser if that private helper is gone."""
     _get_cuda_arch_flags = getattr(_cpp_ext(), "_get_cuda_arch_flags", None)
     if _get_cuda_arch_flags is not None:
-        with _env(TORCH_CUDA_ARCH_LIST=arch):
+        with _ENV_LOCK, _env(TORCH_CUDA_ARCH_LIST=arch):
             try:
                 return sorted(_get_cuda_arch_flags())
             except ValueError as exc:
@@ -364,7 +366,7 @@ def _hold_lock(plan: BuildPlan, timeout: float, progress: bool):
             print(f"numba2cuda: waiting for another process building {plan.name} (lock {plan.lock_file}) ...",
                   file=sys.stderr, flush=True)
         try:
-            lock.acquire(timeout=max(float(timeout), 0.0))
+            lock.acquire(timeout=-1 if timeout is None else max(float(timeout), 0.0))  # None: wait forever
         except Timeout:
             raise BuildError(_lock_timeout_message(plan, timeout)) from None
     try:
@@ -410,14 +412,10 @@ def _lock_timeout_message(plan: BuildPlan, timeout: float) -> str:
 
 def _remove_stale(plan: BuildPlan) -> None:
     """With the lock held: temp dirs of this key belong to dead builds; an unmarked final dir is junk."""
-    for tmp in plan.directory.parent.glob(glob_escape(plan.tmp_prefix) + "*"):
+    for tmp in plan.directory.parent.glob(glob.escape(plan.tmp_prefix) + "*"):
         _rmtree(tmp)
     if plan.directory.exists() and not _complete(plan.directory):
         _rmtree(plan.directory)
-
-
-def glob_escape(text: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _rmtree(path: Path) -> None:
@@ -552,7 +550,7 @@ def _cpp_ext():
         level = logger.level
         logger.setLevel(logging.ERROR)
         try:
-            with _env(CUDA_HOME=cuda_home()):
+            with _ENV_LOCK, _env(CUDA_HOME=cuda_home()):
                 import torch.utils.cpp_extension  # noqa: F401
         finally:
             logger.setLevel(level)
