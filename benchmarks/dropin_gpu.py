@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -63,7 +62,6 @@ def summary(ts):
 
 
 def matmul_section(results, reps):
-    import numpy as np
     import torch
     from numba import cuda
 

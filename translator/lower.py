@@ -34,7 +34,8 @@ class Program:
     # ------------------------------------------------------------ device functions
     def instantiate(self, name: str, arg_types: list, node, arg_nodes=None) -> ir.Function:
         fi = self.info.functions[name]
-        types = list(fi.signature[1]) if fi.signature else [_param_type_from_arg(t) for t in arg_types]
+        # like Numba: a signature fixes the types, otherwise each argument-type tuple gets its own function
+        types = list(fi.signature[1]) if fi.signature else list(arg_types)
         for k, (param, want, got) in enumerate(zip(fi.params, types, arg_types)):
             if isinstance(want, T.Array) != isinstance(got, T.Array) or (
                     isinstance(want, T.Array) and (want.dtype, want.ndim) != (got.dtype, got.ndim)):
@@ -110,10 +111,6 @@ class Program:
         for k in self.kernels:
             visit(k)
         return order
-
-
-def _param_type_from_arg(t):
-    return t
 
 
 def kernel_param_types(fi: FunctionInfo, override: dict) -> list:

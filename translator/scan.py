@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .names import dotted
+
 
 def returns_tuple(fn: cst.FunctionDef) -> bool:
     found = []
@@ -36,17 +38,8 @@ def bound_names(small) -> list:
     elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
         for alias in small.names:
             name = alias.asname.name if alias.asname else alias.name
-            out.append((dotted_name(name) or "").split(".")[0])
+            out.append((dotted(name) or "").split(".")[0])
     return [n for n in out if n]
-
-
-def dotted_name(node):
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted_name(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
 
 
 def assignment_counts(fn: cst.FunctionDef) -> dict:
