@@ -98,6 +98,30 @@ def cmd_translate(args) -> int:
     return EXIT_OK
 
 
+def cmd_verify(args) -> int:
+    """Run the module's example() through the Numba original and the translation; exit 0/1 on the verdict."""
+    import json
+    from .verify import NOTICE, format_report, verify
+
+    print(NOTICE.format(path=args.file))
+    cu_text = None
+    if args.cu:
+        try:
+            cu_text = Path(args.cu).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{args.cu}: error: cannot read the .cu file: {exc.strerror}") from None
+    seeds = list(range(args.seed, args.seed + args.seeds))
+    print(f"seed{'s' * (len(seeds) != 1)}: {', '.join(map(str, seeds))}; device: {args.device}; "
+          f"translation: {args.cu or 'fresh'}", flush=True)
+    options = Options(kernels=[args.kernel]) if args.kernel else None
+    result = verify(args.file, kernel=args.kernel, seed=args.seed, seeds=args.seeds, cu_text=cu_text,
+                    cu_path=args.cu, options=options)
+    print(format_report(result))
+    if args.json:
+        write_atomically(Path(args.json), json.dumps(result.to_json(), indent=2) + "\n")
+    return EXIT_OK if result.ok else EXIT_VERDICT
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="numba2cuda", description="Translate Numba CUDA kernels into readable CUDA C.",
@@ -123,6 +147,20 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--arch", metavar="LIST", help="CUDA architectures, e.g. \"8.0;9.0\" (default: the present "
                                                    "GPU's, or TORCH_CUDA_ARCH_LIST)")
     b.set_defaults(func=cmd_build)
+
+    v = sub.add_parser("verify", help="check the translation against the Numba original on the module's example()",
+                       description="Run the module's example() (per seed) through the Numba original in the CUDA "
+                                   "simulator and through the translation on the CPU runtime, and compare. This "
+                                   "imports and runs FILE; the translator itself never does. Exit 0: equivalent; "
+                                   "1: not equivalent; 2: usage or translation error.")
+    v.add_argument("file", help="a Python module with @cuda.jit kernels and an example(rng, size) function")
+    v.add_argument("--kernel", metavar="K", help="only the kernel K (the one example() runs)")
+    v.add_argument("--device", choices=["cpu"], default="cpu", help="where the translation runs (cpu: the CPU runtime)")
+    v.add_argument("--seed", type=int, default=0, help="first seed for example()'s random generator (default 0)")
+    v.add_argument("--seeds", type=int, default=1, metavar="N", help="run seeds SEED..SEED+N-1 (default 1)")
+    v.add_argument("--cu", metavar="PATH", help="verify this (hand-edited) .cu file instead of a fresh translation")
+    v.add_argument("--json", metavar="PATH", help="also write the results as JSON (atomically)")
+    v.set_defaults(func=cmd_verify)
     return parser
 
 
