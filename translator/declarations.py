@@ -35,13 +35,13 @@ def _occurrences(body, path, found, loops):
             _occurrences(sub, here, found, loops + ([s] if isinstance(s, (ir.ForRange, ir.While)) else []))
 
 
-def _defines(body, var) -> bool:
+def defines(body, var) -> bool:
     for s in body:
         if isinstance(s, (ir.Assign, ir.ForRange)) and s.target.var is var:
             return True
         if isinstance(s, ir.TupleCall) and any(t.var is var for t in s.targets):
             return True
-        if any(_defines(sub, var) for sub in sub_blocks(s)):
+        if any(defines(sub, var) for sub in sub_blocks(s)):
             return True
     return False
 
@@ -70,7 +70,7 @@ def plan_declarations(fn: ir.Function) -> None:
             first.declare = True
             continue
         if isinstance(first, ir.ForRange) and first.target.var is var and all(p[depth][1] == index for p in paths):
-            if not _defines(first.body, var):
+            if not defines(first.body, var):
                 first.declare = True
                 continue
         hoisted = _outside_loops(paths[0][: depth + 1])
@@ -115,7 +115,7 @@ def _plan_loops(body, found):
 def _invariant(e, body) -> bool:
     """Python evaluates range()'s bounds once; C re-evaluates the condition, so it must not change."""
     for node in walk_expr(e):
-        if isinstance(node, ir.Name) and _defines(body, node.var):
+        if isinstance(node, ir.Name) and defines(body, node.var):
             return False
         if isinstance(node, (ir.Load, ir.DeviceCall)):
             return False

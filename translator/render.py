@@ -14,9 +14,10 @@ from . import __version__
 from . import ir
 from . import typesys as T
 from .codegen import CPrinter, c_literal, c_type
-from .declarations import _defines
+from .declarations import defines
 from .specialize import instantiations
 from .lower import Program
+from .lower_expr import const_expr
 
 
 def _templates_dir() -> Path:
@@ -88,7 +89,7 @@ def _param_prologue(fn: ir.Function) -> list[str]:
         var = getattr(p, "variable", None)
         tname = _template_of(fn, p.name)
         if p.array is None and var is not None and tname:
-            const = "" if _defines(fn.body, var) else "const "
+            const = "" if defines(fn.body, var) else "const "
             out.append(f"{const}{c_type(var.type)} {var.c_name} = {tname} > 0 ? {tname} : {p.name}_arg;"
                        f"  // {tname} = 0: the generic kernel, any {p.name}")
         elif p.array is None and var is not None and var.type != p.type:
@@ -176,8 +177,6 @@ class Renderer:
         out = []
         for name in sorted(self.printer.constants_used, key=list(info.constants).index):
             value = info.constants[name]
-            from .lower_expr import const_expr
-
             const = const_expr(value)
             out.append(f"static constexpr {c_type(const.const_type)} {name} = "
                        f"{c_literal(const.value, const.const_type)};")
