@@ -154,6 +154,9 @@ class Renderer:
             notes.append(f"assumes {names} >= 0 (used as indices or divisors; the launcher rejects negatives)")
         if fn.options.get("fastmath"):
             notes.append("fastmath=True in Numba: build with --use_fast_math for the same approximations")
+        if fn.options.get("debug"):
+            notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
+                         "Numba's default (x // 0 == 0)")
         checks = [f"if ({n} < 0) // {fn.c_name} assumes {n} >= 0\n        return cudaErrorInvalidValue;"
                   for n in sorted(fn.assumptions)]
         templates = getattr(fn, "template_params", [])
