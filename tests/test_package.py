@@ -28,7 +28,7 @@ NVCC = shutil.which("nvcc")
 NAME = "matmul_cuda"
 FORBIDDEN = ("numba2cuda", "translator", "numba", "libcst")
 EXPECTED_FILES = ["MANIFEST.in", "README.md", "csrc/matmul_bindings.cpp", "csrc/matmul_kernels.cu",
-                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", "pyproject.toml", "setup.py",
+                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", f"{NAME}/_launch.py", "pyproject.toml", "setup.py",
                   f"tests/test_{NAME}.py"]
 
 # Imports the package in a subprocess where numba2cuda, translator, numba and libcst cannot be imported.
@@ -170,7 +170,11 @@ def _generated_runtime(out: Path, torch_module):
     src = (out / NAME / "__init__.py").read_text()
     src = src.replace("from . import _build_info\n", "").replace("from ._build_info import __version__\n", "")
     src = src.replace("import torch\n", "", 1).replace("from . import _C", "_C = _STUB_C")
-    mod.__dict__.update(torch=torch_module, _build_info=info, __version__=info.__version__,
+    launch = types.ModuleType("launch")
+    launch.__dict__["torch"] = torch_module
+    exec((out / NAME / "_launch.py").read_text().replace("import torch\n", "", 1), launch.__dict__)
+    src = src.replace("from ._launch import Kernel", "Kernel = _LAUNCH.Kernel")
+    mod.__dict__.update(torch=torch_module, _build_info=info, __version__=info.__version__, _LAUNCH=launch,
                         _STUB_C=types.SimpleNamespace(matmul_k_numba=lambda *a: ("launched", a)))
     exec(compile(src, str(out / NAME / "__init__.py"), "exec"), mod.__dict__)
     return mod
@@ -213,13 +217,16 @@ def test_arch_specific_targets(tmp_path):
 
 
 def test_launch_logic_matches_dropin(project):
-    """The generated runtime's copy of translator/dropin.py behaves like the original."""
+    """The generated runtime's _launch.py is translator/launch.py itself, and behaves like numba2cuda.load's."""
     out, _ = project
     torch = pytest.importorskip("torch")
     mod = _generated_runtime(out, torch)
     program, _, _ = dropin.sources(str(MATMUL))
     ext = types.SimpleNamespace(matmul_k_numba=lambda *a: ("launched", a))
-    original = dropin.Kernel(ext.matmul_k_numba, program.kernels[0], torch)
+    from translator.launch import Kernel
+
+    assert (out / NAME / "_launch.py").read_bytes() == (ROOT / "translator" / "launch.py").read_bytes()
+    original = Kernel(ext.matmul_k_numba, *dropin.kernel_metadata(program.kernels[0]))
     copy = mod.matmul_k_numba
     assert (copy.nparams, copy.array_positions, copy.written) == \
         (original.nparams, original.array_positions, original.written)

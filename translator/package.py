@@ -12,10 +12,8 @@
     out/NAME/_build_info.py         provenance and CUDA targets (plain constants; setup.py reads them)
     out/tests/test_NAME.py          imports the package; on a GPU runs each kernel once
 
-The generated runtime copies the launch/stream/argument logic of translator/dropin.py (from
-templates/package/dropin.py.j2): numba2cuda cannot be imported by it. tests/test_package.py checks the copy
-behaves like the original. Every file is a pure function of the source, the options, the numba2cuda version
-and the torch version pinned in pyproject.toml (``torch_version``, default: the installed torch).
+The generated runtime's launch logic is numba2cuda's own translator/launch.py, written verbatim as
+<name>/_launch.py: one copy of it, and numba2cuda is never imported by the package.
 """
 
 from __future__ import annotations
@@ -39,6 +37,8 @@ from .errors import UserError
 from .frontend import parse_file
 from .lower import Options, build_program
 from .render import Renderer, _templates_dir, python_signature, render_program
+
+LAUNCH_SOURCE = Path(__file__).resolve().parent / "launch.py"
 
 __all__ = ["package", "cli_package", "PackageResult", "PackageBuildError", "parse_arch"]
 
@@ -193,6 +193,7 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
     texts = {rel: re.sub(r"\n{3,}(?=\S)", "\n\n\n", text) for rel, text in texts.items()}
     texts[cu_path] = cu_text
     texts[cpp_path] = cpp_text
+    texts[f"{name}/_launch.py"] = LAUNCH_SOURCE.read_text(encoding="utf-8")
     return name, dict(sorted(texts.items()))
 
 

@@ -1,5 +1,11 @@
-# ---- launch configuration, streams and argument conversion: the logic of numba2cuda's translator/dropin.py
-# (copied, not imported: this package must not need numba2cuda; tests/test_package.py checks the two agree)
+"""launch configuration, streams and argument conversion -> one call of a translated kernel's binding.
+
+The one copy of this logic: numba2cuda.load() uses it, and `numba2cuda package` writes this file
+verbatim into the generated project as `_launch.py`. So it imports only torch (and NumPy when a
+NumPy array is passed), never numba2cuda, Numba or libcst.
+"""
+
+import torch
 
 CURRENT_STREAM = -1  # the binding reads torch's current stream
 
