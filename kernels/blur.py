@@ -49,9 +49,16 @@ def reference(img):
     return (total / count).astype(np.float32)
 
 
+# The sizes `numba2cuda verify` sweeps (block-1, block+1, a prime, 1).
+VERIFY_SIZES = ("small", 1, 15, 17, 67)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    h, w = (20, 27) if size == "small" else (4096, 4096)
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (20 x 27), "bench" (4096 x 4096) or an int n (n x (n+2)).
+    """
+    h, w = {"small": (20, 27), "bench": (4096, 4096)}[size] if isinstance(size, str) else (int(size), int(size) + 2)
     img = rng.random((h, w), dtype=np.float32)
     out = np.zeros((h, w), dtype=np.float32)
     block = (16, 16)

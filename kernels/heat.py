@@ -51,9 +51,16 @@ def reference(u, alpha):
     return new.astype(np.float32)
 
 
+# The sizes `numba2cuda verify` sweeps (block-1, block+1, a prime, 1).
+VERIFY_SIZES = ("small", 1, 15, 17, 67)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    h, w = (18, 21) if size == "small" else (4096, 4096)
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (18 x 21), "bench" (4096 x 4096) or an int n (n x (n+2)).
+    """
+    h, w = {"small": (18, 21), "bench": (4096, 4096)}[size] if isinstance(size, str) else (int(size), int(size) + 2)
     alpha = 0.2
     u = rng.random((h, w), dtype=np.float32)
     u_new = np.zeros_like(u)

@@ -57,9 +57,16 @@ def reference(x, lo, width):
     return hist, wrap_hist
 
 
+# The sizes `numba2cuda verify` sweeps (block-1, block+1, primes, 1).
+VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    n, blocks = (700, 3) if size == "small" else (1 << 26, 1024)
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (700 values), "bench" (2**26) or an int n (n values, 3 blocks).
+    """
+    n, blocks = {"small": (700, 3), "bench": (1 << 26, 1024)}[size] if isinstance(size, str) else (int(size), 3)
     lo, width = -50, 7                     # bins cover [-50, 62)
     x = rng.integers(-80, 90, size=n, dtype=np.int32)
     hist = np.zeros(NBINS, dtype=np.int32)

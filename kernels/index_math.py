@@ -56,9 +56,16 @@ def reference(a, b):
     return np.ascontiguousarray(iout), np.ascontiguousarray(fout)
 
 
+# The sizes `numba2cuda verify` sweeps (block-1, block+1, primes, 1).
+VERIFY_SIZES = ("small", 1, 31, 33, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    n = 50 if size == "small" else 1 << 24
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (50 elements), "bench" (2**24) or an int n.
+    """
+    n = {"small": 50, "bench": 1 << 24}[size] if isinstance(size, str) else int(size)
     a = rng.integers(-20, 21, size=n, dtype=np.int64)
     b = rng.integers(1, 8, size=n, dtype=np.int64) * rng.choice(np.array([-1, 1]), size=n)
     b = b.astype(np.int64)

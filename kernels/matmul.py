@@ -49,12 +49,25 @@ def reference(m, n):
     return (m.astype(np.float64) @ n.astype(np.float64)).astype(np.float32)
 
 
-def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
+# The sizes `numba2cuda verify` sweeps (n x n matrices); for each tile width it runs it adds tw-1 and
+# tw+1, and it runs every specialised tile width (8, 16, 32) plus one the generic kernel handles.
+VERIFY_SIZES = ("small", 1, 67, 97)
+
+
+def example(rng, size="small", tw=None):
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (23x19 @ 19x21), "bench" (5120x256 @ 256x5120) or an int n (n x n @ n x n);
+    tw: the tile width (default 8, or 16 for "bench"); the block is (tw, tw).
+    """
     if size == "small":
-        h, k, w, tw = 23, 19, 21, 8        # nothing is a multiple of the tile
+        h, k, w, dflt = 23, 19, 21, 8        # nothing is a multiple of the tile
+    elif size == "bench":
+        h, k, w, dflt = 5120, 256, 5120, 16
     else:
-        h, k, w, tw = 5120, 256, 5120, 16
+        h = k = w = int(size)
+        dflt = 8
+    tw = dflt if tw is None else int(tw)
     m = rng.standard_normal((h, k)).astype(np.float32)
     n = rng.standard_normal((k, w)).astype(np.float32)
     out = np.zeros((h, w), dtype=np.float32)

@@ -43,12 +43,19 @@ def reference(m, n):
     return (m.astype(np.float64) @ n.astype(np.float64)).astype(np.float32)
 
 
+# The sizes `numba2cuda verify` sweeps (tile-1, tile+1, a prime, 1).
+VERIFY_SIZES = ("small", 1, 15, 17, 67)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    if size == "small":
-        h, k, w = 19, 17, 20           # TILE + a few: partial tiles on every side
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (19x17 @ 17x20), "bench" (5120 x 256 @ 256 x 5120) or an int n (n x n @ n x n).
+    """
+    if isinstance(size, str):
+        h, k, w = {"small": (19, 17, 20), "bench": (5120, 256, 5120)}[size]
     else:
-        h, k, w = 5120, 256, 5120
+        h = k = w = int(size)
     m = rng.standard_normal((h, k)).astype(np.float32)
     n = rng.standard_normal((k, w)).astype(np.float32)
     out = np.zeros((h, w), dtype=np.float32)

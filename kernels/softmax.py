@@ -67,9 +67,16 @@ def reference(x):
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+# The sizes `numba2cuda verify` sweeps: 2 rows of n columns (block-1, block+1, primes, 1).
+VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    rows, cols = (2, 300) if size == "small" else (4096, 4096)
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (2 x 300), "bench" (4096 x 4096) or an int n (2 rows of n columns).
+    """
+    rows, cols = {"small": (2, 300), "bench": (4096, 4096)}[size] if isinstance(size, str) else (2, int(size))
     x = (4 * rng.standard_normal((rows, cols))).astype(np.float32)
     out = np.zeros_like(x)
     return dict(kernel=softmax, griddim=rows, blockdim=THREADS, shared=0,

@@ -42,9 +42,16 @@ def reference(a):
     return np.ascontiguousarray(a.T)
 
 
+# The sizes `numba2cuda verify` sweeps: n x (n+2) matrices (tile-1, tile+1, primes, 1).
+VERIFY_SIZES = ("small", 1, TILE - 1, TILE + 1, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    h, w = (37, 29) if size == "small" else (8192, 8192)
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (37 x 29), "bench" (8192 x 8192) or an int n (n x (n+2), so it is not square).
+    """
+    h, w = {"small": (37, 29), "bench": (8192, 8192)}[size] if isinstance(size, str) else (int(size), int(size) + 2)
     a = rng.standard_normal((h, w)).astype(np.float32)
     out = np.zeros((w, h), dtype=np.float32)
     grid = (math.ceil(w / TILE), math.ceil(h / TILE))

@@ -26,9 +26,16 @@ def reference(a, b):
     return a + b
 
 
+# The sizes `numba2cuda verify` sweeps: n elements (block-1, block+1, primes, 1).
+VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    n = 1000 if size == "small" else 1 << 26
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (1000 elements), "bench" (2**26) or an int n (n elements).
+    """
+    n = {"small": 1000, "bench": 1 << 26}[size] if isinstance(size, str) else int(size)
     a = rng.standard_normal(n).astype(np.float32)
     b = rng.standard_normal(n).astype(np.float32)
     out = np.zeros(n, dtype=np.float32)

@@ -37,9 +37,16 @@ def reference(x):
     return np.array([x.astype(np.int64).sum()], dtype=np.int32)
 
 
+# The sizes `numba2cuda verify` sweeps (block-1, block+1, primes, 1).
+VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
+
+
 def example(rng, size="small"):
-    """One run: inputs, launch configuration and the expected outputs."""
-    n = 1000 if size == "small" else 1 << 26
+    """One run: inputs, launch configuration and the expected outputs.
+
+    size: "small" (1000 values), "bench" (2**26) or an int n.
+    """
+    n = {"small": 1000, "bench": 1 << 26}[size] if isinstance(size, str) else int(size)
     x = rng.integers(-100, 101, size=n, dtype=np.int32)
     total = np.zeros(1, dtype=np.int32)        # accumulated into: must start at zero
     return dict(kernel=warp_reduce, griddim=math.ceil(n / THREADS), blockdim=THREADS,

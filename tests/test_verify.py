@@ -2,6 +2,7 @@
 differing index), and reports usage/translation errors with exit 2. The checker itself is tested here."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +10,12 @@ import pytest
 
 from translator.cli import main
 from translator.compare import compare_arrays
+from translator.errors import UserError
 from translator.frontend import parse_file
 from translator.lower import Options, build_program
 from translator.render import render_program
 from translator.testing import assert_equivalent
+from translator.verify import format_report, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 K = ROOT / "kernels"
@@ -29,7 +32,7 @@ def run_cli(capsys, *argv):
     return rc, out.out + out.err
 
 
-@pytest.mark.parametrize("name", ["matmul.py", "softmax.py", "histogram.py", "heat.py"])
+@pytest.mark.parametrize("name", ["matmul_tile.py", "softmax.py", "histogram.py", "heat.py"])  # matmul: below
 def test_verify_passes_corpus(capsys, name):
     rc, text = run_cli(capsys, K / name)
     assert rc == 0, text
@@ -41,6 +44,58 @@ def test_verify_several_seeds(capsys):
     rc, text = run_cli(capsys, K / "vector_add.py", "--seed", 5, "--seeds", 2)
     assert rc == 0, text
     assert "seeds: 5, 6" in text and "seed 5" in text and "seed 6" in text
+
+
+def test_verify_sweeps_sizes_and_specialisations(capsys, tmp_path):
+    """matmul: every tile width the translation specialises (8, 16, 32) plus one the generic kernel runs,
+    each over VERIFY_SIZES plus tile-1 and tile+1; JSON and JUnit say which case is which."""
+    js, ju = tmp_path / "r.json", tmp_path / "r.xml"
+    rc, text = run_cli(capsys, K / "matmul.py", "--json", js, "--junit", ju)
+    assert rc == 0, text
+    cases = json.loads(js.read_text())["cases"]
+    got = {(c["params"]["tw"], c["size"]) for c in cases}
+    for tw in (8, 16, 32, 7):
+        for size in ("small", 1, 67, 97, tw - 1, tw + 1):
+            assert (tw, size) in got, (tw, size)
+    assert all(c["specialised"]["tw"] == (c["params"]["tw"] in (8, 16, 32)) for c in cases)
+    assert "tw=7 (generic kernel)" in text and "tw=32 (specialised)" in text
+    assert "simulator skipped" in text  # large sizes: NumPy expected, and the report says so
+    assert "Numba original in the CUDA simulator" in text
+    import xml.etree.ElementTree as ET
+    root = ET.parse(ju).getroot()
+    tcs = root.findall(".//testcase")
+    assert len(tcs) == len(cases) and root.get("failures") == "0"
+    assert any(tc.get("name") == "matmul_k_numba[seed=0,size=67,tw=7 (generic)]" for tc in tcs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.xml"]
+
+
+def test_junit_failure_and_sizes_option(capsys, tmp_path):
+    text = translation("vector_add.py")
+    cu = tmp_path / "bad.cu"
+    cu.write_text(text.replace("a[i] + b[i]", "a[i] - b[i]"))
+    ju = tmp_path / "r.xml"
+    rc, out = run_cli(capsys, K / "vector_add.py", "--cu", cu, "--junit", ju, "--sizes", "1,129", "--seeds", 2)
+    assert rc == 1, out
+    import xml.etree.ElementTree as ET
+    root = ET.parse(ju).getroot()
+    tcs = root.findall(".//testcase")
+    assert [tc.get("name") for tc in tcs] == [f"vector_add[seed={s},size={n}]" for n in (1, 129) for s in (0, 1)]
+    fails = [tc.find("failure") for tc in tcs]
+    assert all(f is not None and "first difference at index (" in f.get("message") for f in fails)
+    # integer sizes need a module that declares (with VERIFY_SIZES) that its example() takes them
+    mod = tmp_path / "no_sizes.py"
+    mod.write_text(re.sub(r"(?m)^VERIFY_SIZES = .*$", "", (K / "vector_add.py").read_text()))
+    rc, out = run_cli(capsys, mod, "--sizes", "5")
+    assert rc == 2 and "VERIFY_SIZES" in out, out
+
+
+# No false alarms: real translations over 5 seeds (20 seeds for every corpus kernel were run by hand).
+@pytest.mark.parametrize("name", ["vector_add.py", "histogram.py", "reduce_sum.py", "index_math.py",
+                                  "warp_reduce.py"])
+def test_no_false_alarms_over_seeds(name):
+    result = verify(K / name, seeds=5, sizes=["small", 1, 97])  # small budget: 3 of its sizes
+    assert result.ok, format_report(result)
+    assert len({c.seed for c in result.cases}) == 5
 
 
 # (kernel module, what the mutation plants, old text, new text)
@@ -66,7 +121,7 @@ def test_planted_bug_rejected(capsys, tmp_path, name, what, old, new):
     assert text.count(old) == 1, f"mutation anchor {old!r} not found once"
     cu = tmp_path / "planted.cu"
     cu.write_text(text.replace(old, new))
-    rc, out = run_cli(capsys, K / name, "--cu", cu)
+    rc, out = run_cli(capsys, K / name, "--cu", cu, "--sizes", "small")
     assert rc == 1, f"{what}: exit {rc}\n{out}"  # 1, not 0 (passed) and not 2 (did not build)
     assert "verdict: NOT EQUIVALENT" in out
     assert "first difference at index (" in out, out
@@ -79,12 +134,12 @@ def test_unmodified_cu_passes_and_json(capsys, tmp_path):
     cu.write_text(translation("matmul.py"))
     js = tmp_path / "out" / "r.json"
     js.parent.mkdir()
-    rc, out = run_cli(capsys, K / "matmul.py", "--cu", cu, "--json", js)
+    rc, out = run_cli(capsys, K / "matmul.py", "--cu", cu, "--json", js, "--sizes", "small")
     assert rc == 0, out
     data = json.loads(js.read_text())
     assert data["equivalent"] is True and data["translation"] == str(cu)
     case = data["cases"][0]
-    assert case["kernel"] == "matmul_k_numba" and case["seed"] == 0
+    assert case["kernel"] == "matmul_k_numba" and case["seed"] == 0 and case["size"] == "small"
     assert case["outputs"][0]["name"].startswith("out") and case["runs_identical"]
     assert [p.name for p in js.parent.iterdir()] == ["r.json"]  # no temp file left behind
 
@@ -128,3 +183,168 @@ def test_compare_arrays_report():
     r = compare_arrays(np.arange(6, dtype=np.int32).reshape(2, 3), np.array([[0, 1, 2], [3, 5, 5]], np.int32))
     assert not r.ok and r.first_index == (1, 1) and r.expected_value == 4 and r.actual_value == 5
     assert compare_arrays(np.float64([0.0]), np.float64([-0.0])).max_ulp == 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The checker over the whole corpus: planted wrong translations, made by string mutations of each
+# kernel's real translation, must each be rejected (verify's verdict NOT EQUIVALENT, i.e. exit 1).
+
+CORPUS = sorted(p.name for p in K.glob("*.py"))
+STORE_OPS = r"(?:=|\+=|-=|\*=|/=)"
+
+
+def kernel_body(text):
+    """(start, end, signature) of the (first) __global__ kernel's body in the translation text."""
+    m = re.search(r"__global__ void \w+\(([^)]*)\)\n\{\n", text)
+    assert m, "no __global__ kernel in the translation"
+    end = text.index("\n}\n", m.end())
+    return m.end(), end, m.group(1)
+
+
+def pointer_params(signature):
+    """({name: type} of read-only inputs, [names] of outputs) from the kernel's parameter list."""
+    inputs, outputs = {}, []
+    for part in signature.split(","):
+        pm = re.fullmatch(r"\s*(const )?([\w:]+) \*(\w+)\s*", part)
+        if pm:
+            if pm.group(1):
+                inputs[pm.group(3)] = pm.group(2)
+            else:
+                outputs.append(pm.group(3))
+    return inputs, outputs
+
+
+def blank_statement(line):
+    """`    x[i] = y;  // f.py:3` -> `    ;  // f.py:3`."""
+    code, sep, comment = line.partition("  //")
+    return code[: len(code) - len(code.lstrip())] + ";" + sep + comment
+
+
+def _subst_body(text, fn):
+    start, end, sig = kernel_body(text)
+    new = fn(text[start:end], sig)
+    return None if new is None else text[:start] + new + text[end:]
+
+
+def mut_noop(body, sig):
+    _, outputs = pointer_params(sig)
+    store = re.compile(r"^\s*(?:(?:%s)\[.*\]\s*%s |atomic\w+\(&(?:%s)\[)" % ("|".join(outputs), STORE_OPS,
+                                                                            "|".join(outputs)))
+    lines = body.split("\n")
+    idx = [i for i, l in enumerate(lines) if outputs and store.match(l)]
+    if not idx:
+        return None
+    lines[idx[-1]] = blank_statement(lines[idx[-1]])
+    return "\n".join(lines)
+
+
+def mut_tail(body, sig):
+    """The first bound check against an array extent (or a local copied from one) loses its last element."""
+    extents = set(re.findall(r"\b\w+_shape\d\b", sig))
+    extents |= set(re.findall(r"int64_t (\w+) = \w+_shape\d;", body))
+    for m in re.finditer(r"(?<![<>=!]) < (\w+)\b(?! \+| -| \*| /)", body):
+        if m.group(1) in extents:
+            return body[: m.end()] + " - 1" + body[m.end():]
+    return None
+
+
+def mut_nosync(body, sig):
+    lines = body.split("\n")
+    idx = [i for i, l in enumerate(lines) if l.strip().startswith("__syncthreads();")]
+    if not idx:
+        return None
+    lines[idx[0]] = blank_statement(lines[idx[0]])
+    return "\n".join(lines)
+
+
+def mut_race(body, sig):
+    if "__shared__" not in body and "n2c_dynamic_smem" not in body:
+        return None
+    lines = body.split("\n")
+    idx = [i for i, l in enumerate(lines) if l.strip().startswith("__syncthreads();")]
+    if len(idx) < 2:
+        return None  # one barrier: the same mutant as "missing __syncthreads"
+    lines[idx[-1]] = blank_statement(lines[idx[-1]])
+    return "\n".join(lines)
+
+
+def mut_index(body, sig):
+    """The last load from a read-only input reads element (i / 2) instead of i (still in bounds).
+
+    The last, not the first: softmax's first loads feed the row maximum, which the result does not
+    depend on (softmax(x) == softmax(x - c)), so a wrong index there is an equivalent mutant."""
+    inputs, _ = pointer_params(sig)
+    found = list(re.finditer(r"\b(%s)\[" % "|".join(inputs), body)) if inputs else []
+    if not found:
+        return None
+    m = found[-1]
+    depth, j = 1, m.end()
+    while depth:
+        depth += {"[": 1, "]": -1}.get(body[j], 0)
+        j += 1
+    return body[: m.end()] + "(" + body[m.end(): j - 1] + ") / 2" + body[j - 1:]
+
+
+def mut_write_input(body, sig):
+    inputs, _ = pointer_params(sig)
+    if not inputs:
+        return None
+    name, ty = next(iter(inputs.items()))
+    plant = (f"    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x == 0 && blockIdx.y == 0) "
+             f"const_cast<{ty} *>({name})[0] = ({ty})({name}[0] == ({ty})7 ? 8 : 7);\n")
+    return plant + body
+
+
+MUTATIONS = {"no-op (final store removed)": mut_noop, "skipped tail (off-by-one guard)": mut_tail,
+             "missing __syncthreads": mut_nosync, "wrong index": mut_index,
+             "write to an input (const_cast)": mut_write_input, "shared-memory race (last barrier removed)": mut_race}
+WHY_SKIPPED = {"no-op (final store removed)": "no store to an output array found",
+               "skipped tail (off-by-one guard)": "no bound check against an array extent",
+               "missing __syncthreads": "the kernel has no __syncthreads",
+               "wrong index": "no load from a read-only input",
+               "write to an input (const_cast)": "no read-only input array",
+               "shared-memory race (last barrier removed)": "no shared memory or fewer than two barriers"}
+_TALLY = {}  # module -> (applicable, rejected, skipped reasons)
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_planted_bugs_rejected_across_corpus(name):
+    # The real translation passes, against example()'s NumPy expected (sim_max_threads=0: the simulator
+    # is tested above and is slow); its reference is reused for every mutant.
+    real = verify(K / name, sim_max_threads=0)
+    assert real.ok, format_report(real)
+    text = translation(name)
+    applied, rejected, skipped = 0, [], []
+    for what, fn in MUTATIONS.items():
+        mutant = _subst_body(text, fn)
+        if mutant is None or mutant == text:
+            skipped.append(f"{what}: {WHY_SKIPPED[what]}")
+            continue
+        applied += 1
+        try:
+            result = verify(K / name, cu_text=mutant, cu_path=f"planted {what}", reference=real.reference)
+        except UserError as exc:  # exit 2: the mutant does not even build; that would test nothing
+            pytest.fail(f"{name}: {what}: the planted translation does not build:\n{exc.text}")
+        if not result.ok:
+            rejected.append(what)
+            assert any("first difference at index (" in p or "launch failed" in p
+                       for c in result.cases for p in c.problems), format_report(result)
+    _TALLY[name] = (applied, len(rejected), skipped)
+    missed = [w for w in MUTATIONS if w not in rejected and not any(s.startswith(w + ":") for s in skipped)]
+    assert not missed, f"{name}: planted bugs accepted as equivalent: {missed}"
+
+
+def test_planted_bug_count():
+    """Runs after the corpus sweep above (same module, file order): the total must not shrink."""
+    if len(_TALLY) < len(CORPUS):
+        pytest.skip("run with the corpus sweep (test_planted_bugs_rejected_across_corpus)")
+    applied = sum(a for a, _, _ in _TALLY.values())
+    rejected = sum(r for _, r, _ in _TALLY.values())
+    for name, (_, _, skipped) in sorted(_TALLY.items()):
+        for s in skipped:
+            print(f"skipped {name}: {s}")
+    print(f"planted bugs rejected: {rejected}/{applied} over {len(CORPUS)} kernels")
+    assert rejected == applied and applied >= MIN_PLANTED, (rejected, applied)
+
+
+MIN_PLANTED = 55

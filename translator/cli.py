@@ -101,7 +101,7 @@ def cmd_translate(args) -> int:
 def cmd_verify(args) -> int:
     """Run the module's example() through the Numba original and the translation; exit 0/1 on the verdict."""
     import json
-    from .verify import NOTICE, format_report, verify
+    from .verify import NOTICE, format_report, junit_xml, parse_sizes, verify
 
     print(NOTICE.format(path=args.file))
     cu_text = None
@@ -114,12 +114,30 @@ def cmd_verify(args) -> int:
     print(f"seed{'s' * (len(seeds) != 1)}: {', '.join(map(str, seeds))}; device: {args.device}; "
           f"translation: {args.cu or 'fresh'}", flush=True)
     options = Options(kernels=[args.kernel]) if args.kernel else None
+    sizes = parse_sizes(args.sizes) if args.sizes else None
+    if args.sim_max_threads is not None and args.sim_max_threads < 0:
+        raise UserError("verify: error: --sim-max-threads must be at least 0")
+
+    def progress(done, total, case):  # on stderr, only for long runs on a terminal
+        if total >= 8 and sys.stderr.isatty():
+            print(f"\r  [{done}/{total}] {'ok  ' if case.ok else 'FAIL'}", end="" if done < total else "\n",
+                  file=sys.stderr, flush=True)
+
     result = verify(args.file, kernel=args.kernel, seed=args.seed, seeds=args.seeds, cu_text=cu_text,
-                    cu_path=args.cu, options=options)
+                    cu_path=args.cu, options=options, sizes=sizes, sim_max_threads=args.sim_max_threads,
+                    progress=progress)
     print(format_report(result))
     if args.json:
         write_atomically(Path(args.json), json.dumps(result.to_json(), indent=2) + "\n")
+    if args.junit:
+        write_atomically(Path(args.junit), junit_xml(result))
     return EXIT_OK if result.ok else EXIT_VERDICT
+
+
+def _cli_package(args) -> int:
+    from .package import cli_package
+
+    return cli_package(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,6 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "GPU's, or TORCH_CUDA_ARCH_LIST)")
     b.set_defaults(func=cmd_build)
 
+    pk = sub.add_parser("package", help="write a pip-installable project (and optionally its wheel)",
+                        description="Translate FILE into a self-contained project: setup.py with torch's "
+                                    "CUDAExtension, the same kernel .cu and binding .cpp as the JIT path, and a "
+                                    "Python module with the same drop-in kernels that imports neither numba2cuda, "
+                                    "Numba nor libcst. SASS for each architecture, PTX for the newest.",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_translation_options(pk)
+    pk.add_argument("-o", "--output", required=True, metavar="DIR", help="the project directory to write")
+    pk.add_argument("--name", help="the Python package name (default: FILE's name + _cuda)")
+    pk.add_argument("--arch", default="8.0;9.0", metavar="LIST", help="CUDA architectures (default \"8.0;9.0\")")
+    pk.add_argument("--wheel", action="store_true", help="also build the wheel (needs torch and the CUDA toolkit)")
+    pk.set_defaults(func=_cli_package)
+
     v = sub.add_parser("verify", help="check the translation against the Numba original on the module's example()",
                        description="Run the module's example() (per seed) through the Numba original in the CUDA "
                                    "simulator and through the translation on the CPU runtime, and compare. This "
@@ -159,7 +190,15 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0, help="first seed for example()'s random generator (default 0)")
     v.add_argument("--seeds", type=int, default=1, metavar="N", help="run seeds SEED..SEED+N-1 (default 1)")
     v.add_argument("--cu", metavar="PATH", help="verify this (hand-edited) .cu file instead of a fresh translation")
+    v.add_argument("--sizes", metavar="LIST", help="sizes passed to example(rng, size), e.g. small,1,67 (default: "
+                                                    "the module's VERIFY_SIZES plus tile-1/tile+1 per specialisation "
+                                                    "value, else small)")
+    v.add_argument("--sim-max-threads", type=int, metavar="N", help="run the Numba original in the simulator only "
+                   "for launches of at most N threads; larger ones use example()'s NumPy expected (default: the "
+                   "module's VERIFY_SIM_MAX_THREADS, else 4096)")
     v.add_argument("--json", metavar="PATH", help="also write the results as JSON (atomically)")
+    v.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per kernel x seed x size x "
+                                                   "specialisation (atomically)")
     v.set_defaults(func=cmd_verify)
     return parser
 
