@@ -33,6 +33,11 @@ def _defined_vars(body) -> set:
     return out
 
 
+def _tighter(new, old) -> bool:
+    """Is lower bound `new` more informative than `old` (None: nothing known)?"""
+    return new is not None and (old is None or new > old)
+
+
 def _ends_in_exit(body) -> bool:
     return bool(body) and isinstance(body[-1], (ir.Return, ir.Break, ir.Continue))
 
@@ -219,7 +224,7 @@ class Bounds:
         if isinstance(cond, ir.BoolOp) and (cond.op == "and") != negate:
             for v in cond.values:
                 for var, fact in self.facts_of(v, negate).items():
-                    if var not in out or (fact[0] or -INF) > (out[var][0] or -INF):
+                    if var not in out or _tighter(fact[0], out[var][0]):
                         out[var] = fact
             return out
         if not isinstance(cond, ir.Compare):
