@@ -296,3 +296,18 @@ def k(x, out):
     out = np.zeros(100, np.float32)
     module.k[4, 32](x, out)
     assert np.array_equal(out, np.where(x > 0, x, np.float64(0.1)).astype(np.float32))
+
+
+def test_guards_prove_indices_non_negative():
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], int64)")
+def k(a, j):
+    if j >= -3 and j >= 0 and j < a.shape[0]:
+        a[j] = 1
+    if j < a.shape[0]:
+        a[j] = 2
+'''
+    text = translate_source(src, options=Options(assume_nonnegative=False))
+    body = text[text.index("__global__"):]
+    assert "a[j] = 1.0f;" in body  # the guard proves j >= 0: plain C indexing
+    assert "a[n2c::wrap(j, a_shape0)] = 2.0f;" in body  # no guard: Numba's wraparound kept
