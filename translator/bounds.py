@@ -13,24 +13,12 @@ from contextlib import contextmanager
 
 from . import ir
 from . import typesys as T
-from .dataflow import sub_blocks
+from .dataflow import defined_vars, sub_blocks
 
 INF = float("inf")
 NONNEG_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize")
 NONNEG_CALLS = {"cuda.laneid", "cuda.popc", "cuda.clz", "cuda.ffs", "cuda.brev", "cuda.ballot_sync",
                 "cuda.activemask", "cuda.syncthreads_count", "cuda.lanemask_lt"}
-
-
-def _defined_vars(body) -> set:
-    out = set()
-    for s in body:
-        if isinstance(s, (ir.Assign, ir.ForRange)):
-            out.add(s.target.var)
-        elif isinstance(s, ir.TupleCall):
-            out.update(t.var for t in s.targets)
-        for sub in sub_blocks(s):
-            out |= _defined_vars(sub)
-    return out
 
 
 def _tighter(new, old) -> bool:
@@ -242,7 +230,7 @@ class Bounds:
 
     @contextmanager
     def guard(self, cond, region, negate=False):
-        redefined = _defined_vars(region)
+        redefined = defined_vars(region)
         self.facts.append({v: f for v, f in self.facts_of(cond, negate).items() if v not in redefined})
         try:
             yield
@@ -259,7 +247,7 @@ class Bounds:
         """`if i >= n: return` tells the rest of the block that i < n (and so on for the negation)."""
         s = body[i]
         if isinstance(s, ir.If) and not s.orelse and _ends_in_exit(s.body):
-            redefined = _defined_vars(body[i + 1:])
+            redefined = defined_vars(body[i + 1:])
             for var, fact in self.facts_of(s.cond, negate=True).items():
                 if var not in redefined:
                     self.facts[-1][var] = fact

@@ -200,6 +200,32 @@ def sub_blocks(s):
     return _sub_blocks(s)
 
 
+def walk_statements(body):
+    """Every statement of a body, nested ones included, in order."""
+    for s in body:
+        yield s
+        for sub in _sub_blocks(s):
+            yield from walk_statements(sub)
+
+
+def walk_body(body):
+    """Every expression node a body evaluates, nested statements included."""
+    for s in walk_statements(body):
+        for e in stmt_exprs(s):
+            yield from walk_expr(e)
+
+
+def defined_vars(body) -> set:
+    """The C variables a body assigns (loop counters and tuple targets included)."""
+    out = set()
+    for s in walk_statements(body):
+        if isinstance(s, (ir.Assign, ir.ForRange)):
+            out.add(s.target.var)
+        elif isinstance(s, ir.TupleCall):
+            out.update(t.var for t in s.targets)
+    return out
+
+
 def webs(fn: ir.Function, defs: Defs, reporter) -> dict[int, int]:
     """Union definitions that reach a common use; returns def id -> web representative."""
     parent = list(range(len(defs.sites)))

@@ -9,7 +9,7 @@ before the statement that first mentions it, outside any loop that would re-crea
 from __future__ import annotations
 
 from . import ir
-from .dataflow import stmt_exprs, sub_blocks, walk_expr
+from .dataflow import defined_vars, stmt_exprs, sub_blocks, walk_expr, walk_statements
 
 
 def _mentions(s) -> set:
@@ -36,14 +36,7 @@ def _occurrences(body, path, found, loops):
 
 
 def defines(body, var) -> bool:
-    for s in body:
-        if isinstance(s, (ir.Assign, ir.ForRange)) and s.target.var is var:
-            return True
-        if isinstance(s, ir.TupleCall) and any(t.var is var for t in s.targets):
-            return True
-        if any(defines(sub, var) for sub in sub_blocks(s)):
-            return True
-    return False
+    return var in defined_vars(body)
 
 
 def _mentions_var(e, var) -> bool:
@@ -77,7 +70,7 @@ def plan_declarations(fn: ir.Function) -> None:
         if hoisted is not None:
             block, index = hoisted
         inserts.setdefault(id(block), (block, {}))[1].setdefault(index, []).append(var)
-    _plan_loops(fn.body, found)
+    _plan_loops(fn.body)
     for block, by_index in inserts.values():
         for index in sorted(by_index, reverse=True):
             for var in reversed(by_index[index]):
@@ -101,15 +94,12 @@ def _outside_loops(prefix):
     return None
 
 
-def _plan_loops(body, found):
-    for s in body:
+def _plan_loops(body):
+    for s in walk_statements(body):
         if isinstance(s, ir.ForRange):
-            var = s.target.var
             if not getattr(s, "declare", False):
-                s.counter = f"{var.c_name}_"  # the Python variable outlives the loop or is reassigned in it
+                s.counter = f"{s.target.var.c_name}_"  # the Python variable outlives the loop or is reassigned in it
             s.hoist_stop = not _invariant(s.stop, s.body)
-        for sub in sub_blocks(s):
-            _plan_loops(sub, found)
 
 
 def _invariant(e, body) -> bool:

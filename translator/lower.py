@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import ir
+from .dataflow import walk_body
 from . import specialize
 from . import typesys as T
 from .errors import Unsupported, UserError
@@ -129,15 +130,7 @@ def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
 
 
 def _device_calls(body):
-    from .dataflow import stmt_exprs, sub_blocks, walk_expr
-
-    for s in body:
-        for e in stmt_exprs(s):
-            for node in walk_expr(e):
-                if isinstance(node, ir.DeviceCall):
-                    yield node
-        for sub in sub_blocks(s):
-            yield from _device_calls(sub)
+    return (node for node in walk_body(body) if isinstance(node, ir.DeviceCall))
 
 
 def _propagate_writes(fn: ir.Function) -> None:

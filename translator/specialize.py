@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import ir
 from . import typesys as T
-from .dataflow import sub_blocks, walk_expr
+from .dataflow import walk_expr, walk_statements
 from .errors import UserError
 
 DEFAULT_VALUES = (8, 16, 32)
@@ -32,20 +32,15 @@ def detect(fn: ir.Function) -> list[str]:
     names = {p.name for p in fn.params if p.array is None and isinstance(p.type, T.Scalar) and p.type.is_int}
     found: set = set()
 
-    def visit(body):
-        for s in body:
-            if isinstance(s, ir.ArrayDecl) and s.array.kind == "view":
-                root = s.array
-                while root.base is not None:
-                    root = root.base
-                if root.kind in ("shared", "dynamic"):
-                    found.update(_params_in([s.array.offset] + list(s.array.shape), names))
-            if isinstance(s, ir.ForRange):
-                found.update(_params_in([s.start, s.stop, s.step], names))
-            for sub in sub_blocks(s):
-                visit(sub)
-
-    visit(fn.body)
+    for s in walk_statements(fn.body):
+        if isinstance(s, ir.ArrayDecl) and s.array.kind == "view":
+            root = s.array
+            while root.base is not None:
+                root = root.base
+            if root.kind in ("shared", "dynamic"):
+                found.update(_params_in([s.array.offset] + list(s.array.shape), names))
+        if isinstance(s, ir.ForRange):
+            found.update(_params_in([s.start, s.stop, s.step], names))
     return [p.name for p in fn.params if p.name in found]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import ir
 from . import typesys as T
-from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_expr, webs
+from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_body, walk_expr, walk_statements, webs
 from .errors import Unsupported
 
 C_RESERVED = set("""auto bool break case char class const constexpr continue default delete do double else enum
@@ -287,8 +287,9 @@ class Typer:
             w = self.web_of[d]
             if any(self.web_of[o] == w for o in range(len(self.defs.sites)) if o != d):
                 continue
-            inside = {id(n) for s in site[1].body for n in _names_in(s)}
-            uses = [n for n in _names_in_body(self.fn.body) if n.defs and self.web_of[min(n.defs)] == w]
+            inside = {id(n) for n in walk_body(site[1].body)}
+            uses = [n for n in walk_body(self.fn.body)
+                    if isinstance(n, ir.Name) and n.defs and self.web_of[min(n.defs)] == w]
             if all(id(n) in inside for n in uses):
                 out[w] = self.defs.names[d]
         return out
@@ -315,8 +316,7 @@ class Typer:
     def return_type(self):
         if self.fn.is_kernel:
             return T.VOID
-        found = []
-        self._collect_returns(self.fn.body, found)
+        found = [s for s in walk_statements(self.fn.body) if isinstance(s, ir.Return)]
         result = None
         for r in found:
             if not r.values:
@@ -335,28 +335,6 @@ class Typer:
                 raise TypeErrorAt(r.node, "return", f"returns {t} here but {result} elsewhere",
                                   "return the same kind of value on every path")
         return result or T.VOID
-
-    def _collect_returns(self, body, out):
-        for s in body:
-            if isinstance(s, ir.Return):
-                out.append(s)
-            for sub in sub_blocks(s):
-                self._collect_returns(sub, out)
-
-
-def _names_in(s):
-    for ex in stmt_exprs(s):
-        for node in walk_expr(ex):
-            if isinstance(node, ir.Name):
-                yield node
-    for sub in sub_blocks(s):
-        for inner in sub:
-            yield from _names_in(inner)
-
-
-def _names_in_body(body):
-    for s in body:
-        yield from _names_in(s)
 
 
 def _c_identifier(name: str, taken: set) -> str:
