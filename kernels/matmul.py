@@ -19,8 +19,12 @@ import math
 import numpy as np
 from numba import cuda, float32
 
+# The lecture's kernel has no signature: Numba types it at the first launch (a Python int tw is int64).
+# numba2cuda never runs the module, so it reads the same types from here.
+NUMBA2CUDA_TYPES = {"matmul_k_numba": "m=float32[:, ::1], n=float32[:, ::1], out=float32[:, ::1], tw=int64"}
 
-@cuda.jit("void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int32)")
+
+@cuda.jit
 def matmul_k_numba(m, n, out, tw):
     cbi, cbd, tid = cuda.blockIdx, cuda.blockDim, cuda.threadIdx
     tc, tr = tid.x, tid.y

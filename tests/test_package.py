@@ -67,7 +67,7 @@ def test_writes_the_project(project):
     sha = hashlib.sha256(MATMUL.read_bytes()).hexdigest()
     for needle in (sha, "matmul.py", "numba2cuda 0.1.0", "sm_80, sm_90", "compute_90", "rules",
                    "LLM prompt version", "from matmul_cuda import matmul_k_numba\nmatmul_k_numba[",
-                   "matmul_k_numba(m: float32[:, ::1], n: float32[:, ::1], out: float32[:, ::1], tw: int32)"):
+                   "matmul_k_numba(m: float32[:, ::1], n: float32[:, ::1], out: float32[:, ::1], tw: int64)"):
         assert needle in readme, needle
 
 

@@ -35,7 +35,7 @@ def test_constants_and_shapes_are_not_specialised():
 def test_dispatch_is_a_switch_with_a_generic_default():
     text = translate_file(MATMUL)
     assert "template <int TW>\n__global__ void matmul_k_numba(" in text
-    assert "const int tw = TW > 0 ? TW : tw_arg;" in text
+    assert "const int64_t tw = TW > 0 ? TW : tw_arg;" in text
     cases = re.findall(r"case (\d+):\n\s+return n2c_launch\(matmul_k_numba<(\d+)>", text)
     assert cases == [("8", "8"), ("16", "16"), ("32", "32")]
     assert "default: // any other value runs the generic kernel\n        return n2c_launch(matmul_k_numba<0>" in text

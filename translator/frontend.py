@@ -43,6 +43,9 @@ class ModuleInfo:
     nonconstant: dict[str, str] = field(default_factory=dict)  # module-level name -> why kernels cannot use it
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
     failed_functions: set = field(default_factory=set)  # @cuda.jit functions whose header was reported
+    declared_types: dict = field(default_factory=dict)  # kernel -> {param: type}, from NUMBA2CUDA_TYPES
+    declared_type_nodes: dict = field(default_factory=dict)  # kernel -> its key's node, for errors
+    declared_types_broken: bool = False  # reported; kernels then lacking types are not reported again
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -112,6 +115,43 @@ def _collect_constants(info: ModuleInfo, body) -> None:
                     info.constant_nodes[name] = small
                 except ConstEvalError:
                     info.nonconstant[name] = _why_not_constant(small.value)
+
+
+TYPES_DECLARATION = "NUMBA2CUDA_TYPES"
+
+
+def _collect_declared_types(info: ModuleInfo, body) -> None:
+    """NUMBA2CUDA_TYPES = {"kernel": "m=float32[:, ::1], tw=int64"}: types for kernels written, as in the
+    lecture, without a signature (Numba learns them at the first launch; numba2cuda cannot run the module)."""
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and small.targets[0].target.value == TYPES_DECLARATION):
+                continue
+            info.nonconstant.pop(TYPES_DECLARATION, None)
+            before = len(info.reporter.diagnostics)
+            hint = (f'write {TYPES_DECLARATION} = {{"kernel_name": "m=float32[:, ::1], tw=int64"}} '
+                    "(a dict literal of string literals)")
+            if not isinstance(small.value, cst.Dict):
+                info.reporter.add(small.value, TYPES_DECLARATION, "must be a dict literal", hint)
+                info.declared_types_broken = True
+                continue
+            for element in small.value.elements:
+                key = getattr(element, "key", None)
+                value = getattr(element, "value", None)
+                if not (isinstance(key, cst.SimpleString) and isinstance(value, cst.SimpleString)):
+                    info.reporter.add(element.value if value is not None else small.value, TYPES_DECLARATION,
+                                      "entries must be string literals", hint)
+                    continue
+                info.declared_type_nodes[key.evaluated_value] = key
+                try:
+                    info.declared_types[key.evaluated_value] = T.parse_types_option(value.evaluated_value)
+                except T.TypeStringError as exc:
+                    info.reporter.add(value, TYPES_DECLARATION, str(exc), hint)
+            info.declared_types_broken |= len(info.reporter.diagnostics) > before
 
 
 # --------------------------------------------------------------------------- decorators
@@ -243,7 +283,12 @@ def parse_source(source: str, path: str) -> ModuleInfo:
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
     _collect_imports(info, module.body)
     _collect_constants(info, module.body)
+    _collect_declared_types(info, module.body)
     _walk_functions(info, module.body)
+    for kernel, node in info.declared_type_nodes.items():
+        if kernel not in info.functions and kernel not in info.failed_functions:
+            info.reporter.add(node, TYPES_DECLARATION, f"names {kernel!r}, which is not a @cuda.jit function here",
+                              "use the kernel's name as the key")
     return info
 
 

@@ -92,7 +92,12 @@ class Program:
 
     # ------------------------------------------------------------ kernels
     def add_kernel(self, fi: FunctionInfo) -> None:
-        types = kernel_param_types(fi, self.options.types)
+        try:
+            types = kernel_param_types(fi, {**self.info.declared_types.get(fi.name, {}), **self.options.types})
+        except Unsupported:
+            if self.info.declared_types_broken:  # already reported where the declaration went wrong
+                raise UserError(self.info.reporter.diagnostics) from None
+            raise
         fn = self._build(fi, types)
         fn.c_name = fi.name
         specialize.plan(fn, self.options.specialize)
@@ -125,7 +130,8 @@ def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
                           "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
-                          f"parameters, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
+                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{missing[0]}=float32[:, ::1], "
+                          f"...\"}} in the module, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
     return types
 
 
