@@ -496,6 +496,9 @@ inline void probe_tls(Runtime &r) {
 inline void poison_block(Runtime &r) {
   if (g_poison < 0) return;
   unsigned char *d = n2c_dynamic_smem, *d_end = d + N2C_CPU_DYN_SMEM_BUF;
+  // The writes below deliberately run past n2c_dynamic_smem over the rest of the TLS block; hide
+  // the pointers' provenance, or _FORTIFY_SOURCE (on by default in Ubuntu's g++) aborts the process.
+  asm("" : "+r"(d), "+r"(d_end));
   std::memset(d, g_poison, r.shared_bytes);
   if (!r.tls_base) return;
   std::memset(r.tls_base, g_poison, static_cast<size_t>(d - r.tls_base));

@@ -1,0 +1,47 @@
+"""KernelIR -> shared memory a launch asks for (static __shared__ + dynamic), checked against a device's limit."""
+
+from __future__ import annotations
+
+from . import ir
+from .dataflow import walk_body, walk_statements
+
+# What a launch gets without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize), on every GPU
+# since Kepler; Numba never opts in, so the original cannot run above it on any device.
+DEFAULT_LIMIT = 48 * 1024
+
+
+def _functions(kernel: ir.Function) -> list:
+    """The kernel and every device function it reaches (their __shared__ arrays count for its blocks)."""
+    seen, order = set(), [kernel]
+    stack = [kernel]
+    while stack:
+        fn = stack.pop()
+        for node in walk_body(fn.body):
+            if isinstance(node, ir.DeviceCall) and id(node.target) not in seen:
+                seen.add(id(node.target))
+                order.append(node.target)
+                stack.append(node.target)
+    return order
+
+
+def static_shared_bytes(kernel: ir.Function) -> int:
+    """Bytes of the constant-shaped __shared__ arrays a block of this kernel holds."""
+    total = 0
+    for fn in _functions(kernel):
+        for s in walk_statements(fn.body):
+            if isinstance(s, ir.ArrayDecl) and s.array.kind == "shared":
+                count = 1
+                for d in s.array.shape:
+                    count *= int(d.value) if isinstance(d, ir.Const) else 0
+                total += count * s.array.dtype.bits // 8
+    return total
+
+
+def shared_problem(kernel: ir.Function, dynamic_bytes: int, limit: int, where: str) -> str | None:
+    """A message when static + dynamic shared memory exceeds `limit`, else None."""
+    static = static_shared_bytes(kernel)
+    if static + dynamic_bytes <= limit:
+        return None
+    return (f"the launch asks for {static + dynamic_bytes} bytes of shared memory per block ({static} static + "
+            f"{dynamic_bytes} dynamic), more than the {limit} bytes {where}; the original cannot launch it "
+            "either: use a smaller tile or block")
