@@ -53,6 +53,10 @@ def reference(img):
 VERIFY_SIZES = ("small", 1, 15, 17, 67)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -64,4 +68,5 @@ def example(rng, size="small"):
     block = (16, 16)
     grid = (math.ceil(w / block[0]), math.ceil(h / block[1]))
     return dict(kernel=box_blur, griddim=grid, blockdim=block, shared=0,
-                args=[img, out], expected={1: reference(img)}, rtol=1e-5, atol=1e-6)
+                args=[img, out], expected={1: reference(img)}, rtol=1e-5, atol=1e-6,
+                bytes=img.nbytes + out.nbytes)

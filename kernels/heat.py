@@ -55,6 +55,10 @@ def reference(u, alpha):
 VERIFY_SIZES = ("small", 1, 15, 17, 67)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -68,4 +72,4 @@ def example(rng, size="small"):
     grid = (math.ceil(w / block[0]), math.ceil(h / block[1]))
     return dict(kernel=heat_step, griddim=grid, blockdim=block, shared=0,
                 args=[u, u_new, alpha], expected={1: reference(u, np.float32(alpha))},
-                rtol=1e-5, atol=1e-6)
+                rtol=1e-5, atol=1e-6, bytes=u.nbytes + u_new.nbytes)

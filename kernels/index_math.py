@@ -60,6 +60,10 @@ def reference(a, b):
 VERIFY_SIZES = ("small", 1, 31, 33, 67, 97)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -73,4 +77,5 @@ def example(rng, size="small"):
     fout = np.zeros((n, NF), dtype=np.float64)
     ie, fe = reference(a, b)
     return dict(kernel=index_math, griddim=math.ceil(n / 32), blockdim=32, shared=0,
-                args=[a, b, iout, fout], expected={2: ie, 3: fe}, rtol=0, atol=0)
+                args=[a, b, iout, fout], expected={2: ie, 3: fe}, rtol=0, atol=0,
+                bytes=a.nbytes + b.nbytes + iout.nbytes + fout.nbytes)

@@ -57,6 +57,9 @@ def reference(m, n):
 # tw+1, and it runs every specialised tile width (8, 16, 32) plus one the generic kernel handles.
 VERIFY_SIZES = ("small", 1, 67, 97)
 
+# The size `numba2cuda bench` times: the lecture's 5120x256 @ 256x5120 (13.4 GFLOP), at every tile width.
+BENCH_SIZES = ("bench",)
+
 
 def example(rng, size="small", tw=None):
     """One run: inputs, launch configuration and the expected outputs.
@@ -79,4 +82,20 @@ def example(rng, size="small", tw=None):
     return dict(kernel=matmul_k_numba, griddim=blocks, blockdim=(tw, tw),
                 shared=tw * tw * 2 * 4,
                 args=[m, n, out, tw], expected={2: reference(m, n)},
-                rtol=1e-4, atol=1e-4)
+                rtol=1e-4, atol=1e-4, flops=2 * h * k * w, bytes=m.nbytes + n.nbytes + out.nbytes,
+                references={"cuBLAS fp32": cublas(tf32=False), "cuBLAS TF32": cublas(tf32=True)})
+
+
+def cublas(tf32):
+    """A reference `numba2cuda bench` times beside the kernel: torch.matmul (cuBLAS) into out, in fp32 or
+    TF32. It takes the kernel's arguments as torch CUDA tensors; torch is imported only when it runs."""
+    def run(m, n, out, tw):
+        import torch
+
+        before = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        try:
+            torch.matmul(m, n, out=out)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = before
+    return run

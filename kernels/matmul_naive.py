@@ -33,6 +33,10 @@ def reference(m, n):
 VERIFY_SIZES = ("small", 1, 15, 17, 67)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -48,4 +52,5 @@ def example(rng, size="small"):
     block = (16, 16)
     grid = (math.ceil(w / block[0]), math.ceil(h / block[1]))
     return dict(kernel=matmul_naive, griddim=grid, blockdim=block, shared=0,
-                args=[m, n, out], expected={2: reference(m, n)}, rtol=1e-4, atol=1e-4)
+                args=[m, n, out], expected={2: reference(m, n)}, rtol=1e-4, atol=1e-4,
+                flops=2 * h * k * w, bytes=m.nbytes + n.nbytes + out.nbytes)

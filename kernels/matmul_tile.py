@@ -47,6 +47,10 @@ def reference(m, n):
 VERIFY_SIZES = ("small", 1, 15, 17, 67)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -61,4 +65,5 @@ def example(rng, size="small"):
     out = np.zeros((h, w), dtype=np.float32)
     blocks = (math.ceil(w / TILE), math.ceil(h / TILE))
     return dict(kernel=matmul_tile, griddim=blocks, blockdim=(TILE, TILE), shared=0,
-                args=[m, n, out], expected={2: reference(m, n)}, rtol=1e-4, atol=1e-4)
+                args=[m, n, out], expected={2: reference(m, n)}, rtol=1e-4, atol=1e-4,
+                flops=2 * h * k * w, bytes=m.nbytes + n.nbytes + out.nbytes)

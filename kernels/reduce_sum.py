@@ -41,6 +41,10 @@ def reference(x):
 VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -51,4 +55,4 @@ def example(rng, size="small"):
     total = np.zeros(1, dtype=np.float32)      # accumulated into: must start at zero
     return dict(kernel=reduce_sum, griddim=math.ceil(n / THREADS), blockdim=THREADS,
                 shared=0, args=[x, total], expected={1: reference(x)},
-                inout={1}, rtol=1e-5, atol=0)
+                inout={1}, rtol=1e-5, atol=0, bytes=x.nbytes)

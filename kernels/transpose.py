@@ -46,6 +46,10 @@ def reference(a):
 VERIFY_SIZES = ("small", 1, TILE - 1, TILE + 1, 67, 97)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -56,4 +60,5 @@ def example(rng, size="small"):
     out = np.zeros((w, h), dtype=np.float32)
     grid = (math.ceil(w / TILE), math.ceil(h / TILE))
     return dict(kernel=transpose, griddim=grid, blockdim=(TILE, TILE), shared=0,
-                args=[a, out], expected={1: reference(a)}, rtol=0, atol=0)
+                args=[a, out], expected={1: reference(a)}, rtol=0, atol=0,
+                bytes=a.nbytes + out.nbytes)

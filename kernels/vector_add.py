@@ -30,6 +30,10 @@ def reference(a, b):
 VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -41,4 +45,4 @@ def example(rng, size="small"):
     out = np.zeros(n, dtype=np.float32)
     return dict(kernel=vector_add, griddim=math.ceil(n / THREADS), blockdim=THREADS,
                 shared=0, args=[a, b, out], expected={2: reference(a, b)},
-                rtol=0, atol=0)
+                rtol=0, atol=0, bytes=a.nbytes + b.nbytes + out.nbytes)

@@ -41,6 +41,10 @@ def reference(x):
 VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
 
 
+# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
+BENCH_SIZES = ("bench",)
+
+
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
@@ -50,4 +54,5 @@ def example(rng, size="small"):
     x = rng.integers(-100, 101, size=n, dtype=np.int32)
     total = np.zeros(1, dtype=np.int32)        # accumulated into: must start at zero
     return dict(kernel=warp_reduce, griddim=math.ceil(n / THREADS), blockdim=THREADS,
-                shared=0, args=[x, total], expected={1: reference(x)}, inout={1})
+                shared=0, args=[x, total], expected={1: reference(x)}, inout={1},
+                bytes=x.nbytes)

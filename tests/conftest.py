@@ -36,6 +36,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def no_llm_configuration(monkeypatch):
+    """No test reaches a real model: the LLM backend is configured only where a test does it (tests/test_llm.py,
+    against its own loopback server). Subprocesses started by tests inherit this environment."""
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "NUMBA2CUDA_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/*.cu from the current translations instead of comparing")
+    parser.addoption("--update-llm-cache", action="store_true", default=False,
+                     help="re-record tests/llm_cache (the LLM corpus' replayed answers) from tests/llm_fixtures "
+                          "through the scripted server, instead of replaying it")

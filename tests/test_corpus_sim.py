@@ -81,7 +81,6 @@ def _module_constants(tree):
     return names
 
 
-@pytest.mark.parametrize("name", MODULES)
 def _declared_types(tree) -> dict:
     for node in tree.body:
         if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "NUMBA2CUDA_TYPES":
@@ -89,6 +88,7 @@ def _declared_types(tree) -> dict:
     return {}
 
 
+@pytest.mark.parametrize("name", MODULES)
 def test_kernel_language_rules(name):
     """Static checks the simulator does not make but Numba's compiler does."""
     tree = ast.parse((KERNELS / f"{name}.py").read_text())

@@ -10,13 +10,14 @@ import traceback
 from pathlib import Path
 
 from . import __version__
-from .errors import UserError
+from .errors import NotVerified, UserError
 from .frontend import parse_file
 from .irdump import format_program
+from .llm_config import add_llm_options, api_key_withheld
 from .lower import Options, build_program
-from .render import render_program
 from . import specialize
 from .typesys import TypeStringError, parse_types_option
+from .verify_cli import add_verify_arguments
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -62,10 +63,12 @@ def cmd_build(args) -> int:
         raise UserError("numba2cuda build: error: PyTorch is not installed\n"
                         "    hint: pip install torch (the extension is built with torch.utils.cpp_extension)") from None
     from .build import BuildError, build_extension
-    from .dropin import sources
+    from .bindings import render_bindings
+    from .llm import translate_module
 
     options = options_from(args)
-    program, cu_text, cpp_text = sources(args.file, options)
+    program, cu_text = translate_module(args.file, options, args)  # by rules; by the model only what they reject
+    cpp_text = render_bindings(program, Path(args.file).name)
     name = "".join(c if c.isalnum() else "_" for c in Path(args.file).stem)
     try:
         ext = build_extension(name, cu_text, cpp_text, arch_list=args.arch)
@@ -78,12 +81,13 @@ def cmd_build(args) -> int:
 
 def cmd_translate(args) -> int:
     options = options_from(args)
-    info = parse_file(args.file)
-    program = build_program(info, options)
-    if args.emit == "ir":
+    if args.emit == "ir":  # the rules' typed IR: a model writes C, not IR
+        program = build_program(parse_file(args.file), options)
         text = format_program(program)
     else:
-        text = render_program(program, Path(args.file).name)
+        from .llm import translate_module
+
+        program, text = translate_module(args.file, options, args)  # by rules; by the model only what they reject
     out = args.output or (Path(args.file).stem + (".cu" if args.emit == "cu" else ".ir.txt"))
     if out == "-":
         sys.stdout.write(text)
@@ -100,38 +104,11 @@ def cmd_translate(args) -> int:
 
 def cmd_verify(args) -> int:
     """Run the module's example() through the Numba original and the translation; exit 0/1 on the verdict."""
-    import json
-    from .verify import NOTICE, format_report, junit_xml, parse_sizes, verify
+    from .llm import verify_translation
+    from .verify_cli import cmd_verify as run
 
-    print(NOTICE.format(path=args.file))
-    cu_text = None
-    if args.cu:
-        try:
-            cu_text = Path(args.cu).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{args.cu}: error: cannot read the .cu file: {exc.strerror}") from None
-    seeds = list(range(args.seed, args.seed + args.seeds))
-    print(f"seed{'s' * (len(seeds) != 1)}: {', '.join(map(str, seeds))}; device: {args.device}; "
-          f"translation: {args.cu or 'fresh'}", flush=True)
-    options = Options(kernels=[args.kernel]) if args.kernel else None
-    sizes = parse_sizes(args.sizes) if args.sizes else None
-    if args.sim_max_threads is not None and args.sim_max_threads < 0:
-        raise UserError("verify: error: --sim-max-threads must be at least 0")
-
-    def progress(done, total, case):  # on stderr, only for long runs on a terminal
-        if total >= 8 and sys.stderr.isatty():
-            print(f"\r  [{done}/{total}] {'ok  ' if case.ok else 'FAIL'}", end="" if done < total else "\n",
-                  file=sys.stderr, flush=True)
-
-    result = verify(args.file, kernel=args.kernel, seed=args.seed, seeds=args.seeds, cu_text=cu_text,
-                    cu_path=args.cu, options=options, sizes=sizes, sim_max_threads=args.sim_max_threads,
-                    progress=progress)
-    print(format_report(result))
-    if args.json:
-        write_atomically(Path(args.json), json.dumps(result.to_json(), indent=2) + "\n")
-    if args.junit:
-        write_atomically(Path(args.junit), junit_xml(result))
-    return EXIT_OK if result.ok else EXIT_VERDICT
+    with verify_translation(args) as args:  # where the rules reject a kernel: the model's verified translation
+        return run(args, write_atomically)
 
 
 def _cli_package(args) -> int:
@@ -180,26 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
     pk.set_defaults(func=_cli_package)
 
     v = sub.add_parser("verify", help="check the translation against the Numba original on the module's example()",
-                       description="Run the module's example() (per seed) through the Numba original in the CUDA "
-                                   "simulator and through the translation on the CPU runtime, and compare. This "
+                       description="Run the module's example() (per seed, size, specialisation value and input "
+                                   "distribution) through the Numba original (on the GPU, or in the CUDA simulator) "
+                                   "and through the translation (on the GPU, or the CPU runtime), and compare. This "
                                    "imports and runs FILE; the translator itself never does. Exit 0: equivalent; "
                                    "1: not equivalent; 2: usage or translation error.")
-    v.add_argument("file", help="a Python module with @cuda.jit kernels and an example(rng, size) function")
-    v.add_argument("--kernel", metavar="K", help="only the kernel K (the one example() runs)")
-    v.add_argument("--device", choices=["cpu"], default="cpu", help="where the translation runs (cpu: the CPU runtime)")
-    v.add_argument("--seed", type=int, default=0, help="first seed for example()'s random generator (default 0)")
-    v.add_argument("--seeds", type=int, default=1, metavar="N", help="run seeds SEED..SEED+N-1 (default 1)")
-    v.add_argument("--cu", metavar="PATH", help="verify this (hand-edited) .cu file instead of a fresh translation")
-    v.add_argument("--sizes", metavar="LIST", help="sizes passed to example(rng, size), e.g. small,1,67 (default: "
-                                                    "the module's VERIFY_SIZES plus tile-1/tile+1 per specialisation "
-                                                    "value, else small)")
-    v.add_argument("--sim-max-threads", type=int, metavar="N", help="run the Numba original in the simulator only "
-                   "for launches of at most N threads; larger ones use example()'s NumPy expected (default: the "
-                   "module's VERIFY_SIM_MAX_THREADS, else 4096)")
-    v.add_argument("--json", metavar="PATH", help="also write the results as JSON (atomically)")
-    v.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per kernel x seed x size x "
-                                                   "specialisation (atomically)")
+    add_verify_arguments(v)
+    add_llm_options(v)
     v.set_defaults(func=cmd_verify)
+
+    from .bench import add_parser as add_bench_parser  # `bench`: its options and logic live in bench.py
+
+    add_bench_parser(sub)
     return parser
 
 
@@ -214,16 +183,21 @@ def add_translation_options(p) -> None:
     p.add_argument("--no-assume-nonnegative", action="store_true",
                    help="do not assume integer kernel parameters are >= 0: keep Numba's negative-index "
                         "wraparound and floor division checks wherever they depend on a parameter")
+    add_llm_options(p)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with api_key_withheld():  # no subprocess of any command inherits the LLM backend's key
+            return args.func(args)
     except UserError as exc:
         print(exc.text, file=sys.stderr)
         return EXIT_USAGE
+    except NotVerified as exc:  # the LLM backend found no translation that passes build + verify
+        print(exc.text, file=sys.stderr)
+        return EXIT_VERDICT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -67,9 +67,15 @@ class CpuModule:
 
 
 def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = None) -> CpuModule:
-    """Translate (or take `cu_text`, e.g. a hand-edited file) and build it for the CPU runtime."""
+    """Translate (or take `cu_text`, e.g. a hand-edited file or the LLM backend's) and build it for the CPU runtime.
+    With `cu_text`, kernels the rules reject still launch: their parameters come from the frontend alone."""
     info = parse_source(source, "<string>") if source is not None else parse_file(path)
-    program = build_program(info, options or Options())
+    if cu_text is not None:
+        from .llm_facts import program_with_shells
+
+        program = program_with_shells(info, options or Options())
+    else:
+        program = build_program(info, options or Options())
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
     name = Path(info.path).stem if path else "module"
     lib = compile_cpu(text, name="".join(c if c.isalnum() else "_" for c in name) or "module")

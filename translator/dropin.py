@@ -13,16 +13,18 @@ from .render import render_program
 class Module:
     """The translated kernels of one Numba module, as attributes."""
 
-    def __init__(self, path, program, ext, cu_text, cpp_text):
+    def __init__(self, path, program, ext, cu_text, cpp_text, tuning=None):
         from .launch import Kernel  # imports torch: only when kernels are loaded
 
         self.path = path
+        self.program = program
         self.cu = cu_text
         self.cpp = cpp_text
         self.extension = ext
+        self.tuning = tuning or {}  # {kernel: {param: {size: value}}} from <stem>.n2c-tune.json
         self.kernels = {}
         for fn in program.kernels:
-            kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn))
+            kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
             self.kernels[fn.c_name] = kernel
             setattr(self, fn.c_name, kernel)
 
@@ -38,29 +40,42 @@ def kernel_metadata(fn):
     return fn.c_name, tuple(p.name for p in fn.params), arrays, written, f"{fn.c_name}({signature})"
 
 
-def sources(path, options: Options | None = None):
-    """(program, kernel .cu text, binding .cpp text) for a Numba module."""
+def sources(path, options: Options | None = None, shells: bool = False):
+    """(program, kernel .cu text, binding .cpp text) for a Numba module. shells: kernels the rules reject get
+    their launcher and binding anyway, for a .cu given from elsewhere (the LLM backend's, a hand-written one)."""
     info = parse_file(path)
-    program = build_program(info, options or Options())
+    if shells:
+        from .llm_facts import program_with_shells
+
+        program = program_with_shells(info, options or Options())
+    else:
+        program = build_program(info, options or Options())
     name = Path(path).name
     return program, render_program(program, name), render_bindings(program, name)
 
 
 def load(path, *, specialize: dict | None = None, types: dict | str | None = None, kernels=None,
-         assume_nonnegative: bool = True, extra_cuda_cflags=(), progress: bool = True) -> Module:
+         assume_nonnegative: bool = True, extra_cuda_cflags=(), progress: bool = True,
+         cu_text: str | None = None) -> Module:
     """Translate, build (cached by content) and load a Numba module's kernels as drop-in replacements.
 
     specialize: {"tw": (8, 16, 32)} per parameter, or {"*": ()} to build only generic kernels.
+    The autotune table beside the module (<stem>.n2c-tune.json, from `numba2cuda bench --autotune --record`),
+    if any, answers kernel.tuned(param, size, default); it never changes a value a launch passes.
+    cu_text: a (hand-edited) translation to build instead of a fresh one; its launchers must keep the
+    fresh translation's signatures, since the bindings come from the module.
     """
     from .build import build_extension
+    from .tuning import read_tuning, tuning_path
 
     if isinstance(types, str):
         types = T.parse_types_option(types)
     options = Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
                       assume_nonnegative=assume_nonnegative)
-    program, cu_text, cpp_text = sources(path, options)
+    program, fresh_cu, cpp_text = sources(path, options, shells=cu_text is not None)
+    cu_text = fresh_cu if cu_text is None else cu_text
     name = "".join(c if c.isalnum() else "_" for c in Path(path).stem)
     fast_math = ["--use_fast_math"] if any(k.options.get("fastmath") for k in program.kernels) else []
     ext = build_extension(name, cu_text, cpp_text, extra_cuda_cflags=[*fast_math, *extra_cuda_cflags],
                           progress=progress)
-    return Module(str(path), program, ext, cu_text, cpp_text)
+    return Module(str(path), program, ext, cu_text, cpp_text, read_tuning(tuning_path(path)))

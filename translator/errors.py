@@ -88,3 +88,12 @@ class Reporter:
     def raise_if_any(self) -> None:
         if self.diagnostics:
             raise UserError(self.diagnostics)
+
+
+class NotVerified(Exception):
+    """No translation got through the build + verify gate (the LLM backend); reported without a traceback,
+    exit code 1, nothing written."""
+
+    def __init__(self, text: str):
+        self.text = text
+        super().__init__(text)

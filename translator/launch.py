@@ -61,7 +61,7 @@ class Launch:
 class Kernel:
     """A translated kernel; launch it as kernel[grid, block], [grid, block, stream] or [grid, block, stream, shared_bytes]."""
 
-    def __init__(self, ext_fn, name, param_names, array_positions, written, doc=None):
+    def __init__(self, ext_fn, name, param_names, array_positions, written, doc=None, tuning=None):
         self.ext_fn = ext_fn
         self.name = name
         self.param_names = param_names
@@ -70,6 +70,19 @@ class Kernel:
         self.written = written
         self.__doc__ = doc
         self._configs = {}
+        self.tuning = tuning or {}  # {param: {size label: fastest value}}, from `numba2cuda bench --record`
+
+    def tuned(self, param, size=None, default=None):
+        """The fastest value of PARAM that `numba2cuda bench --autotune --record` measured at SIZE (a size
+        label such as "bench"), else DEFAULT. Without SIZE: the recorded value if every size agreed on one.
+
+        Only an answer for the caller to pass on, as in k[grid, (tw, tw)](..., k.tuned("tw", "bench", 16)):
+        a launch never consults the table, so a value the caller passes is never changed."""
+        by_size = self.tuning.get(param, {})
+        if size is not None:
+            return by_size.get(str(size), default)
+        values = set(by_size.values())
+        return values.pop() if len(values) == 1 else default
 
     def __repr__(self):
         return f"<{__name__} kernel {self.name}({', '.join(self.param_names)})>"

@@ -9,7 +9,8 @@
     out/csrc/<stem>_kernels.cu      the same .cu as `numba2cuda translate` / the JIT path
     out/csrc/<stem>_bindings.cpp    the same torch bindings as numba2cuda.load
     out/NAME/__init__.py            drop-in kernels (k[grid, block, stream, shared](*args)); imports only torch
-    out/NAME/_build_info.py         provenance and CUDA targets (plain constants; setup.py reads them)
+    out/NAME/_build_info.py         provenance, CUDA targets and the autotune table, if the module has a
+                                    <stem>.n2c-tune.json (plain constants; setup.py reads them)
     out/tests/test_NAME.py          imports the package; on a GPU runs each kernel once
 
 The generated runtime's launch logic is numba2cuda's own translator/launch.py, written verbatim as
@@ -140,8 +141,10 @@ def _smoke_args(fn) -> list[str]:
 
 
 def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", options: Options | None = None,
-                 torch_version: str | None = None, package_version: str = "0.1.0") -> tuple[str, dict[str, str]]:
-    """(package name, {relative path: text}) of the project for the Numba module at PATH."""
+                 torch_version: str | None = None, package_version: str = "0.1.0",
+                 translation=None) -> tuple[str, dict[str, str]]:
+    """(package name, {relative path: text}) of the project for the Numba module at PATH; `translation`:
+    a (program, .cu text) made elsewhere (translator/llm.py), instead of the rules' own."""
     path = Path(path)
     stem = _identifier(path.stem)
     name = name or f"{stem}_cuda"
@@ -150,9 +153,12 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
                         "    hint: letters, digits and underscores, not starting with a digit, e.g. matmul_cuda")
     sass, ptx = parse_arch(arch)
     info = parse_file(str(path))
-    program = build_program(info, options or Options())
     source_name = path.name
-    cu_text = render_program(program, source_name)
+    if translation is None:
+        program = build_program(info, options or Options())
+        cu_text = render_program(program, source_name)
+    else:
+        program, cu_text = translation
     cpp_text = render_bindings(program, source_name)
     source_sha256 = hashlib.sha256(info.source.encode()).hexdigest()
     renderer = Renderer(program, source_name)
@@ -178,7 +184,8 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
                sass_names=sass_names, ptx_name=f"compute_{ptx[0]}{ptx[1]}" if ptx else "",
                fast_math=fast_math, torch_requirement=torch_requirement,
                torch_version_note=torch_requirement.replace("torch", "", 1) or "(any recent)",
-               cu_path=cu_path, cpp_path=cpp_path, package_version=package_version, launch_lines=launch_lines)
+               cu_path=cu_path, cpp_path=cpp_path, package_version=package_version, launch_lines=launch_lines,
+               **_tuning_context(path, [k["name"] for k in kernels]))
     env = environment()
     files = {
         "pyproject.toml": "pyproject.toml.j2",
@@ -197,6 +204,17 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
     return name, dict(sorted(texts.items()))
 
 
+def _tuning_context(path: Path, kernel_names: list[str]) -> dict:
+    """The module's autotune table (<stem>.n2c-tune.json), as a sorted Python literal for _build_info.TUNING."""
+    from .tuning import read_tuning, tuning_path
+
+    tune_file = tuning_path(path)
+    table = read_tuning(tune_file)
+    table = {k: {p: dict(sorted(s.items())) for p, s in sorted(table[k].items())}
+             for k in sorted(table) if k in kernel_names}
+    return dict(tuning=repr(table), tuning_source=tune_file.name if table else "none recorded")
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
@@ -207,7 +225,7 @@ def _write(path: Path, text: str) -> None:
 
 def package(path, out_dir, *, name: str | None = None, arch: str = "8.0;9.0", wheel: bool = False,
             options: Options | None = None, torch_version: str | None = None,
-            package_version: str = "0.1.0", verbose: bool = False) -> PackageResult:
+            package_version: str = "0.1.0", verbose: bool = False, translation=None) -> PackageResult:
     """Write a pip-installable project for the Numba module at PATH into OUT_DIR; wheel=True also builds
     OUT_DIR/dist/NAME-*.whl (pip wheel --no-build-isolation; needs torch and the CUDA toolkit).
 
@@ -217,7 +235,7 @@ def package(path, out_dir, *, name: str | None = None, arch: str = "8.0;9.0", wh
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: error: the output exists and is not a directory")
     pkg_name, texts = render_files(path, name=name, arch=arch, options=options, torch_version=torch_version,
-                                   package_version=package_version)
+                                   package_version=package_version, translation=translation)
     for rel, text in texts.items():
         _write(out / rel, text)
     result = PackageResult(out, pkg_name, list(texts))
@@ -293,9 +311,12 @@ def cli_package(args) -> int:
     try:
         if not args.output:
             raise UserError("numba2cuda package: error: -o/--output DIR is required")
+        from .llm import translate_module
+
         options = options_from(args)
+        translation = translate_module(args.file, options, args)  # by rules; by the model only what they reject
         result = package(args.file, args.output, name=args.name, arch=args.arch or "8.0;9.0",
-                         wheel=bool(args.wheel), options=options)
+                         wheel=bool(args.wheel), options=options, translation=translation)
     except UserError as exc:
         print(exc.text, file=sys.stderr)
         return 2

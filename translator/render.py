@@ -125,6 +125,8 @@ class Renderer:
         self.printer = CPrinter(lambda node: reporter.location(node).line, source_name)
 
     def function_text(self, fn: ir.Function, kernel: bool) -> str:
+        if getattr(fn, "external_code", None) is not None:  # the LLM backend's code, kept only once verified
+            return fn.external_code.strip("\n")
         body = self.printer.function_body(fn, _param_prologue(fn))
         params = ", ".join(function_params(fn, kernel))
         templates = getattr(fn, "template_params", []) if kernel else []
@@ -198,13 +200,16 @@ class Renderer:
         device = [self.function_text(fn, kernel=False) for fn in program.device_functions()]
         kernel_codes = [self.function_text(fn, kernel=True) for fn in program.kernels]
         kernels = [self.kernel_context(fn, code) for fn, code in zip(program.kernels, kernel_codes)]
+        for fn in program.kernels:  # module constants an LLM-written kernel uses are declared like the rules' own
+            self.printer.constants_used.update(getattr(fn, "external_constants", ()))
         sections = helper_sections()
         order = list(sections)
         helpers = "\n\n".join(sections[h] for h in sorted(program.helpers, key=order.index))
         text = environment().get_template("module.cu.j2").render(
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
-            kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes)
+            kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes,
+            provenance=getattr(program, "provenance", None) or [])
         return re.sub(r"\n{3,}", "\n\n", text)
 
 

@@ -1,0 +1,313 @@
+"""kernels the rules reject -> verified CUDA C from an OpenAI-compatible model: the backend choice, the repair loop and its gate.
+
+`auto` (the default) translates by rules and sends only the kernels the rules reject to the model,
+saying so; `llm` sends every selected kernel; `rules` never calls a model. For each kernel the model
+gets the prompt of prompts/translate.j2 and answers with device code only; the answer is parsed and
+checked against the allow-list (llm_check.py), spliced into the file our templates write around a
+shell of the kernel (llm_facts.py), compiled for the CPU runtime (and with nvcc when it is on PATH),
+and verified against the Numba original on the module's example(). A failure of any stage goes back
+to the model as a repair request (prompts/repair.j2), up to --llm-attempts answers per kernel and
+--llm-budget seconds in all. Only a translation that passed is returned; otherwise NotVerified
+(exit 1) with every attempt's reason, and the caller writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from .errors import NotVerified, UserError
+from .frontend import ModuleInfo, parse_file, parse_source
+from .llm_cache import CacheEntryError, LLMCache, request_key
+from .llm_check import AnswerError, check_code, extract_code
+from .llm_client import Budget, ChatClient, ServiceError
+from .llm_config import ENABLE_HINT, LLMSettings, settings_from
+from .llm_facts import (KernelJob, assemble, kernel_types, make_job, rejected_kernels, reserved_names,
+                        selected_kernels, types_known)
+from .llm_gate import Outcome, compile_gate, verify_gate
+from .llm_prompts import first_messages, prompt_version, repair_message
+from .lower import Options, Program, build_program
+from .render import render_program
+
+SECRET_ENV = ("OPENAI_API_KEY",)
+
+
+def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:
+    """(program, .cu text) of the module at PATH by the backend ARGS choose (see add_llm_options)."""
+    settings = settings_from(args, path)
+    info = parse_file(path)
+    rules_error = None
+    if settings.backend in ("rules", "auto"):
+        try:
+            program = build_program(info, options)
+            return program, render_program(program, Path(path).name)
+        except UserError as exc:
+            if settings.backend == "rules" or not exc.diagnostics:
+                raise
+            rules_error = exc
+    fresh = parse_source(info.source, info.path)
+    to_model = kernels_for_the_model(fresh, options, settings, rules_error)
+    require_ready(fresh, path, settings, rules_error)
+    with secrets_hidden():  # for callers other than the CLI (which withholds the key for the whole command)
+        return LLMRun(path, options, settings, log or _stderr).translate(fresh, to_model)
+
+
+def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSettings, rules_error) -> dict:
+    """{kernel: the rules' diagnostics} of the kernels the model is asked for: under auto the ones the rules
+    reject, under llm all selected. Raises the rules' report where a model cannot help."""
+    if info.reporter.diagnostics:  # decorator or declaration problems: the rules' report stands
+        raise rules_error or UserError(info.reporter.diagnostics)
+    rejected = rejected_kernels(info, options)
+    if settings.backend == "llm":
+        to_model = {fi.name: rejected.get(fi.name, []) for fi in selected_kernels(info, options)}
+    elif rejected:
+        to_model = rejected
+    else:  # each kernel translates alone, not together: nothing for a model to do
+        raise rules_error
+    untyped = [name for name in to_model if not types_known(info, name, options)]
+    if untyped:  # a model cannot be told a signature nobody knows: the located report says how to give types
+        if rules_error is None:
+            kernel_types(info, info.functions[untyped[0]], options)  # raises it
+        raise rules_error
+    return to_model
+
+
+def require_ready(info: ModuleInfo, path, settings: LLMSettings, rules_error) -> None:
+    """A model to ask, and an example() to verify its answers with."""
+    if not settings.configured:
+        if rules_error is not None:
+            raise UserError(f"{rules_error.text}\n    hint: {ENABLE_HINT}") from None
+        raise UserError(f"numba2cuda: error: --backend llm: {settings.not_configured()}\n    hint: {ENABLE_HINT}")
+    if not _has_example(info):
+        raise UserError(f"{path}: error: the LLM backend keeps a model's translation only once `numba2cuda verify` "
+                        "has found it equivalent to the Numba original, which needs example(rng, size) in the "
+                        "module\n    hint: add one below the kernels (see README 'Verify' and kernels/*.py)")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _has_example(info: ModuleInfo) -> bool:
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == "example" for s in info.module.body)
+
+
+@contextmanager
+def secrets_hidden():
+    """The API key out of os.environ while the model is asked and the user's module, g++ and nvcc run."""
+    saved = {k: os.environ.pop(k) for k in SECRET_ENV if k in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
+@dataclass
+class LLMRun:
+    path: str
+    options: Options
+    settings: LLMSettings
+    log: object
+    budget: Budget = field(init=False)
+    cache: LLMCache = field(init=False)
+    _client: ChatClient | None = field(init=False, default=None)
+
+    def __post_init__(self):
+        self.budget = Budget(self.settings.budget)
+        self.cache = LLMCache(self.settings.cache_dir)
+        self.name = Path(self.path).name
+        if not self.settings.replay:
+            self._check_cache_writable()
+
+    # ------------------------------------------------------------ the module
+    def translate(self, info: ModuleInfo, to_model: dict) -> tuple[Program, str]:
+        s = self.settings
+        program, shells = assemble(info, self.options, to_model)
+        reserved = reserved_names(program) - {sh.c_name for sh in shells}
+        jobs = [make_job(info, sh, self.options, to_model[sh.c_name],
+                         reserved | {other.c_name for other in shells if other is not sh}) for sh in shells]
+        ruled = [fn.c_name for fn in program.kernels if fn not in shells]
+        program.provenance = self._provenance(ruled, [job.name for job in jobs])
+        self.log(f"note: the LLM backend runs {self.name}'s example() to verify each answer (the Numba original in "
+                 "the CUDA simulator, in a subprocess); numba2cuda's rules never run your module")
+        text = ""
+        for k, job in enumerate(jobs):
+            why = f"the rules do not translate kernel '{job.name}' ({job.facts['unsupported'][0].splitlines()[0]})" \
+                if job.diagnostics else f"--backend llm: kernel '{job.name}'"
+            self.log(f"note: {why}; asking the model {s.model} at {'the replay cache' if s.replay else s.where()} "
+                     f"(prompt version {prompt_version()}, up to {s.attempts} attempt{'s' * (s.attempts != 1)}, "
+                     f"{s.budget:g} s budget)")
+            for later in jobs[k + 1:]:  # not yet written: left out of this job's file
+                program.kernels.remove(later.shell)
+            text = self._solve(job, program)
+            for later in jobs[k + 1:]:
+                program.kernels.append(later.shell)
+            reserved |= _function_names(job.shell.external_code)
+            for later in jobs[k + 1:]:
+                later.facts["reserved"] = sorted(set(later.facts["reserved"]) | reserved)
+        return program, text
+
+    def _provenance(self, ruled: list[str], modelled: list[str]) -> list[str]:
+        lines = []
+        if ruled:
+            lines.append(f"Kernel{'s' * (len(ruled) != 1)} {', '.join(ruled)}: translated by rules, without running "
+                         "the module.")
+        lines += [f"Kernel{'s' * (len(modelled) != 1)} {', '.join(modelled)}: written by the model "
+                  f"{self.settings.model} (numba2cuda prompt version {prompt_version()}), kept",
+                  "only after `numba2cuda verify` found it equivalent to the Numba original on the module's example().",
+                  "Edit the Python and translate again, or tune this file and check it with",
+                  f"`numba2cuda verify {self.name} --cu THIS_FILE`."]
+        return lines
+
+    # ------------------------------------------------------------ one kernel: the repair loop
+    def _solve(self, job: KernelJob, program: Program) -> str:
+        s = self.settings
+        messages = first_messages(job.facts)
+        failures = []
+        for attempt in range(1, s.attempts + 1):
+            if self.budget.remaining() <= 0:
+                failures.append(f"stopped: the time budget of {s.budget:g} s is spent (--llm-budget)")
+                break
+            answer = self._ask(messages, job, attempt)
+            outcome = self._gate(job, program, answer, set(job.facts["reserved"]))
+            if outcome.ok:
+                self.log(f"  {job.name} attempt {attempt}/{s.attempts}: {outcome.summary}")
+                return outcome.text
+            self.log(f"  {job.name} attempt {attempt}/{s.attempts}: {outcome.summary}")
+            failures.append(f"attempt {attempt}: {outcome.summary}")
+            messages = messages + [{"role": "assistant", "content": _for_history(answer)},
+                                   repair_message(outcome.kind, outcome.detail, job.signature)]
+        raise NotVerified("\n".join(
+            [f"{self.name}: error: no verified translation of kernel '{job.name}' from the model {s.model} "
+             f"(prompt version {prompt_version()}); nothing written"]
+            + [f"    {line}" for line in failures]
+            + ["    hint: try another model (--model), more attempts (--llm-attempts), or rewrite the kernel with "
+               "what the rules translate (README 'Supported kernel language')"]))
+
+    def _ask(self, messages: list, job: KernelJob, attempt: int) -> str:
+        s = self.settings
+        request = {"model": s.model, "messages": messages, "parameters": s.parameters(),
+                   "prompt_version": prompt_version()}
+        key = request_key(request)
+        what = "translate" if attempt == 1 else f"repair {attempt - 1}"
+        try:
+            hit = self.cache.get(key)
+        except CacheEntryError as exc:
+            if s.replay:
+                raise UserError(f"numba2cuda: error: --replay: {exc}") from None
+            self.log(f"  note: {exc}; asking again and recording over it")
+            hit = None
+        if hit is not None:
+            self.log(f"  {job.name} attempt {attempt}/{s.attempts}: answer replayed from the cache ({key[:12]})")
+            return hit["content"]
+        if s.replay:
+            raise UserError(
+                f"{self.name}: error: --replay: the cache {s.cache_dir} has no answer for request {key[:16]} (kernel "
+                f"'{job.name}', {what}, model {s.model}, prompt version {prompt_version()})\n    hint: record it by "
+                "running the same command without --replay against the server (OPENAI_BASE_URL, NUMBA2CUDA_MODEL); "
+                "a different model, prompt version, kernel source or compiler message makes a different request")
+        try:
+            answer = self._client_for().complete(s.model, messages, s.parameters(), self.budget)
+        except ServiceError as exc:
+            raise NotVerified(f"{self.name}: error: the model could not be asked for kernel '{job.name}' ({what}): "
+                              f"{exc.text}; nothing written" + (f"\n    hint: {exc.hint}" if exc.hint else "")) \
+                from None
+        self.cache.put(key, request, answer)
+        return answer["content"]
+
+    def _client_for(self) -> ChatClient:
+        if self._client is None:
+            self._client = ChatClient(self.settings)
+        return self._client
+
+    def _check_cache_writable(self) -> None:
+        root = self.settings.cache_dir
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=root, prefix=".probe-"):
+                pass
+        except OSError as exc:
+            raise UserError(f"numba2cuda: error: the LLM cache {root} is not writable ({exc.strerror}): every request "
+                            "and answer is recorded there\n    hint: choose another with --llm-cache DIR") from None
+
+    # ------------------------------------------------------------ the gate
+    def _gate(self, job: KernelJob, program: Program, answer: str, reserved: set) -> Outcome:
+        try:
+            code = extract_code(answer)
+        except AnswerError as exc:
+            return Outcome(False, "answer", exc.text, f"no usable code: {exc.text}")
+        problems = check_code(code, job.signature, reserved)
+        if problems:
+            return Outcome(False, "allow-list", problems, f"rejected by the allow-list: {'; '.join(problems[:3])}"
+                           + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""))
+        job.shell.external_code = self._header(job) + code
+        kept = False
+        try:
+            text = render_program(program, self.name)
+            stem = "".join(c if c.isalnum() else "_" for c in Path(self.path).stem) or "module"
+            outcome = compile_gate(text, stem, self.budget.remaining()) or \
+                verify_gate(self.path, text, self.options, job.name, self.budget.remaining())
+            kept = outcome.ok
+            return outcome
+        finally:
+            if not kept:
+                job.shell.external_code = None  # only verified code stays in the program
+
+    def _header(self, job: KernelJob) -> str:
+        line = job.facts["source"].split(" | ", 1)[0].strip()
+        return (f"// {self.name}:{line}: kernel {job.name}, written by the model {self.settings.model} "
+                f"(numba2cuda prompt version {prompt_version()})\n")
+
+
+def _rules_translate(path, options: Options) -> bool:
+    try:
+        build_program(parse_file(path), options)
+        return True
+    except UserError as exc:
+        if not exc.diagnostics:
+            raise
+        return False
+
+
+def _for_history(answer: str) -> str:
+    """The answer as the conversation keeps it: a huge one is not sent back."""
+    from .llm_check import MAX_ANSWER_CHARS
+
+    return answer if len(answer) <= MAX_ANSWER_CHARS else f"[an answer of {len(answer)} characters, not repeated]"
+
+
+def _function_names(code: str | None) -> set[str]:
+    from .llm_check import tokens
+
+    toks = tokens(code or "")
+    return {toks[i - 1].text for i, t in enumerate(toks)
+            if t.text == "(" and i >= 2 and toks[i - 2].kind == "ident" and toks[i - 1].kind == "ident"
+            and any(x.text in ("__device__", "__global__") for x in toks[max(0, i - 8):i])}
+
+
+# ------------------------------------------------------------------ the verify command
+
+@contextmanager
+def verify_translation(args):
+    """`numba2cuda verify`: when the chosen backend needs the model, its verified translation is what is
+    verified (as if given with --cu); otherwise ARGS pass through unchanged."""
+    settings = settings_from(args, args.file)
+    if getattr(args, "cu", None) or settings.backend == "rules" or getattr(args, "args", None):
+        yield args
+        return
+    options = Options(kernels=[args.kernel] if args.kernel else [])
+    if settings.backend == "auto" and _rules_translate(args.file, options):
+        yield args
+        return
+    _, text = translate_module(args.file, options, args)
+    with tempfile.TemporaryDirectory(prefix="n2c-llm-") as tmp:
+        cu = Path(tmp) / f"{Path(args.file).stem}.llm.cu"
+        cu.write_text(text, encoding="utf-8")
+        args.cu = str(cu)
+        yield args
