@@ -61,16 +61,17 @@ def reference(x, lo, width):
 VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
 
 
-# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
-BENCH_SIZES = ("bench",)
+# The sizes `numba2cuda bench` times: "bench", where device time dominates, and a size a program
+# launches many times, where the host cost of a launch is as large as the kernel.
+BENCH_SIZES = ("bench", "medium")
 
 
 def example(rng, size="small"):
     """One run: inputs, launch configuration and the expected outputs.
 
-    size: "small" (700 values), "bench" (2**26) or an int n (n values, 3 blocks).
+    size: "small" (700 values), "medium" (2**20, 256 blocks), "bench" (2**26) or an int n (n values, 3 blocks).
     """
-    n, blocks = {"small": (700, 3), "bench": (1 << 26, 1024)}[size] if isinstance(size, str) else (int(size), 3)
+    n, blocks = {"small": (700, 3), "medium": (1 << 20, 256), "bench": (1 << 26, 1024)}[size] if isinstance(size, str) else (int(size), 3)
     lo, width = -50, 7                     # bins cover [-50, 62)
     x = rng.integers(-80, 90, size=n, dtype=np.int32)
     hist = np.zeros(NBINS, dtype=np.int32)

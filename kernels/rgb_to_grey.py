@@ -36,8 +36,9 @@ def reference(img):
 VERIFY_SIZES = ("small", 1, 15, 17, 67)
 
 
-# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
-BENCH_SIZES = ("bench",)
+# The sizes `numba2cuda bench` times: "bench", where device time dominates, and a size a program
+# launches many times, where the host cost of a launch is as large as the kernel.
+BENCH_SIZES = ("bench", 1024)
 
 
 def example(rng, size="small"):

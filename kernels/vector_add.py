@@ -30,8 +30,9 @@ def reference(a, b):
 VERIFY_SIZES = ("small", 1, THREADS - 1, THREADS + 1, 67, 97)
 
 
-# The sizes `numba2cuda bench` times (big enough that device time, not launch cost, dominates).
-BENCH_SIZES = ("bench",)
+# The sizes `numba2cuda bench` times: "bench", where device time dominates, and a size a program
+# launches many times, where the host cost of a launch is as large as the kernel.
+BENCH_SIZES = ("bench", 1 << 20)
 
 
 def example(rng, size="small"):

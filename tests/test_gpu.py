@@ -6,6 +6,8 @@ distributions, with the CPU runtime run beside it (`also_cpu`) so the CPU tier's
 GPU is measured on the same cases: within tolerance everywhere, bit for bit on integer outputs.
 """
 
+import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,11 @@ def rule_translated_corpus() -> list[str]:
 def test_corpus_equivalent_on_gpu(name):
     result = verify(K / f"{name}.py", device="cuda", also_cpu=True, seeds=2)
     report = format_report(result)
+    if os.environ.get("N2C_GPU_RESULTS"):  # keep the evidence: the report and JSON per kernel
+        out = Path(os.environ["N2C_GPU_RESULTS"])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{name}.txt").write_text(report + "\n")
+        (out / f"{name}.json").write_text(json.dumps(result.to_json(), indent=1) + "\n")
     assert result.ok, report
     assert result.device == "GPU"
     assert all(c.reference == "Numba original on the GPU" for c in result.cases), report
