@@ -9,7 +9,10 @@ rm -rf "$out" && mkdir -p "$out"
 set -x
 python3 -m translator.cli package kernels/matmul.py -o "$out/matmul_pkg" --arch "9.0" --wheel
 ls -l "$out"/matmul_pkg/dist/
-python3 -m venv --system-site-packages "$out/venv"
+python3 -m venv "$out/venv"
+# torch and numba as the system has them (here a venv of their own), nothing else: no numba2cuda, no libcst
+python3 -c "import torch, site, os; print(os.path.dirname(os.path.dirname(torch.__file__)))" \
+    > "$out/venv/lib/python3.12/site-packages/system_torch_numba.pth"
 env -u PYTHONPATH "$out/venv/bin/python" -m pip install -q --no-index --no-deps .whl/numpy-2.4*.whl   # numba-cuda 0.30.4 needs numpy < 2.5
 env -u PYTHONPATH "$out/venv/bin/python" -m pip install -q --no-index --no-deps "$out"/matmul_pkg/dist/*.whl
 cp kernels/matmul.py "$out/user_matmul.py"    # the user's own module, as they wrote it

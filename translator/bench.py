@@ -323,7 +323,8 @@ def cmd_bench(args) -> int:
     from pathlib import Path
 
     from . import bench_report
-    from .cli import EXIT_OK, EXIT_VERDICT, write_atomically
+    from .atomic import write_atomically
+    from .cli import EXIT_OK, EXIT_VERDICT
     from .tuning import tuning_path, write_tuning
     from .verify import parse_sizes
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
 from . import __version__
+from .atomic import write_atomically
 from .errors import NotVerified, UserError
 from .frontend import parse_file
 from .irdump import format_program
@@ -26,20 +25,6 @@ TYPES_HELP = """argument types as Numba spells them, for kernels without a signa
 Scalars: bool int8 int16 int32 int64 uint8..uint64 float32 float64 (and f4, i8, intp ...).
 Arrays: DTYPE[:] or DTYPE[::1] for 1-D, DTYPE[:, :] or DTYPE[:, ::1] for 2-D, and so on.
 Overrides the decorator's signature and parameter annotations."""
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write next to the target, then rename: a killed run never leaves half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or Path(".")))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def options_from(args) -> Options:

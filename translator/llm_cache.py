@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from .atomic import write_atomically
 
 CACHE_FORMAT = 1
 
@@ -62,13 +62,5 @@ class LLMCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"format": CACHE_FORMAT, "key": key, "request": request, "answer": answer}
         text = json.dumps(entry, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:12]}.", suffix=".tmp", dir=str(path.parent))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomically(path, text)
         return path

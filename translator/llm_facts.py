@@ -20,7 +20,7 @@ from . import typesys as T
 from .codegen import c_literal, c_type
 from .errors import Diagnostic, Unsupported, UserError
 from .frontend import FunctionInfo, ModuleInfo, parse_source
-from .lower import Options, Program, build_program, kernel_param_types
+from .lower import Options, Program, build_program, kernel_param_types, selected_kernels
 from .names import resolve
 
 READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
@@ -38,17 +38,6 @@ class KernelJob:
 
 
 # ------------------------------------------------------------------ the rules' verdicts
-
-def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
-    kernels = [f for f in info.functions.values() if not f.is_device]
-    if options.kernels:
-        unknown = [k for k in options.kernels if k not in info.functions]
-        if unknown:
-            names = ", ".join(sorted(f.name for f in kernels)) or "none"
-            raise UserError(f"{info.path}: error: no kernel named {', '.join(unknown)} (kernels here: {names})")
-        kernels = [info.functions[k] for k in options.kernels]
-    return kernels
-
 
 def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagnostic]]:
     """{kernel: the rules' diagnostics} for each selected kernel the rules cannot translate on its own."""

@@ -150,7 +150,8 @@ def _propagate_writes(fn: ir.Function) -> None:
                 root.written = True
 
 
-def build_program(info: ModuleInfo, options: Options) -> Program:
+def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
+    """The module's kernels, or those --kernel names (an unknown name is an error listing the kernels)."""
     kernels = [f for f in info.functions.values() if not f.is_device]
     if options.kernels:
         unknown = [k for k in options.kernels if k not in info.functions]
@@ -158,6 +159,11 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             names = ", ".join(sorted(f.name for f in kernels)) or "none"
             raise UserError(f"{info.path}: error: no kernel named {', '.join(unknown)} (kernels here: {names})")
         kernels = [info.functions[k] for k in options.kernels]
+    return kernels
+
+
+def build_program(info: ModuleInfo, options: Options) -> Program:
+    kernels = selected_kernels(info, options)
     if not kernels:
         info.reporter.raise_if_any()  # a decorator problem may be why no kernel was found
         info.reporter.add(None, "no @cuda.jit kernel found", "this module defines no function decorated with @cuda.jit",

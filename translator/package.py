@@ -33,6 +33,7 @@ from pathlib import Path
 import jinja2
 
 from . import __version__
+from .atomic import write_atomically
 from .bindings import render_bindings
 from .errors import UserError
 from .frontend import parse_file
@@ -217,10 +218,7 @@ def _tuning_context(path: Path, kernel_names: list[str]) -> dict:
 
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomically(path, text)
 
 
 def package(path, out_dir, *, name: str | None = None, arch: str = "8.0;9.0", wheel: bool = False,
