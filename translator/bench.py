@@ -281,6 +281,11 @@ def add_parser(sub) -> None:
     b.add_argument("--max-seconds", type=float, default=30.0, metavar="S",
                    help="stop sampling a case's device times after S seconds even if not stable (default 30)")
     b.add_argument("--no-references", action="store_true", help="skip the references example() names")
+    b.add_argument("--cu", metavar="PATH", help="time this (hand-tuned) .cu instead of a fresh translation; its "
+                                                 "outputs are checked against the original first, as always")
+    from .llm_config import add_llm_options
+
+    add_llm_options(b)
     b.set_defaults(func=cmd_bench)
 
 
@@ -318,6 +323,14 @@ def require_cuda() -> None:
         raise UserError("numba2cuda bench: error: Numba sees no CUDA GPU (numba.cuda.is_available() is False)")
 
 
+def read_cu(path) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise UserError(f"{path}: error: cannot read the .cu file: {exc.strerror}") from None
+
+
 def cmd_bench(args) -> int:
     import json
     from pathlib import Path
@@ -335,11 +348,15 @@ def cmd_bench(args) -> int:
     require_cuda()
     from .bench_cuda import bench_module
 
+    from .llm import verify_translation
+
     print(NOTICE.format(path=args.file), flush=True)
     sampling = Sampling(min_samples=args.min_reps, max_seconds=args.max_seconds)
-    doc = bench_module(args.file, kernel=args.kernel, sizes=parse_sizes(args.sizes) if args.sizes else None,
-                       types=args.types, seed=args.seed, sampling=sampling, references=not args.no_references,
-                       progress=bench_report.Progress(sys.stderr))
+    with verify_translation(args) as args:  # where the rules reject a kernel: the model's verified translation
+        cu_text = read_cu(args.cu) if args.cu else None
+        doc = bench_module(args.file, kernel=args.kernel, sizes=parse_sizes(args.sizes) if args.sizes else None,
+                           types=args.types, seed=args.seed, sampling=sampling, references=not args.no_references,
+                           progress=bench_report.Progress(sys.stderr), cu_text=cu_text)
     doc["command"] = "numba2cuda " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(bench_report.format_report(doc, autotune=bool(args.autotune or args.record)))
     if args.json:

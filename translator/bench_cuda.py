@@ -301,17 +301,20 @@ def make_case(user, size, kernel_filter, specs, translation, generic, references
 
 
 def bench_module(path, *, kernel=None, sizes=None, types=None, seed=0, sampling: Sampling | None = None,
-                 references=True, progress=None) -> dict:
-    """Time the module's example() at each benchmark size: the JSON-ready result (see bench_report)."""
+                 references=True, progress=None, cu_text: str | None = None) -> dict:
+    """Time the module's example() at each benchmark size: the JSON-ready result (see bench_report).
+
+    cu_text: a given translation (hand-tuned, or the LLM backend's) instead of a fresh one; its generic
+    kernel is not timed separately (a generic-only build exists only for fresh translations)."""
     import torch
 
     from .dropin import load
     from .verify import specialisations
 
     path = str(path)
-    translation = load(path, types=types)  # translation errors surface before the module is run
+    translation = load(path, types=types, cu_text=cu_text)  # translation errors surface before the module runs
     specs = specialisations(translation.program, kernel)
-    generic = load(path, types=types, specialize={"*": ()}) if specs else None
+    generic = load(path, types=types, specialize={"*": ()}) if specs and cu_text is None else None
     user = load_user_module(path)
     size_list, guessed = bench_sizes(user, sizes)
     results, notes = [], []

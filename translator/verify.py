@@ -241,6 +241,15 @@ def check_case(runner, meta: dict, arrays: dict, param_names: list[str], device:
         if not r.ok:
             case.problems.append(f"output {label[i]}: {r.describe_first()}")
     for i in outputs:
+        if i in meta["inout"] and runs[0][i].dtype.kind == "f":
+            # accumulated with float atomics: blocks add in whatever order the GPU runs them, so two runs
+            # (of the original too) may differ in the last bits; they must still agree within tolerance
+            r = compare_arrays(runs[0][i], runs[1][i], meta["rtol"], meta["atol"])
+            if not r.ok:
+                case.runs_identical = False
+                case.problems.append(f"output {label[i]} (accumulated) differs between two runs of the "
+                                     f"translation beyond the tolerance: {r.describe_first()}")
+            continue
         diff = first_bit_difference(runs[0][i], runs[1][i])
         if diff is not None:
             case.runs_identical = False
