@@ -282,7 +282,7 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
 
 def _trim(output: str, max_errors: int = 6) -> str:
     """The compiler's error lines (with their indented context), else the end of the output."""
-    from .build import _ERROR_LINE
+    from .build_compile import _ERROR_LINE
 
     lines = output.splitlines()
     picked, errors, i = [], 0, 0
