@@ -11,7 +11,6 @@ of this runs on the CPU in the tests with a fake timer.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import shlex
 import statistics
@@ -62,14 +61,6 @@ class Case:
 def params_key(params: dict) -> str:
     """{"tw": 16} -> "tw=16" (also the label of a variant's inputs); {} -> "default"."""
     return ",".join(f"{k}={v}" for k, v in sorted(params.items())) or "default"
-
-
-def accepts_keyword(fn, name: str) -> bool:
-    try:
-        ps = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())
 
 
 def param_combos(specs: dict, defaults: dict) -> list[dict]:
@@ -323,14 +314,6 @@ def require_cuda() -> None:
         raise UserError("numba2cuda bench: error: Numba sees no CUDA GPU (numba.cuda.is_available() is False)")
 
 
-def read_cu(path) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as exc:
-        raise UserError(f"{path}: error: cannot read the .cu file: {exc.strerror}") from None
-
-
 def cmd_bench(args) -> int:
     import json
     from pathlib import Path
@@ -349,6 +332,7 @@ def cmd_bench(args) -> int:
     from .bench_cuda import bench_module
 
     from .llm import verify_translation
+    from .verify_cli import read_cu
 
     print(NOTICE.format(path=args.file), flush=True)
     sampling = Sampling(min_samples=args.min_reps, max_seconds=args.max_seconds)

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench import Case, Variant, accepts_keyword, bench_sizes, param_combos, params_key, run_case
+from .bench import Case, Variant, bench_sizes, param_combos, params_key, run_case
 from .bench_stats import Sampling
 from .errors import UserError
+from .verify_reference import accepts as accepts_keyword, kernel_name  # the reference side's own
 
 FORMAT = "numba2cuda-bench/1"
 
@@ -133,15 +134,6 @@ def load_user_module(path: str):
         raise UserError(f"{path}: error: no example() in the module: bench needs example(rng, size) returning "
                         "dict(kernel=..., griddim=..., blockdim=..., shared=..., args=[...], expected={i: array})")
     return module
-
-
-def kernel_name(k) -> str:
-    for get in (lambda: k.py_func.__name__, lambda: k.__name__):
-        try:
-            return get()
-        except AttributeError:
-            pass
-    return repr(k)
 
 
 def call_example(module, size, seed: int, params: dict) -> dict:

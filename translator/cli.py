@@ -54,9 +54,11 @@ def cmd_build(args) -> int:
     options = options_from(args)
     program, cu_text = translate_module(args.file, options, args)  # by rules; by the model only what they reject
     cpp_text = render_bindings(program, Path(args.file).name)
-    name = "".join(c if c.isalnum() else "_" for c in Path(args.file).stem)
-    try:
-        ext = build_extension(name, cu_text, cpp_text, arch_list=args.arch)
+    from .dropin import extension_name, nvcc_flags
+
+    try:  # the same name and flags as numba2cuda.load(), so load() finds this build in the cache
+        ext = build_extension(extension_name(args.file), cu_text, cpp_text, extra_cuda_cflags=nvcc_flags(program),
+                              arch_list=args.arch)
     except BuildError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_VERDICT
@@ -93,7 +95,7 @@ def cmd_verify(args) -> int:
     from .verify_cli import cmd_verify as run
 
     with verify_translation(args) as args:  # where the rules reject a kernel: the model's verified translation
-        return run(args, write_atomically)
+        return run(args)
 
 
 def _cli_package(args) -> int:

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import typesys as T
 from .cpurun import compile_cpu, launch
+from .dropin import extension_name
 from .frontend import parse_file, parse_source
 from .lower import Options, build_program
 from .render import render_program
@@ -77,6 +78,5 @@ def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = 
     else:
         program = build_program(info, options or Options())
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
-    name = Path(info.path).stem if path else "module"
-    lib = compile_cpu(text, name="".join(c if c.isalnum() else "_" for c in name) or "module")
+    lib = compile_cpu(text, name=(extension_name(info.path) if path else "") or "module")
     return CpuModule(program, lib, text)

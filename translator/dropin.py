@@ -40,6 +40,16 @@ def kernel_metadata(fn):
     return fn.c_name, tuple(p.name for p in fn.params), arrays, written, f"{fn.c_name}({signature})"
 
 
+def extension_name(path) -> str:
+    """The extension's (and the CPU runtime library's) name: the module's stem as a C identifier."""
+    return "".join(c if c.isalnum() else "_" for c in Path(path).stem)
+
+
+def nvcc_flags(program) -> list[str]:
+    """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations)."""
+    return ["--use_fast_math"] if any(k.options.get("fastmath") for k in program.kernels) else []
+
+
 def sources(path, options: Options | None = None, shells: bool = False):
     """(program, kernel .cu text, binding .cpp text) for a Numba module. shells: kernels the rules reject get
     their launcher and binding anyway, for a .cu given from elsewhere (the LLM backend's, a hand-written one)."""
@@ -74,8 +84,6 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
                       assume_nonnegative=assume_nonnegative)
     program, fresh_cu, cpp_text = sources(path, options, shells=cu_text is not None)
     cu_text = fresh_cu if cu_text is None else cu_text
-    name = "".join(c if c.isalnum() else "_" for c in Path(path).stem)
-    fast_math = ["--use_fast_math"] if any(k.options.get("fastmath") for k in program.kernels) else []
-    ext = build_extension(name, cu_text, cpp_text, extra_cuda_cflags=[*fast_math, *extra_cuda_cflags],
-                          progress=progress)
+    ext = build_extension(extension_name(path), cu_text, cpp_text,
+                          extra_cuda_cflags=[*nvcc_flags(program), *extra_cuda_cflags], progress=progress)
     return Module(str(path), program, ext, cu_text, cpp_text, read_tuning(tuning_path(path)))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import ir
-from .dataflow import walk_body, walk_statements
+from .dataflow import walk_statements
+from .lower import device_calls
 
 # What a launch gets without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize), on every GPU
 # since Kepler; Numba never opts in, so the original cannot run above it on any device.
@@ -13,14 +14,11 @@ DEFAULT_LIMIT = 48 * 1024
 def _functions(kernel: ir.Function) -> list:
     """The kernel and every device function it reaches (their __shared__ arrays count for its blocks)."""
     seen, order = set(), [kernel]
-    stack = [kernel]
-    while stack:
-        fn = stack.pop()
-        for node in walk_body(fn.body):
-            if isinstance(node, ir.DeviceCall) and id(node.target) not in seen:
-                seen.add(id(node.target))
-                order.append(node.target)
-                stack.append(node.target)
+    for fn in order:  # grows as callees are found
+        for call in device_calls(fn.body):
+            if id(call.target) not in seen:
+                seen.add(id(call.target))
+                order.append(call.target)
     return order
 
 

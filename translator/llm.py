@@ -22,6 +22,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from .dropin import extension_name
 from .errors import NotVerified, UserError
 from .frontend import ModuleInfo, parse_file, parse_source
 from .llm_cache import CacheEntryError, LLMCache, request_key
@@ -250,7 +251,7 @@ class LLMRun:
         kept = False
         try:
             text = render_program(program, self.name)
-            stem = "".join(c if c.isalnum() else "_" for c in Path(self.path).stem) or "module"
+            stem = extension_name(self.path) or "module"
             outcome = compile_gate(text, stem, self.budget.remaining()) or \
                 verify_gate(self.path, text, self.options, job.name, self.budget.remaining())
             kept = outcome.ok

@@ -108,7 +108,7 @@ class Program:
         seen, order = set(), []
 
         def visit(fn):
-            for call in _device_calls(fn.body):
+            for call in device_calls(fn.body):
                 if id(call.target) not in seen:
                     seen.add(id(call.target))
                     visit(call.target)
@@ -135,13 +135,14 @@ def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
     return types
 
 
-def _device_calls(body):
+def device_calls(body):
+    """The device-function calls a body makes, nested statements included."""
     return (node for node in walk_body(body) if isinstance(node, ir.DeviceCall))
 
 
 def _propagate_writes(fn: ir.Function) -> None:
     """An array written by a device function is written by its caller too (no const pointer may reach it)."""
-    for call in _device_calls(fn.body):
+    for call in device_calls(fn.body):
         for arg, param in zip(call.args, call.target.params):
             if isinstance(arg, ir.ArrayRef) and param.array is not None and param.array.written:
                 root = arg.array

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 from . import typesys as T
+from .atomic import write_atomically
 from .errors import UserError
 from .lower import Options
+from .verify_reference import DISTRIBUTIONS as DRAWS
 
 ARRAY_RE = re.compile(r"^(?P<dtype>\w+)\[(?P<shape>[\d\s,]+)\](?P<tags>(?::\w+)*)$")
-ONE_OFF_DISTS = ("normal", "uniform", "large", "tiny", "negative", "ints", "zeros")
+ONE_OFF_DISTS = tuple(DRAWS)  # every distribution the reference side can draw
 ARGS_HELP = ("one launch without example(): every kernel parameter as NAME=VALUE, comma-separated. Arrays: "
              "DTYPE[SHAPE] with an optional :DIST (" + ", ".join(ONE_OFF_DISTS) + "; default normal, ints for "
              "integer dtypes) and :out for the arrays to compare, e.g. \"a=float32[1000], "
@@ -154,18 +156,21 @@ def _dists(text: str) -> list[str]:
     return dists
 
 
-def cmd_verify(args, write_atomically) -> int:
+def read_cu(path) -> str:
+    """A given (hand-edited) translation, for verify --cu and bench --cu."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: error: cannot read the .cu file: {exc.strerror}") from None
+
+
+def cmd_verify(args) -> int:
     from .verify import NOTICE, format_report, junit_xml, parse_sizes, resolve_device, verify
 
     device = resolve_device(args.device)
     where = "on the GPU" if device == "cuda" else "in the CUDA simulator"
     print(NOTICE.format(path=args.file, where=where))
-    cu_text = None
-    if args.cu:
-        try:
-            cu_text = Path(args.cu).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{args.cu}: error: cannot read the .cu file: {exc.strerror}") from None
+    cu_text = read_cu(args.cu) if args.cu else None
     if args.sim_max_threads is not None and args.sim_max_threads < 0:
         raise UserError("verify: error: --sim-max-threads must be at least 0")
     oneoff = parse_oneoff(args.args, args.grid, args.block, args.shared, args.rtol, args.atol) if args.args else None

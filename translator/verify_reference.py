@@ -17,11 +17,11 @@ import numpy as np
 
 # Redraws of the example's floating-point inputs; the original is then the only reference.
 DISTRIBUTIONS = {
+    "normal": lambda rng, shape: rng.standard_normal(shape),
     "uniform": lambda rng, shape: rng.uniform(0.0, 1.0, shape),
     "large": lambda rng, shape: rng.standard_normal(shape) * 1e18,
     "tiny": lambda rng, shape: rng.standard_normal(shape) * 1e-18,
     "negative": lambda rng, shape: -np.abs(rng.standard_normal(shape)) * 100.0,
-    "normal": lambda rng, shape: rng.standard_normal(shape),
     "ints": lambda rng, shape: rng.integers(-100, 101, shape),
     "zeros": lambda rng, shape: np.zeros(shape),
 }
