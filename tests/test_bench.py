@@ -107,10 +107,11 @@ class FakeTimer:
         return self.times[v.name]
 
     def end_to_end_us(self, v):
-        return self.times[v.name] + (60.0 if v.role == "numba" else 8.0)  # Numba's host cost is larger
+        host = {"numba": 60.0, "numba-torch": 110.0}.get(v.role, 8.0)  # Numba's host cost is larger
+        return self.times[v.name] + host
 
     def enqueue_us(self, v, count):
-        return 50.0 if v.role == "numba" else 7.0
+        return {"numba": 50.0, "numba-torch": 95.0}.get(v.role, 7.0)
 
     def sync(self):
         pass
@@ -138,6 +139,7 @@ def fake_case(wrong=False, log=None):
                      default=False, log=log),
         fake_variant("numba tw=32", "numba", expected, {"tw": 32}, "tw=32", default=False, log=log),
         fake_variant("cuBLAS fp32", "reference", expected + 1e-5, {}, log=log),
+        fake_variant("numba tw=16 on torch tensors", "numba-torch", expected, log=log),
     ]
     checks = {k: {"expected": {2: expected}, "rtol": 1e-4, "atol": 1e-4} for k in ("tw=16", "tw=32")}
     return Case("matmul_k_numba", "bench", {"tw": 16}, variants, checks, flops=2e9, nbytes=1e8,
@@ -145,7 +147,7 @@ def fake_case(wrong=False, log=None):
 
 
 TIMES = {"numba tw=16": 9500.0, "translation tw=16": 1630.0, "translation tw=32": 1470.0, "numba tw=32": 8000.0,
-         "cuBLAS fp32": 331.0}
+         "cuBLAS fp32": 331.0, "numba tw=16 on torch tensors": 9500.0}
 
 
 def test_gate_passes_correct_variants_bit_identical():
@@ -172,6 +174,27 @@ def test_a_configuration_numba_cannot_launch_is_skipped_not_failed():
     status = {v["name"]: v["gate"]["status"] for v in result["variants"]}
     assert status["translation tw=32"] == "skipped" and status["numba tw=32"] == "error"
     assert not result["failures"]  # only a translation that is wrong, or a baseline that does not run, fails
+
+
+def test_numba_on_torch_tensors_is_a_second_baseline_for_end_to_end_only():
+    case = fake_case()
+    expected = case.checks["tw=16"]["expected"][2]
+    result = run_case(case, FakeTimer(TIMES), FAST)
+    rows = {v["name"]: v for v in result["variants"]}
+    assert result["baseline"] == "numba tw=16" and result["torch_baseline"] == "numba tw=16 on torch tensors"
+    assert rows["translation tw=16"]["vs_numba_torch_end_to_end"]["ratio"] == pytest.approx(9610 / 1638)
+    assert rows["translation tw=16"]["vs_numba_end_to_end"]["ratio"] == pytest.approx(9560 / 1638)
+    assert rows["translation tw=16"]["vs_numba_device"]["ratio"] == pytest.approx(9500 / 1630)  # same baseline
+    assert rows["numba tw=16 on torch tensors"]["device"] is None  # the baseline's kernel: host cost only
+    assert rows["numba tw=16 on torch tensors"]["enqueue_us"] == 95.0
+    # Numba's torch path disagreeing with Numba is reported, but it is not a verdict on the translation
+    bad = expected.copy()
+    bad[0, 0] = -1.0
+    case.variants[-1] = fake_variant("numba tw=16 on torch tensors", "numba-torch", bad)
+    result = run_case(case, FakeTimer(TIMES), FAST)
+    rows = {v["name"]: v for v in result["variants"]}
+    assert rows["numba tw=16 on torch tensors"]["gate"]["status"] == "mismatch" and not result["failures"]
+    assert "vs_numba_torch_end_to_end" not in rows["translation tw=16"]
 
 
 def test_run_case_reports_ratios_throughput_and_the_autotune_pick():
@@ -280,7 +303,8 @@ def synthetic_doc(wrong=False):
 def test_report_shows_every_variant_and_the_verdict(use_rich):
     text = bench_report.format_report(synthetic_doc(), autotune=True, use_rich=use_rich)
     for needle in ("numba tw=16 (default)", "translation tw=32", "cuBLAS fp32", "bit-identical", "5.83x",
-                   "autotune: tw=32 is fastest", "NVIDIA H200", "verdict: every translation variant matches"):
+                   "autotune: tw=32 is fastest", "NVIDIA H200", "verdict: every translation variant matches",
+                   "vs Numba+torch e2e", "5.87x"):
         assert needle in text, needle
     wrong = bench_report.format_report(synthetic_doc(wrong=True), use_rich=use_rich)
     assert "MISMATCH" in wrong and "1 variant WRONG" in wrong and "(not timed)" in wrong
@@ -328,9 +352,18 @@ def test_corpus_section_renders_from_json_and_keeps_the_rest_of_the_file(tmp_pat
                    "Autotune: **translation tw=32**", "Block-per-row softmax, 4096x4096", "Two consecutive runs",
                    "1.00%", "exponent_histogram"):
         assert needle in md, needle
+    assert "5.87x against Numba called on torch tensors" in md and "5.84x against Numba given its own" in md
     crit = dict((t.split(" (")[0].split(":")[0], ok) for t, ok in rc.criteria(doc))
+    assert crit["geometric-mean speedup including host overhead, Numba called as the lecture calls it"] is True
+    assert crit["the same against Numba given its own device arrays, made once"] == "info"
     assert crit["matmul"] is True and crit["two consecutive runs agree within 5% on medians over 100 us"] is True
     assert rc.criteria(synthetic_corpus(1.2))[-1][1] is False  # 20% apart: not stable
+    slow = synthetic_corpus()
+    t = next(v for v in slow["modules"]["matmul"]["runs"][0]["cases"][0]["variants"] if v["name"] == "translation tw=16")
+    for (lo, hi), verdict in (((0.95, 0.99), True), ((0.90, 0.96), False)):  # "0.97 within the spread"
+        t["vs_numba_device"] = {"ratio": (lo + hi) / 2, "lo": lo, "hi": hi}
+        crit = dict((t_.split(":")[0], ok) for t_, ok in rc.criteria(slow))
+        assert crit["every corpus kernel"] is verdict
     target = tmp_path / "BENCHMARKS.md"
     target.write_text(f"# Benchmarks\n\nhand-written\n\n{rc.START}\nold\n{rc.END}\n\n## After\n")
     saved = tmp_path / "c.json"
@@ -362,6 +395,8 @@ def test_bench_runs_on_the_gpu(module, size, tmp_path):
     t = next(v for v in case["variants"] if v["role"] == "translation" and v["default"])
     assert t["gate"]["status"] == "ok" and t["device"]["median_us"] > 0 and t["vs_numba_device"]["ratio"] > 0
     assert t["enqueue_us"] > 0 and t["end_to_end"]["median_us"] >= t["device"]["median_us"] * 0.5
+    nt = next(v for v in case["variants"] if v["role"] == "numba-torch")
+    assert nt["gate"]["status"] == "ok" and nt["enqueue_us"] > 0 and t["vs_numba_torch_end_to_end"]["ratio"] > 0
     if module == "matmul":
         assert case["autotune"] and {"cuBLAS fp32", "cuBLAS TF32"} <= {v["name"] for v in case["variants"]}
         assert any(v["role"] == "generic" for v in case["variants"])
@@ -369,6 +404,27 @@ def test_bench_runs_on_the_gpu(module, size, tmp_path):
     rc = main(["bench", str(ROOT / "kernels" / f"{module}.py"), "--sizes", str(size), "--min-reps", "5",
                "--max-seconds", "2", "--json", str(out)])
     assert rc == 0 and json.loads(out.read_text())["cases"]
+
+
+@pytest.mark.gpu
+def test_bench_times_a_given_cu_and_the_llm_backends_translation(tmp_path, capsys):
+    """--cu: a given .cu is checked then timed, and a wrong one is refused before timing (exit 1);
+    --backend llm --replay: the committed model translation of the kernel the rules reject is timed."""
+    vec = str(ROOT / "kernels" / "vector_add.py")
+    quick = ["--sizes", "small", "--min-reps", "5", "--max-seconds", "2"]
+    good = tmp_path / "good.cu"
+    assert main(["translate", vec, "-o", str(good)]) == 0
+    assert main(["bench", vec, "--cu", str(good), *quick]) == 0
+    bad = tmp_path / "bad.cu"
+    bad.write_text(good.read_text().replace("out[i] = a[i] + b[i];", "out[i] = a[i] - b[i];"))
+    assert bad.read_text() != good.read_text()
+    capsys.readouterr()
+    assert main(["bench", vec, "--cu", str(bad), *quick]) == 1
+    assert "1 variant WRONG" in capsys.readouterr().out
+    llm = ["--backend", "llm", "--replay", "--llm-cache", str(ROOT / "tests" / "llm_cache"), "--model",
+           "scripted-fixture", "--base-url", "http://127.0.0.1:9/v1"]
+    assert main(["bench", str(ROOT / "kernels" / "exponent_histogram.py"), *llm, *quick]) == 0
+    assert "exponent_histogram" in capsys.readouterr().out
 
 
 def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
@@ -395,6 +451,15 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
 
     monkeypatch.setattr(bench_cuda, "numba_variant", fake_numba)
 
+    def fake_numba_torch(name, kernel, dev, stream, params, key):
+        args = dev.variant_args()
+        def launch():
+            launches.append((name, stream))
+            torch.matmul(args[0], args[1], out=args[2])
+        return bench_cuda._variant(name, "numba-torch", params, key, dev, args, launch, default=True)
+
+    monkeypatch.setattr(bench_cuda, "numba_torch_variant", fake_numba_torch)
+
     class Translated:
         param_names = ("m", "n", "out", "tw")
 
@@ -411,8 +476,8 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
     user = bench_cuda.load_user_module(str(ROOT / "kernels" / "matmul.py"))
     case = bench_cuda.make_case(user, 40, None, {"tw": [8, 16, 32]}, translation, translation, True, seed=0)
     names = [v.name for v in case.variants]
-    assert names == ["numba tw=8", "translation tw=8", "generic kernel tw=8", "cuBLAS fp32", "cuBLAS TF32",
-                     "numba tw=16", "translation tw=16", "numba tw=32", "translation tw=32"]
+    assert names == ["numba tw=8", "numba tw=8 on torch tensors", "translation tw=8", "generic kernel tw=8",
+                     "cuBLAS fp32", "cuBLAS TF32", "numba tw=16", "translation tw=16", "numba tw=32", "translation tw=32"]
     assert case.defaults == {"tw": 8} and sorted(case.checks) == ["tw=16", "tw=32", "tw=8"]
     assert case.flops == 2 * 40 ** 3 and case.launch["blockdim"] == (8, 8)
     result = run_case(case, CpuTimer(), FAST)
@@ -420,6 +485,8 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
     rows = {v["name"]: v for v in result["variants"]}
     assert rows["translation tw=32"]["gate"]["vs"] == "numba" and rows["cuBLAS TF32"]["gate"]["vs"] == "expected"
     assert rows["translation tw=16"]["specialised"] is True and rows["generic kernel tw=8"]["specialised"] is False
+    assert rows["numba tw=8 on torch tensors"]["gate"]["vs"] == "numba"  # checked against the same kernel's run
+    assert rows["translation tw=8"]["vs_numba_torch_end_to_end"]["ratio"] > 0
     assert result["autotune"]["params"]["tw"] in (8, 16, 32)
     assert ("translation", 32) in launches and ("numba tw=8", "stream 0") in launches
     json.dumps(result)

@@ -1,8 +1,9 @@
 """example() runs -> GPU variants and a CUDA-event timer: the thin layer of `numba2cuda bench` that touches the GPU.
 
 Everything runs on one torch stream (a fresh one, made current): the Numba original through
-cuda.external_stream on it with Numba device arrays (cuda.as_cuda_array views: Numba's fast launch path),
-the translation with torch CUDA tensors on the same stream, the references on torch's current stream.
+cuda.external_stream on it with Numba device arrays (cuda.as_cuda_array views made once: Numba's fast launch
+path) and, at the default launch, again with the torch tensors wrapped on every call as the lecture's code does
+(`kernel[...](cuda.as_cuda_array(m), ...)`: the same kernel, the host cost a torch user pays), the translation with torch CUDA tensors on the same stream, the references on torch's current stream.
 Inputs are shared by every variant of one example(); each variant writes its own copy of the outputs.
 The rules (what is checked, what is timed, what is reported) live in translator/bench.py.
 """
@@ -218,6 +219,19 @@ def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
                     lambda: kernel[grid, block, stream, shared](*nargs), default=default)
 
 
+def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
+    """The Numba original as a torch user calls it: every tensor through cuda.as_cuda_array at each launch."""
+    from numba import cuda
+
+    args = dev.variant_args()
+    grid, block, shared, tensor = dev.grid, dev.block, dev.shared, dev.torch.Tensor
+
+    def launch():
+        kernel[grid, block, stream, shared](*(cuda.as_cuda_array(a) if isinstance(a, tensor) else a for a in args))
+
+    return _variant(name, "numba-torch", params, key, dev, args, launch, default=True)
+
+
 def translation_variant(name, role, kernel, dev, handle, params, key, specialised, default) -> Variant:
     args = dev.variant_args()
     grid, block, shared = dev.grid, dev.block, dev.shared
@@ -279,6 +293,9 @@ def make_case(user, size, kernel_filter, specs, translation, generic, references
         suffix = f" {key}" if combo else ""
         specialised = all(combo[p] in specs[p] for p in combo) if combo else None
         variants.append(numba_variant(f"numba{suffix}", ex["kernel"], dev, nb_stream, combo, key, default))
+        if default:
+            variants.append(numba_torch_variant(f"numba{suffix} on torch tensors", ex["kernel"], dev, nb_stream,
+                                                combo, key))
         variants.append(translation_variant(f"translation{suffix}", "translation", tk, dev, handle, combo, key,
                                             specialised, default))
         if default and generic is not None and swept:
