@@ -97,3 +97,14 @@ class NotVerified(Exception):
     def __init__(self, text: str):
         self.text = text
         super().__init__(text)
+
+
+class Poisoned:
+    """A name whose definition was already reported; its uses raise Reported, which is not reported again."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+class Reported(Exception):
+    """A problem already reported where it arose (a failed definition): callers skip it silently."""

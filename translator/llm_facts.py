@@ -20,11 +20,11 @@ from . import typesys as T
 from .codegen import c_literal, c_type
 from .errors import Diagnostic, Unsupported, UserError
 from .frontend import FunctionInfo, ModuleInfo, parse_source
+from .lower_assign import ARRAY_MAKERS
 from .lower import Options, Program, build_program, kernel_param_types, selected_kernels
 from .names import resolve
 
 READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
-ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
 
 
 @dataclass

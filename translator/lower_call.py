@@ -7,7 +7,7 @@ import libcst as cst
 from . import intrinsics
 from . import ir
 from . import typesys as T
-from .errors import Unsupported
+from .errors import Reported, Unsupported
 from .lower_expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -45,8 +45,6 @@ class CallLowerer:
         if isinstance(head, cst.Name) and head.value in self.scope:
             self.value(head)  # a name whose definition already failed is not reported twice
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
-            from .lower_stmt import Reported
-
             raise Reported(node.func.value)  # its definition's problem is already reported
         canon = canonical_call(self.info, node.func)
         if canon is None:

@@ -9,7 +9,7 @@ import libcst as cst
 from . import intrinsics
 from . import ir
 from . import typesys as T
-from .errors import Unsupported
+from .errors import Poisoned, Reported, Unsupported
 from .constants import MATH_CONSTANTS, ConstArray, Typed
 from .names import canonical, dotted, resolve, scalar_type_of_name
 from .irfacts import is_pure
@@ -125,9 +125,7 @@ class ExprLowerer:
         name = node.value
         if name in self.scope:
             value = self.scope[name]
-            if type(value).__name__ == "Poisoned":
-                from .lower_stmt import Reported
-
+            if isinstance(value, Poisoned):
                 raise Reported(name)
             return value
         if name in self.scalar_names:
