@@ -442,23 +442,17 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
     monkeypatch.setattr(bench_cuda, "DeviceExample", lambda ex, t: real_device_example(ex, t, device="cpu"))
     launches = []
 
-    def fake_numba(name, kernel, dev, stream, params, key, default):
-        args = dev.variant_args()
-        def launch():
-            launches.append((name, stream))
-            torch.matmul(args[0], args[1], out=args[2])
-        return bench_cuda._variant(name, "numba", params, key, dev, args, launch, default=default)
+    def stand_in(role):  # torch.matmul for the Numba original, logging which launch ran on which stream
+        def make(name, kernel, dev, stream, params, key, default=True):
+            args = dev.variant_args()
+            def launch():
+                launches.append((name, stream))
+                torch.matmul(args[0], args[1], out=args[2])
+            return bench_cuda._variant(name, role, params, key, dev, args, launch, default=default)
+        return make
 
-    monkeypatch.setattr(bench_cuda, "numba_variant", fake_numba)
-
-    def fake_numba_torch(name, kernel, dev, stream, params, key):
-        args = dev.variant_args()
-        def launch():
-            launches.append((name, stream))
-            torch.matmul(args[0], args[1], out=args[2])
-        return bench_cuda._variant(name, "numba-torch", params, key, dev, args, launch, default=True)
-
-    monkeypatch.setattr(bench_cuda, "numba_torch_variant", fake_numba_torch)
+    monkeypatch.setattr(bench_cuda, "numba_variant", stand_in("numba"))
+    monkeypatch.setattr(bench_cuda, "numba_torch_variant", stand_in("numba-torch"))
 
     class Translated:
         param_names = ("m", "n", "out", "tw")
@@ -489,6 +483,7 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
     assert rows["translation tw=8"]["vs_numba_torch_end_to_end"]["ratio"] > 0
     assert result["autotune"]["params"]["tw"] in (8, 16, 32)
     assert ("translation", 32) in launches and ("numba tw=8", "stream 0") in launches
+    assert ("numba tw=8 on torch tensors", "stream 0") in launches  # Numba's stream, like the baseline
     json.dumps(result)
 
 
