@@ -195,6 +195,8 @@ def test_numba_on_torch_tensors_is_a_second_baseline_for_end_to_end_only():
     rows = {v["name"]: v for v in result["variants"]}
     assert rows["numba tw=16 on torch tensors"]["gate"]["status"] == "mismatch" and not result["failures"]
     assert "vs_numba_torch_end_to_end" not in rows["translation tw=16"]
+    assert "note: numba tw=16 on torch tensors differs from Numba on its own device arrays" in \
+        "\n".join(bench_report.case_notes(result, autotune=False))
 
 
 def test_run_case_reports_ratios_throughput_and_the_autotune_pick():

@@ -117,8 +117,9 @@ def gate(case: Case) -> dict:
     """Run every variant once and check it: {name: {"ok", "status", ...}}.
 
     The translation (each specialisation and the generic kernel), and the Numba original given torch tensors,
-    must match the Numba original run on the same inputs, within the example's rtol/atol, and is reported bit-identical or by its worst ULP.  The
-    Numba original is checked against example()'s expected (a disagreement is a note: it is the reference).
+    must match the Numba original run on the same inputs, within the example's rtol/atol, and are reported
+    bit-identical or by their worst ULP.  The Numba original is checked against example()'s expected (a
+    disagreement is a note: it is the reference).
     References (torch, Triton, cuBLAS) are compared with expected for information only: TF32 is not fp32.
     """
     results, numba_outputs = {}, {}
@@ -230,8 +231,7 @@ def assemble(case: Case, checked: dict, device: dict, e2e: dict, enqueue: dict, 
         variants.append(row)
     result = {"kernel": case.kernel, "size": case.size, "defaults": case.defaults, "flops": case.flops,
               "bytes": case.nbytes, "launch": case.launch, "baseline": base, "torch_baseline": torch_base,
-              "stable": stable,
-              "end_to_end_stable": e2e_stable, "variants": variants, "notes": list(case.notes)}
+              "stable": stable, "end_to_end_stable": e2e_stable, "variants": variants, "notes": list(case.notes)}
     result["autotune"] = autotune(case, device)
     result["failures"] = gate_failures(result)
     return result

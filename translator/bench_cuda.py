@@ -2,8 +2,9 @@
 
 Everything runs on one torch stream (a fresh one, made current): the Numba original through
 cuda.external_stream on it with Numba device arrays (cuda.as_cuda_array views made once: Numba's fast launch
-path) and, at the default launch, again with the torch tensors wrapped on every call as the lecture's code does
-(`kernel[...](cuda.as_cuda_array(m), ...)`: the same kernel, the host cost a torch user pays), the translation with torch CUDA tensors on the same stream, the references on torch's current stream.
+path) and, at the default launch, again with the torch tensors wrapped on every call as the lecture's code
+does (`kernel[...](cuda.as_cuda_array(m), ...)`: the same kernel, the host cost a torch user pays); the
+translation with torch CUDA tensors on the same stream; the references on torch's current stream.
 Inputs are shared by every variant of one example(); each variant writes its own copy of the outputs.
 The rules (what is checked, what is timed, what is reported) live in translator/bench.py.
 """

@@ -122,6 +122,9 @@ def case_notes(case: dict, autotune: bool) -> list[str]:
     for v in case["variants"]:
         if v["gate"].get("note"):
             lines.append(f"note: {v['name']}: {v['gate']['note']}")
+        if v["gate"]["status"] == "mismatch" and v["role"] == "numba-torch":
+            lines.append(f"note: {v['name']} differs from Numba on its own device arrays (not timed): "
+                         f"{v['gate'].get('detail', '')}")
         if v["gate"]["status"] in ("error", "skipped") and f": {v['name']}: " not in failed:
             lines.append(f"note: {v['name']} not timed ({v['gate']['status']}): {v['gate'].get('detail', '')}")
     lines += [f"note: {n}" for n in case.get("notes", [])]
