@@ -210,11 +210,16 @@ def _variant(name, role, params, key, dev, args, launch, **kw) -> Variant:
                    (lambda: dev.reset(args)) if dev.inout else None, **kw)
 
 
-def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
+def as_numba_args(args: list, tensor_type) -> list:
+    """The launch arguments as Numba takes them: torch tensors as cuda.as_cuda_array views, scalars as they are."""
     from numba import cuda
 
+    return [cuda.as_cuda_array(a) if isinstance(a, tensor_type) else a for a in args]
+
+
+def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
     args = dev.variant_args()
-    nargs = [cuda.as_cuda_array(a) if isinstance(a, dev.torch.Tensor) else a for a in args]
+    nargs = as_numba_args(args, dev.torch.Tensor)  # made once: Numba's cheapest launch
     grid, block, shared = dev.grid, dev.block, dev.shared
     return _variant(name, "numba", params, key, dev, args,
                     lambda: kernel[grid, block, stream, shared](*nargs), default=default)
@@ -222,13 +227,11 @@ def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
 
 def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
     """The Numba original as a torch user calls it: every tensor through cuda.as_cuda_array at each launch."""
-    from numba import cuda
-
     args = dev.variant_args()
     grid, block, shared, tensor = dev.grid, dev.block, dev.shared, dev.torch.Tensor
 
     def launch():
-        kernel[grid, block, stream, shared](*(cuda.as_cuda_array(a) if isinstance(a, tensor) else a for a in args))
+        kernel[grid, block, stream, shared](*as_numba_args(args, tensor))
 
     return _variant(name, "numba-torch", params, key, dev, args, launch, default=True)
 
@@ -357,12 +360,13 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _command_line(cmd: list[str]) -> str | None:
+def _command_line(cmd: list[str], line: int = 0) -> str | None:
+    """One line of a command's output (None when the program is missing, fails or hangs)."""
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    return out.stdout.strip().splitlines()[line] if out.returncode == 0 and out.stdout.strip() else None
 
 
 def environment(timer_info: dict | None = None) -> dict:
@@ -370,21 +374,14 @@ def environment(timer_info: dict | None = None) -> dict:
     import torch
 
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True) if _has("nvcc") else None
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
         "gpu": torch.cuda.get_device_name(), "capability": f"{props.major}.{props.minor}",
         "gpu_memory_gib": round(props.total_memory / 2**30, 1),
         "driver": _command_line(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]),
-        "cuda": torch.version.cuda, "nvcc": nvcc.stdout.strip().splitlines()[-1] if nvcc and nvcc.returncode == 0
-        else None,
+        "cuda": torch.version.cuda, "nvcc": _command_line(["nvcc", "--version"], line=-1),
         "torch": torch.__version__, "numba": _version("numba"), "numba_cuda": _version("numba-cuda"),
         "numpy": np.__version__, "triton": _version("triton"), "python": platform.python_version(),
         "host_cpus": os.cpu_count(), "timer": timer_info or {},
     }
 
-
-def _has(program: str) -> bool:
-    import shutil
-
-    return shutil.which(program) is not None
