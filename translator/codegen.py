@@ -9,6 +9,7 @@ import numpy as np
 from . import ir
 from . import typesys as T
 from .declarations import plan_declarations
+from .irfacts import root_array
 
 # C operator precedence (higher binds tighter).
 PRECEDENCE = {
@@ -240,7 +241,7 @@ class CPrinter:
             out.append(f"{t} *{arr.name} = reinterpret_cast<{t} *>(n2c_dynamic_smem);" + self.comment(s))
             return out
         base = self._base_pointer(arr.base)
-        const = "" if _root(arr).written else "const "
+        const = "" if root_array(arr).written else "const "
         if arr.offset is None or (isinstance(arr.offset, ir.Const) and arr.offset.value == 0):
             return [f"{const}{t} *{arr.name} = {base};" + self.comment(s)]
         return [f"{const}{t} *{arr.name} = {base} + {self.wrap(arr.offset, PRECEDENCE['+'], strict=True)};"
@@ -349,12 +350,6 @@ class CPrinter:
                 args.append(f"({'unsigned ' if t.kind == 'u' else ''}long long){self.wrap(item, PRECEDENCE['unary'])}")
         literal = " ".join(fmt).encode("unicode_escape").decode("ascii").replace('"', '\\"') + "\\n"
         return [f'printf("{literal}"{"".join(", " + a for a in args)});' + self.comment(s)]
-
-
-def _root(arr):
-    while arr.base is not None:
-        arr = arr.base
-    return arr
 
 
 def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:

@@ -104,8 +104,9 @@ def _plan_loops(body):
 
 def _invariant(e, body) -> bool:
     """Python evaluates range()'s bounds once; C re-evaluates the condition, so it must not change."""
+    assigned = defined_vars(body)
     for node in walk_expr(e):
-        if isinstance(node, ir.Name) and defines(body, node.var):
+        if isinstance(node, ir.Name) and node.var in assigned:
             return False
         if isinstance(node, (ir.Load, ir.DeviceCall)):
             return False

@@ -45,3 +45,10 @@ def is_pure(expr) -> bool:
         if isinstance(child, list) and any(isinstance(c, ir.Expr) and not is_pure(c) for c in child):
             return False
     return True
+
+
+def root_array(arr):
+    """The array a view is carved from, following `.base` to the end (the array itself when it is no view)."""
+    while arr.base is not None:
+        arr = arr.base
+    return arr

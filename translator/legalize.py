@@ -10,6 +10,7 @@ from .bounds import Bounds
 from .dataflow import sub_blocks
 from .errors import Unsupported
 from .intrinsics import Intrinsic
+from .irfacts import root_array
 
 
 def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
@@ -276,7 +277,7 @@ class Legalizer:
         e.wrap = [not self.bounds.at_least(i, 0) for i in e.indices]
         if any(e.wrap):
             self.helpers.add("wrap")
-            if e.array.kind == "dynamic" or (e.array.kind == "view" and _root(e.array).kind == "dynamic"):
+            if e.array.kind == "dynamic" or (e.array.kind == "view" and root_array(e.array).kind == "dynamic"):
                 self.helpers.add("dynamic_smem_bytes")
         return e
 
@@ -318,12 +319,6 @@ def _compares_exactly(a: T.Scalar, b: T.Scalar, common: T.Scalar) -> bool:
         ints = [t for t in (a, b) if not t.is_float]
         return c.bits == 64 or all(t.bits < 24 for t in ints)
     return False
-
-
-def _root(arr):
-    while arr.base is not None:
-        arr = arr.base
-    return arr
 
 
 __all__ = ["Legalizer", "cast_to", "convert_const", "sub_blocks"]

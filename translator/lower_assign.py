@@ -10,7 +10,7 @@ import libcst as cst
 from . import ir
 from .constants import ConstArray
 from .errors import Poisoned, Reported, Unsupported
-from .irfacts import const_int, is_pure, mentions
+from .irfacts import const_int, is_pure, mentions, root_array
 from .lower_expr import AUG_OPS, Dim3, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import returns_tuple
@@ -40,9 +40,7 @@ class AssignLowerer:
         raise Unsupported(target, "assignment target", "only names, tuples of names and array elements")
 
     def _mark_written(self, arr, node):
-        root = arr
-        while root.base is not None:
-            root = root.base
+        root = root_array(arr)
         if root.kind == "const":
             raise Unsupported(node, "write to a constant array", f"'{root.name}' lives in constant memory")
         root.written = True

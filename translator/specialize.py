@@ -12,6 +12,7 @@ from . import ir
 from . import typesys as T
 from .dataflow import walk_expr, walk_statements
 from .errors import UserError
+from .irfacts import root_array
 
 DEFAULT_VALUES = (8, 16, 32)
 
@@ -34,10 +35,7 @@ def detect(fn: ir.Function) -> list[str]:
 
     for s in walk_statements(fn.body):
         if isinstance(s, ir.ArrayDecl) and s.array.kind == "view":
-            root = s.array
-            while root.base is not None:
-                root = root.base
-            if root.kind in ("shared", "dynamic"):
+            if root_array(s.array).kind in ("shared", "dynamic"):
                 found.update(_params_in([s.array.offset] + list(s.array.shape), names))
         if isinstance(s, ir.ForRange):
             found.update(_params_in([s.start, s.stop, s.step], names))

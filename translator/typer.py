@@ -281,6 +281,10 @@ class Typer:
 
     def _loop_local_webs(self) -> dict:
         out = {}
+        uses_of_web: dict = {}  # web -> its Name uses, from one walk of the body
+        for n in walk_body(self.fn.body):
+            if isinstance(n, ir.Name) and n.defs:
+                uses_of_web.setdefault(self.web_of[min(n.defs)], []).append(n)
         for d, site in enumerate(self.defs.sites):
             if site[0] != "for":
                 continue
@@ -288,9 +292,7 @@ class Typer:
             if any(self.web_of[o] == w for o in range(len(self.defs.sites)) if o != d):
                 continue
             inside = {id(n) for n in walk_body(site[1].body)}
-            uses = [n for n in walk_body(self.fn.body)
-                    if isinstance(n, ir.Name) and n.defs and self.web_of[min(n.defs)] == w]
-            if all(id(n) in inside for n in uses):
+            if all(id(n) in inside for n in uses_of_web.get(w, ())):
                 out[w] = self.defs.names[d]
         return out
 
