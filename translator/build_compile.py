@@ -351,8 +351,9 @@ _ERROR_LINE = re.compile(
     re.IGNORECASE)
 
 
-def _error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, max_errors: int = 6) -> str:
-    lines = output.splitlines()
+def pick_error_lines(lines: list[str], max_errors: int = 6) -> tuple[list[str], int]:
+    """(the first MAX_ERRORS compiler error lines with their indented context, else the last 30 non-blank
+    lines; how many error lines were picked)."""
     picked: list[str] = []
     errors = 0
     i = 0
@@ -371,6 +372,12 @@ def _error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, 
         i += 1
     if not picked:  # nothing recognisable: show the end of the log
         picked = [line for line in lines if line.strip()][-30:]
+    return picked, errors
+
+
+def _error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, max_errors: int = 6) -> str:
+    lines = output.splitlines()
+    picked, errors = pick_error_lines(lines, max_errors)
     total = sum(1 for line in lines if _ERROR_LINE.search(line))
     if total > errors:
         picked.append(f"... and {total - errors} more error line(s) in {build_dir / 'build.log'}")

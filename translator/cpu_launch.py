@@ -9,9 +9,9 @@ import numpy as np
 
 from . import typesys as T
 from .cpurun import compile_cpu, launch
-from .dropin import extension_name
+from .dropin import extension_name, program_for
 from .frontend import parse_file, parse_source
-from .lower import Options, build_program
+from .lower import Options
 from .render import render_program
 
 CTYPES = {
@@ -71,12 +71,7 @@ def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = 
     """Translate (or take `cu_text`, e.g. a hand-edited file or the LLM backend's) and build it for the CPU runtime.
     With `cu_text`, kernels the rules reject still launch: their parameters come from the frontend alone."""
     info = parse_source(source, "<string>") if source is not None else parse_file(path)
-    if cu_text is not None:
-        from .llm_facts import program_with_shells
-
-        program = program_with_shells(info, options or Options())
-    else:
-        program = build_program(info, options or Options())
+    program = program_for(info, options, shells=cu_text is not None)
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
     lib = compile_cpu(text, name=(extension_name(info.path) if path else "") or "module")
     return CpuModule(program, lib, text)

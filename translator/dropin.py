@@ -8,7 +8,7 @@ from . import typesys as T
 from .bindings import render_bindings
 from .frontend import parse_file
 from .lower import Options, build_program
-from .render import render_program
+from .render import python_signature, render_program
 
 class Module:
     """The translated kernels of one Numba module, as attributes."""
@@ -36,8 +36,7 @@ def kernel_metadata(fn):
     """(name, parameter names, positions of arrays, positions of arrays the kernel writes, doc) of a kernel."""
     arrays = [i for i, p in enumerate(fn.params) if p.array is not None]
     written = {i for i in arrays if fn.params[i].array.written}
-    signature = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
-    return fn.c_name, tuple(p.name for p in fn.params), arrays, written, f"{fn.c_name}({signature})"
+    return fn.c_name, tuple(p.name for p in fn.params), arrays, written, f"{fn.c_name}({python_signature(fn)})"
 
 
 def extension_name(path) -> str:
@@ -45,21 +44,29 @@ def extension_name(path) -> str:
     return "".join(c if c.isalnum() else "_" for c in Path(path).stem)
 
 
+def fast_math(program) -> bool:
+    """Whether a kernel has fastmath=True in Numba."""
+    return any(k.options.get("fastmath") for k in program.kernels)
+
+
 def nvcc_flags(program) -> list[str]:
     """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations)."""
-    return ["--use_fast_math"] if any(k.options.get("fastmath") for k in program.kernels) else []
+    return ["--use_fast_math"] if fast_math(program) else []
+
+
+def program_for(info, options: Options | None = None, shells: bool = False):
+    """The program of a parsed module; shells: kernels the rules reject keep their parameters (program_with_shells)."""
+    if shells:
+        from .llm_facts import program_with_shells
+
+        return program_with_shells(info, options or Options())
+    return build_program(info, options or Options())
 
 
 def sources(path, options: Options | None = None, shells: bool = False):
     """(program, kernel .cu text, binding .cpp text) for a Numba module. shells: kernels the rules reject get
     their launcher and binding anyway, for a .cu given from elsewhere (the LLM backend's, a hand-written one)."""
-    info = parse_file(path)
-    if shells:
-        from .llm_facts import program_with_shells
-
-        program = program_with_shells(info, options or Options())
-    else:
-        program = build_program(info, options or Options())
+    program = program_for(parse_file(path), options, shells)
     name = Path(path).name
     return program, render_program(program, name), render_bindings(program, name)
 

@@ -27,20 +27,19 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-
-import jinja2
 
 from . import __version__
 from .atomic import write_atomically
 from .bindings import render_bindings
+from .dropin import extension_name, fast_math, kernel_metadata
 from .errors import UserError
 from .frontend import parse_file
 from .lower import Options, build_program
-from .render import Renderer, _templates_dir, python_signature, render_program
+from .render import Renderer, environment, python_signature, render_program
 
 LAUNCH_SOURCE = Path(__file__).resolve().parent / "launch.py"
+DEFAULT_ARCH = "8.0;9.0"
 
 __all__ = ["package", "cli_package", "PackageResult", "PackageBuildError", "parse_arch"]
 
@@ -64,14 +63,6 @@ class PackageResult:
     build_seconds: float | None = None
 
 
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
-    """The templates folder (package templates under package/), StrictUndefined, as translator.render uses."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True, autoescape=False)
-
-
 def parse_arch(arch: str) -> tuple[list[tuple[int, int, str]], tuple[int, int] | None]:
     """"8.0;9.0" -> SASS [(8, 0, ""), (9, 0, "")] and PTX (9, 0) for the newest. Separators: ; , or spaces;
     a "+PTX" suffix is accepted and ignored (PTX is always built for the newest architecture)."""
@@ -90,8 +81,8 @@ def parse_arch(arch: str) -> tuple[list[tuple[int, int, str]], tuple[int, int] |
     return ordered, (newest[0], newest[1])
 
 
-def _identifier(text: str) -> str:
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+def _identifier(path) -> str:
+    name = extension_name(path)
     return name if name and not name[0].isdigit() else f"_{name}"
 
 
@@ -141,13 +132,13 @@ def _smoke_args(fn) -> list[str]:
     return args
 
 
-def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", options: Options | None = None,
+def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, options: Options | None = None,
                  torch_version: str | None = None, package_version: str = "0.1.0",
                  translation=None) -> tuple[str, dict[str, str]]:
     """(package name, {relative path: text}) of the project for the Numba module at PATH; `translation`:
     a (program, .cu text) made elsewhere (translator/llm.py), instead of the rules' own."""
     path = Path(path)
-    stem = _identifier(path.stem)
+    stem = _identifier(path)
     name = name or f"{stem}_cuda"
     if not name.isidentifier() or keyword.iskeyword(name) or name in ("torch", "numpy", "tests"):
         raise UserError(f"--name: error: {name!r} is not usable as a Python package name\n"
@@ -165,15 +156,13 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
     renderer = Renderer(program, source_name)
     kernels = []
     for fn in program.kernels:
-        params = fn.params
-        array_positions = [i for i, p in enumerate(params) if p.array is not None]
-        written = sorted(i for i in array_positions if params[i].array.written)
+        _, param_names, array_positions, written, _ = kernel_metadata(fn)
+        written = sorted(written)
         kernels.append(dict(
-            name=fn.c_name, python_signature=python_signature(fn), nparams=len(params), params=[p.name for p in params],
-            param_names=repr(tuple(p.name for p in params)), array_positions=repr(array_positions),
+            name=fn.c_name, python_signature=python_signature(fn), nparams=len(param_names), params=list(param_names),
+            param_names=repr(param_names), array_positions=repr(array_positions),
             written=("{" + ", ".join(map(str, written)) + "}") if written else "set()",
             notes=renderer.kernel_context(fn, "")["notes"], smoke_args=_smoke_args(fn)))
-    fast_math = any(k.options.get("fastmath") for k in program.kernels)
     torch_requirement = _torch_requirement(torch_version)
     cu_path, cpp_path = f"csrc/{stem}_kernels.cu", f"csrc/{stem}_bindings.cpp"
     sass_names = ", ".join(f"sm_{a}{b}{s}" for a, b, s in sass)
@@ -183,7 +172,7 @@ def render_files(path, *, name: str | None = None, arch: str = "8.0;9.0", option
                kernels=kernels, kernel_tuple=repr(tuple(k["name"] for k in kernels)), sass_tuple=repr(tuple(sass)),
                kernel_names=repr(sorted(k["name"] for k in kernels)), sass=sass, ptx=ptx,
                sass_names=sass_names, ptx_name=f"compute_{ptx[0]}{ptx[1]}" if ptx else "",
-               fast_math=fast_math, torch_requirement=torch_requirement,
+               fast_math=fast_math(program), torch_requirement=torch_requirement,
                torch_version_note=torch_requirement.replace("torch", "", 1) or "(any recent)",
                cu_path=cu_path, cpp_path=cpp_path, package_version=package_version, launch_lines=launch_lines,
                **_tuning_context(path, [k["name"] for k in kernels]))
@@ -221,7 +210,7 @@ def _write(path: Path, text: str) -> None:
     write_atomically(path, text)
 
 
-def package(path, out_dir, *, name: str | None = None, arch: str = "8.0;9.0", wheel: bool = False,
+def package(path, out_dir, *, name: str | None = None, arch: str = DEFAULT_ARCH, wheel: bool = False,
             options: Options | None = None, torch_version: str | None = None,
             package_version: str = "0.1.0", verbose: bool = False, translation=None) -> PackageResult:
     """Write a pip-installable project for the Numba module at PATH into OUT_DIR; wheel=True also builds
@@ -260,8 +249,7 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
         raise UserError(str(exc)) from None
     out = Path(out_dir).resolve()
     dist = out / "dist"
-    before = set(dist.glob(f"{name}-*.whl")) if dist.exists() else set()
-    for old in before:
+    for old in list(dist.glob(f"{name}-*.whl")) if dist.exists() else []:
         old.unlink()
     env = dict(os.environ, CUDA_HOME=home, PIP_DISABLE_PIP_VERSION_CHECK="1")
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
@@ -282,23 +270,9 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
 
 def _trim(output: str, max_errors: int = 6) -> str:
     """The compiler's error lines (with their indented context), else the end of the output."""
-    from .build_compile import _ERROR_LINE
+    from .build_compile import pick_error_lines
 
-    lines = output.splitlines()
-    picked, errors, i = [], 0, 0
-    while i < len(lines) and errors < max_errors:
-        if _ERROR_LINE.search(lines[i]):
-            errors += 1
-            picked.append(lines[i])
-            i += 1
-            while i < len(lines) and lines[i][:1] in (" ", "\t") and lines[i].strip() and len(picked) < 60 \
-                    and not _ERROR_LINE.search(lines[i]):
-                picked.append(lines[i])
-                i += 1
-            continue
-        i += 1
-    if not picked:
-        picked = [line for line in lines if line.strip()][-30:]
+    picked, _ = pick_error_lines(output.splitlines(), max_errors)
     return "\n".join("    " + line for line in picked)
 
 
@@ -313,7 +287,7 @@ def cli_package(args) -> int:
 
         options = options_from(args)
         translation = translate_module(args.file, options, args)  # by rules; by the model only what they reject
-        result = package(args.file, args.output, name=args.name, arch=args.arch or "8.0;9.0",
+        result = package(args.file, args.output, name=args.name, arch=args.arch or DEFAULT_ARCH,
                          wheel=bool(args.wheel), options=options, translation=translation)
     except UserError as exc:
         print(exc.text, file=sys.stderr)
