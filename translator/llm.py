@@ -13,7 +13,6 @@ to the model as a repair request (prompts/repair.j2), up to --llm-attempts answe
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -26,17 +25,15 @@ from .dropin import extension_name
 from .errors import NotVerified, UserError
 from .frontend import ModuleInfo, parse_file, parse_source
 from .llm_cache import CacheEntryError, LLMCache, request_key
-from .llm_check import AnswerError, check_code, extract_code
+from .llm_check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
 from .llm_client import Budget, ChatClient, ServiceError
-from .llm_config import ENABLE_HINT, LLMSettings, settings_from
+from .llm_config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
 from .llm_facts import (KernelJob, assemble, kernel_types, make_job, rejected_kernels, reserved_names,
                         selected_kernels, types_known)
 from .llm_gate import Outcome, compile_gate, verify_gate
 from .llm_prompts import first_messages, prompt_version, repair_message
 from .lower import Options, Program, build_program
 from .render import render_program
-
-SECRET_ENV = ("OPENAI_API_KEY",)
 
 
 def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:
@@ -45,17 +42,32 @@ def translate_module(path, options: Options, args, log=None) -> tuple[Program, s
     info = parse_file(path)
     rules_error = None
     if settings.backend in ("rules", "auto"):
-        try:
-            program = build_program(info, options)
+        program, rules_error = _by_rules(info, options)
+        if program is not None:
             return program, render_program(program, Path(path).name)
-        except UserError as exc:
-            if settings.backend == "rules" or not exc.diagnostics:
-                raise
-            rules_error = exc
+        if settings.backend == "rules":
+            raise rules_error
+    return _model_translation(path, info, options, settings, rules_error, log)
+
+
+def _by_rules(info: ModuleInfo, options: Options) -> tuple[Program | None, UserError | None]:
+    """(program, None) when the rules translate the module; (None, their located errors) when they reject
+    a kernel. Any other error (no located diagnostics) is raised: the model could not help there."""
+    try:
+        return build_program(info, options), None
+    except UserError as exc:
+        if not exc.diagnostics:
+            raise
+        return None, exc
+
+
+def _model_translation(path, info: ModuleInfo, options: Options, settings: LLMSettings, rules_error,
+                       log=None) -> tuple[Program, str]:
+    """(program, .cu text) with the kernels the model is asked for (see kernels_for_the_model) verified."""
     fresh = parse_source(info.source, info.path)
     to_model = kernels_for_the_model(fresh, options, settings, rules_error)
     require_ready(fresh, path, settings, rules_error)
-    with secrets_hidden():  # for callers other than the CLI (which withholds the key for the whole command)
+    with api_key_withheld():  # for callers other than the CLI (which withholds the key for the whole command)
         return LLMRun(path, options, settings, log or _stderr).translate(fresh, to_model)
 
 
@@ -97,16 +109,6 @@ def _stderr(message: str) -> None:
 
 def _has_example(info: ModuleInfo) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == "example" for s in info.module.body)
-
-
-@contextmanager
-def secrets_hidden():
-    """The API key out of os.environ while the model is asked and the user's module, g++ and nvcc run."""
-    saved = {k: os.environ.pop(k) for k in SECRET_ENV if k in os.environ}
-    try:
-        yield
-    finally:
-        os.environ.update(saved)
 
 
 @dataclass
@@ -177,10 +179,9 @@ class LLMRun:
                 break
             answer = self._ask(messages, job, attempt)
             outcome = self._gate(job, program, answer, set(job.facts["reserved"]))
-            if outcome.ok:
-                self.log(f"  {job.name} attempt {attempt}/{s.attempts}: {outcome.summary}")
-                return outcome.text
             self.log(f"  {job.name} attempt {attempt}/{s.attempts}: {outcome.summary}")
+            if outcome.ok:
+                return outcome.text
             failures.append(f"attempt {attempt}: {outcome.summary}")
             messages = messages + [{"role": "assistant", "content": _for_history(answer)},
                                    repair_message(outcome.kind, outcome.detail, job.signature)]
@@ -266,26 +267,12 @@ class LLMRun:
                 f"(numba2cuda prompt version {prompt_version()})\n")
 
 
-def _rules_translate(path, options: Options) -> bool:
-    try:
-        build_program(parse_file(path), options)
-        return True
-    except UserError as exc:
-        if not exc.diagnostics:
-            raise
-        return False
-
-
 def _for_history(answer: str) -> str:
     """The answer as the conversation keeps it: a huge one is not sent back."""
-    from .llm_check import MAX_ANSWER_CHARS
-
     return answer if len(answer) <= MAX_ANSWER_CHARS else f"[an answer of {len(answer)} characters, not repeated]"
 
 
 def _function_names(code: str | None) -> set[str]:
-    from .llm_check import tokens
-
     toks = tokens(code or "")
     return {toks[i - 1].text for i, t in enumerate(toks)
             if t.text == "(" and i >= 2 and toks[i - 2].kind == "ident" and toks[i - 1].kind == "ident"
@@ -303,10 +290,14 @@ def verify_translation(args):
         yield args
         return
     options = Options(kernels=[args.kernel] if args.kernel else [])
-    if settings.backend == "auto" and _rules_translate(args.file, options):
-        yield args
-        return
-    _, text = translate_module(args.file, options, args)
+    info = parse_file(args.file)
+    rules_error = None
+    if settings.backend == "auto":
+        program, rules_error = _by_rules(info, options)
+        if program is not None:
+            yield args
+            return
+    _, text = _model_translation(args.file, info, options, settings, rules_error)
     with tempfile.TemporaryDirectory(prefix="n2c-llm-") as tmp:
         cu = Path(tmp) / f"{Path(args.file).stem}.llm.cu"
         cu.write_text(text, encoding="utf-8")

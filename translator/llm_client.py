@@ -41,9 +41,6 @@ class Budget:
     def remaining(self) -> float:
         return self.seconds - (time.monotonic() - self.start)
 
-    def spent(self) -> float:
-        return time.monotonic() - self.start
-
 
 def redact(text: str, secret: str | None) -> str:
     if secret and len(secret) >= 4:
@@ -137,14 +134,14 @@ class ChatClient:
                     exc.hint = "raise it with --llm-budget SECONDS" if asked is None else exc.hint
                     break
                 time.sleep(wait)
-        tries = min(retry + 1, self.settings.retries + 1)
+        tries = retry + 1  # retry never passes self.settings.retries
         raise ServiceError(f"{last.text} ({tries} request{'s' * (tries != 1)})", last.hint)
 
     def _once(self, model, messages, parameters, timeout: float) -> dict:
         openai = self.openai
         key = self.settings.api_key
         where = self.settings.where()
-        client = self.client.with_options(timeout=timeout, max_retries=0)
+        client = self.client.with_options(timeout=timeout)  # max_retries=0 carries over from __init__
         call = lambda: client.chat.completions.create(model=model, messages=messages, **parameters)  # noqa: E731
         try:
             response = _call_with_deadline(call, timeout + max(1.0, 0.1 * timeout))

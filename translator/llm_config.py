@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .errors import UserError
 
 BACKENDS = ("rules", "llm", "auto")
-DEFAULTS = dict(backend="auto", attempts=3, budget=600.0, timeout=60.0, retries=2, max_tokens=8192)
+SECRET_ENV = ("OPENAI_API_KEY",)  # never in os.environ while a command runs, so no subprocess inherits it
 PYPROJECT_KEYS = {  # [tool.numba2cuda] key -> (settings field, type)
     "backend": ("backend", str), "model": ("model", str), "base_url": ("base_url", str),
     "llm_cache": ("cache_dir", str), "llm_attempts": ("attempts", int), "llm_budget": ("budget", float),
@@ -76,14 +76,14 @@ _WITHHELD: dict = {}
 def api_key_withheld():
     """For one command: OPENAI_API_KEY moves out of os.environ, which every subprocess (g++, nvcc, the user's
     module under verify, the openai client's own `uname`) would inherit, to where settings_from finds it."""
-    saved, outer = os.environ.pop("OPENAI_API_KEY", None), _WITHHELD.get("key")
-    _WITHHELD["key"] = saved or outer
+    saved = {k: os.environ.pop(k) for k in SECRET_ENV if k in os.environ}
+    outer = _WITHHELD.get("key")
+    _WITHHELD["key"] = saved.get("OPENAI_API_KEY") or outer
     try:
         yield
     finally:
         _WITHHELD["key"] = outer
-        if saved is not None:
-            os.environ["OPENAI_API_KEY"] = saved
+        os.environ.update(saved)
 
 
 def redact_url(url: str) -> str:
@@ -146,8 +146,9 @@ def read_pyproject(path: Path) -> dict:
 
 
 def settings_from(args, kernel_file) -> LLMSettings:
-    """The settings of one run: flags (args, from add_llm_options) > environment > pyproject > defaults."""
-    layers = [("default", dict(DEFAULTS))]
+    """The settings of one run: flags (args, from add_llm_options) > environment > pyproject > defaults (those
+    of LLMSettings; a setting missing from `sources` came from there)."""
+    layers = []
     pyproject = find_pyproject(Path(kernel_file).parent) if kernel_file else None
     if pyproject is not None:
         layers.append((str(pyproject), read_pyproject(pyproject)))

@@ -55,7 +55,7 @@ def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagn
 
 def kernel_types(info: ModuleInfo, fi: FunctionInfo, options: Options) -> list:
     """The kernel's parameter types, as the rules would take them; UserError when they are unknown."""
-    declared = getattr(info, "declared_types", {}).get(fi.name, {})
+    declared = info.declared_types.get(fi.name, {})
     try:
         return kernel_param_types(fi, {**declared, **options.types})
     except Unsupported as exc:
@@ -64,10 +64,11 @@ def kernel_types(info: ModuleInfo, fi: FunctionInfo, options: Options) -> list:
 
 
 def types_known(info: ModuleInfo, name: str, options: Options) -> bool:
+    """Whether kernel_types would succeed, without adding to INFO's report."""
     try:
-        kernel_types(parse_source(info.source, info.path), info.functions[name], options)
+        kernel_param_types(info.functions[name], {**info.declared_types.get(name, {}), **options.types})
         return True
-    except UserError:
+    except Unsupported:
         return False
 
 
@@ -183,10 +184,8 @@ def make_job(info: ModuleInfo, shell: ir.Function, options: Options, diagnostics
     return job
 
 
-def reserved_names(program: Program | None) -> set[str]:
+def reserved_names(program: Program) -> set[str]:
     """Names the rules' part of the file defines; the model's helpers must not take them."""
-    if program is None:
-        return set()
     names = {fn.c_name for fn in program.kernels} | {fn.c_name for fn in program.device_functions()}
     return names | {f"{fn.c_name}_launch" for fn in program.kernels} | {"n2c_launch"}
 
