@@ -90,10 +90,10 @@ def first_bit_difference(a: np.ndarray, b: np.ndarray):
     """(index, a_value, b_value) of the first element whose bits differ, or None."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return (), None, None
-    ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, a.dtype.itemsize) if a.size else a
-    ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, b.dtype.itemsize) if b.size else b
     if a.size == 0:
         return None
+    ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, a.dtype.itemsize)
+    ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, b.dtype.itemsize)
     diff = np.any(ua != ub, axis=1)
     if not diff.any():
         return None
@@ -122,10 +122,11 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
         e_nan, a_nan = np.isnan(e), np.isnan(a)
         both_finite = np.isfinite(e) & np.isfinite(a)
         with np.errstate(all="ignore"):
+            e_abs = np.abs(e.astype(np.float64))
             absdiff = np.where(both_finite, np.abs(a.astype(np.float64) - e.astype(np.float64)), 0.0)
-            close = both_finite & (absdiff <= atol + rtol * np.abs(e.astype(np.float64)))
+            close = both_finite & (absdiff <= atol + rtol * e_abs)
             rel_mask = both_finite & (e != 0)
-            rel = np.where(rel_mask, absdiff / np.where(rel_mask, np.abs(e.astype(np.float64)), 1.0), 0.0)
+            rel = np.where(rel_mask, absdiff / np.where(rel_mask, e_abs, 1.0), 0.0)
         good = close | (e_nan & a_nan) | (~e_nan & ~a_nan & ~both_finite & (e == a))
         # Inf or NaN on one side only is an infinite error.
         bad_special = ~good & ~both_finite

@@ -4,28 +4,18 @@ from __future__ import annotations
 
 from . import ir
 from .dataflow import walk_statements
-from .lower import device_calls
+from .lower import reachable_functions
 
 # What a launch gets without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize), on every GPU
 # since Kepler; Numba never opts in, so the original cannot run above it on any device.
 DEFAULT_LIMIT = 48 * 1024
 
 
-def _functions(kernel: ir.Function) -> list:
-    """The kernel and every device function it reaches (their __shared__ arrays count for its blocks)."""
-    seen, order = set(), [kernel]
-    for fn in order:  # grows as callees are found
-        for call in device_calls(fn.body):
-            if id(call.target) not in seen:
-                seen.add(id(call.target))
-                order.append(call.target)
-    return order
-
-
 def static_shared_bytes(kernel: ir.Function) -> int:
     """Bytes of the constant-shaped __shared__ arrays a block of this kernel holds."""
     total = 0
-    for fn in _functions(kernel):
+    # the kernel and every device function it reaches: their __shared__ arrays count for its blocks
+    for fn in [kernel, *reachable_functions([kernel])]:
         for s in walk_statements(fn.body):
             if isinstance(s, ir.ArrayDecl) and s.array.kind == "shared":
                 count = 1

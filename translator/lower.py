@@ -105,18 +105,23 @@ class Program:
 
     def device_functions(self) -> list:
         """Instances reachable from the kernels, callees first."""
-        seen, order = set(), []
+        return reachable_functions(self.kernels)
 
-        def visit(fn):
-            for call in device_calls(fn.body):
-                if id(call.target) not in seen:
-                    seen.add(id(call.target))
-                    visit(call.target)
-                    order.append(call.target)
 
-        for k in self.kernels:
-            visit(k)
-        return order
+def reachable_functions(roots: list) -> list:
+    """The device-function instances the ROOTS call, directly or not, each once, callees first."""
+    seen, order = set(), []
+
+    def visit(fn):
+        for call in device_calls(fn.body):
+            if id(call.target) not in seen:
+                seen.add(id(call.target))
+                visit(call.target)
+                order.append(call.target)
+
+    for fn in roots:
+        visit(fn)
+    return order
 
 
 def kernel_param_types(fi: FunctionInfo, override: dict) -> list:

@@ -26,16 +26,17 @@ import numpy as np
 from .compare import ArrayReport, _fmt, compare_arrays, first_bit_difference
 from .errors import UserError
 from .limits import DEFAULT_LIMIT, shared_problem
+from .llm_config import SECRET_ENV  # never handed to the user's module
 from .lower import Options
 from .verify_report import case_label, format_report, junit_xml, verdict_line  # noqa: F401 (public API)
 from .verify_runners import CpuRunner, GpuRunner, LaunchFailed, cuda_available, device_shared_limit
+from .verify_cli import order_oneoff_args  # --args is parsed on the CLI side
 
 FILLS = (  # (float fill, index of the integer sentinel, poison byte)
     (float("nan"), 0, 0xFF),  # floats read NaN, integers -1
     (1e30, 1, 0x7F),  # floats read 3.4e38, integers a large positive: a max() reduction cannot hide it
 )
 DISTRIBUTIONS = ("uniform", "large", "tiny", "negative")  # redraws of the float inputs, beside example()'s own
-SECRET_ENV = ("OPENAI_API_KEY",)  # never handed to the user's module
 
 
 @dataclass
@@ -193,13 +194,17 @@ def launch_args(meta: dict, inputs: dict, fill, which) -> list:
     return args
 
 
+def launch_config(meta: dict) -> tuple:
+    """(grid, block, dynamic shared bytes) of a case, as the runners take them."""
+    return _tuple(meta["griddim"]), _tuple(meta["blockdim"]), meta["shared"]
+
+
 def run_twice(case: CaseResult, runner, meta: dict, inputs: dict, label: dict):
     """Both runs' arguments after the launch, or None when a launch failed (recorded as a problem)."""
     runs = []
-    config = (_tuple(meta["griddim"]), _tuple(meta["blockdim"]), meta["shared"])
     for fill, which, poison in FILLS:
         try:
-            after = runner.run(meta["kernel"], *config, launch_args(meta, inputs, fill, which), poison)
+            after = runner.run(meta["kernel"], *launch_config(meta), launch_args(meta, inputs, fill, which), poison)
         except LaunchFailed as exc:
             case.problems.append(f"the translation's launch on the {runner.device} failed: {exc}")
             return None
@@ -265,8 +270,8 @@ def check_case(runner, meta: dict, arrays: dict, param_names: list[str], device:
 def check_cpu_agreement(case: CaseResult, cpu_runner, meta, inputs, label, reference) -> None:
     """--also-cpu: the CPU runtime, run on the same case, against the GPU original's outputs."""
     try:
-        after = cpu_runner.run(meta["kernel"], _tuple(meta["griddim"]), _tuple(meta["blockdim"]), meta["shared"],
-                               launch_args(meta, inputs, *FILLS[0][:2]), FILLS[0][2])
+        after = cpu_runner.run(meta["kernel"], *launch_config(meta), launch_args(meta, inputs, *FILLS[0][:2]),
+                               FILLS[0][2])
     except LaunchFailed as exc:
         case.problems.append(f"the CPU runtime's launch failed: {exc}")
         return
@@ -325,7 +330,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
     result = VerifyResult(path, cu_path or "fresh translation", runner.device)
     specs = specialisations(program, kernel)
     if oneoff is not None:
-        oneoff = dict(oneoff, args=oneoff_args(oneoff, kernels, kernel))
+        oneoff = dict(oneoff, args=order_oneoff_args(oneoff, kernels, kernel))
     if reference is None:
         reference, info = run_reference(path, list(range(seed, seed + seeds)), kernel, specs, sizes, sim_max_threads,
                                         "cuda" if device == "cuda" else "simulator", dists, oneoff)
@@ -350,10 +355,3 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
         if progress:
             progress(n + 1, len(reference), result.cases[-1])
     return result
-
-
-def oneoff_args(oneoff: dict, kernels: dict, kernel: str | None) -> list:
-    """The --args of a one-off run, in the kernel's parameter order (every parameter named once)."""
-    from .verify_cli import order_oneoff_args
-
-    return order_oneoff_args(oneoff, kernels, kernel)

@@ -22,22 +22,6 @@ ARGS_HELP = ("one launch without example(): every kernel parameter as NAME=VALUE
              "reference is the Numba original (no NumPy reference).")
 
 
-def split_top_level(text: str) -> list[str]:
-    """Split on commas outside brackets: `a=f4[2,3], n=4` -> ["a=f4[2,3]", "n=4"]."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
 def parse_value(name: str, text: str) -> dict:
     m = ARRAY_RE.match(text.replace(" ", ""))
     if m:
@@ -66,7 +50,7 @@ def parse_oneoff(args_text: str, grid: str, block: str, shared: int, rtol, atol)
     if not grid or not block:
         raise UserError("verify: error: --args needs --grid and --block (e.g. --grid 4 --block 256)")
     values = {}
-    for item in split_top_level(args_text):
+    for item in T.split_top_level(args_text):
         name, eq, text = item.partition("=")
         if not eq or not name.strip():
             raise UserError(f"verify: error: --args: {item!r} is not NAME=VALUE")

@@ -101,10 +101,7 @@ def make_plan(mod, cfg):
         if not cfg["sizes"]:
             for v in combo.values():
                 sizes += [v - 1, v + 1] if v > 1 else [v + 1]
-        seen = []
-        for s in sizes:
-            if s not in seen:
-                seen.append(s)
+        seen = list(dict.fromkeys(sizes))  # in order, each once
         for size in seen:
             for seed in cfg["seeds"]:
                 plan.append((seed, size, combo, "example"))
