@@ -21,7 +21,7 @@ from .codegen import c_literal, c_type
 from .errors import Diagnostic, Unsupported, UserError
 from .frontend import FunctionInfo, ModuleInfo, parse_source
 from .lower_assign import ARRAY_MAKERS
-from .lower import Options, Program, build_program, kernel_param_types, selected_kernels
+from .lower import Options, Program, build_program, kernel_types_of, selected_kernels
 from .names import resolve
 
 READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
@@ -55,9 +55,8 @@ def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagn
 
 def kernel_types(info: ModuleInfo, fi: FunctionInfo, options: Options) -> list:
     """The kernel's parameter types, as the rules would take them; UserError when they are unknown."""
-    declared = info.declared_types.get(fi.name, {})
     try:
-        return kernel_param_types(fi, {**declared, **options.types})
+        return kernel_types_of(info, fi, options)
     except Unsupported as exc:
         info.reporter.add_unsupported(exc)
         raise UserError(info.reporter.diagnostics) from None
@@ -66,7 +65,7 @@ def kernel_types(info: ModuleInfo, fi: FunctionInfo, options: Options) -> list:
 def types_known(info: ModuleInfo, name: str, options: Options) -> bool:
     """Whether kernel_types would succeed, without adding to INFO's report."""
     try:
-        kernel_param_types(info.functions[name], {**info.declared_types.get(name, {}), **options.types})
+        kernel_types_of(info, info.functions[name], options)
         return True
     except Unsupported:
         return False

@@ -93,7 +93,7 @@ class Program:
     # ------------------------------------------------------------ kernels
     def add_kernel(self, fi: FunctionInfo) -> None:
         try:
-            types = kernel_param_types(fi, {**self.info.declared_types.get(fi.name, {}), **self.options.types})
+            types = kernel_types_of(self.info, fi, self.options)
         except Unsupported:
             if self.info.declared_types_broken:  # already reported where the declaration went wrong
                 raise UserError(self.info.reporter.diagnostics) from None
@@ -122,6 +122,12 @@ def reachable_functions(roots: list) -> list:
     for fn in roots:
         visit(fn)
     return order
+
+
+def kernel_types_of(info, fi: FunctionInfo, options: Options) -> list:
+    """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
+    Raises Unsupported when some are unknown."""
+    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types})
 
 
 def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
