@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from translator.bench_stats import geomean  # noqa: E402
+from translator.bench.stats import geomean  # noqa: E402
 
 START, END = "<!-- corpus:start -->", "<!-- corpus:end -->"
 FORMAT = "numba2cuda-corpus/1"
@@ -43,8 +43,8 @@ WORDS = {True: "PASS", False: "FAIL", None: "----", "info": "info"}  # a criteri
 def corpus_paths(only: list[str] | None) -> tuple[list[Path], dict]:
     """kernels/*.py the rules translate (others are the LLM path's), with the reasons for those left out."""
     from translator.errors import UserError
-    from translator.frontend import parse_file
-    from translator.lower import Options, build_program
+    from translator.frontend.module import parse_file
+    from translator.lower.program import Options, build_program
 
     paths, skipped = [], {}
     for path in sorted((ROOT / "kernels").glob("*.py")):
@@ -61,8 +61,8 @@ def corpus_paths(only: list[str] | None) -> tuple[list[Path], dict]:
 
 def prebuild(paths: list[Path]) -> list[str]:
     """Fill the build cache in parallel processes (default and generic-only builds) before timing anything."""
-    from translator.dropin import sources
-    from translator.verify import specialisations
+    from translator.runtime.dropin import sources
+    from translator.verify.check import specialisations
 
     jobs = []
     for p in paths:
@@ -80,7 +80,7 @@ def prebuild(paths: list[Path]) -> list[str]:
 
 
 def run_corpus(paths: list[Path], runs: int, sampling) -> dict:
-    from translator.bench_cuda import bench_module
+    from translator.bench.cuda import bench_module
 
     modules = {}
     for path in paths:
@@ -341,14 +341,14 @@ def merge(docs: list[dict]) -> dict:
 
 
 def write_outputs(doc: dict, md: Path | None, plot: str | None) -> None:
-    from translator.cli import write_atomically
+    from translator.atomic import write_atomically
 
     if md is not None:
         write_atomically(md, replace_section(md.read_text(encoding="utf-8") if md.exists() else "# Benchmarks\n",
                                              render_markdown(doc)))
         print(f"regenerated the corpus section of {md}")
     if plot:
-        from translator.bench_report import plot_speedups
+        from translator.bench.report import plot_speedups
 
         plot_speedups(doc, plot)
         print(f"wrote {plot}")
@@ -381,10 +381,11 @@ def main(argv=None) -> int:
 
 
 def run_and_write(args, md: Path | None) -> int:
-    from translator.bench import require_cuda, tuning_table
-    from translator.bench_stats import Sampling
-    from translator.cli import write_atomically
-    from translator.tuning import tuning_path, write_tuning
+    from translator.bench.case import tuning_table
+    from translator.bench.cli import require_cuda
+    from translator.bench.stats import Sampling
+    from translator.atomic import write_atomically
+    from translator.runtime.tuning import tuning_path, write_tuning
 
     require_cuda()
     only = [m.strip() for m in args.modules.split(",")] if args.modules else None

@@ -1,6 +1,6 @@
 """`numba2cuda bench` (issue 7): every rule on the CPU with fake variants and a fake timer; the GPU path is marked gpu.
 
-The fakes stand in for translator/bench_cuda.py: a Variant's launch/outputs callables and a timer with
+The fakes stand in for translator/bench/cuda.py: a Variant's launch/outputs callables and a timer with
 device_us / end_to_end_us / enqueue_us / sync. What is checked, what is timed, the statistics, autotune,
 the tuning file, kernel.tuned(), the reports and the BENCHMARKS.md section all run here without a GPU.
 """
@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from translator import bench, bench_report
-from translator.bench import Case, Variant, gate, param_combos, params_key, run_case, tuning_table
-from translator.bench_stats import Sampling, geomean, pick_fastest, ratio, sample_until_stable, summary, throughput
+from translator.bench import cli as bench_cli
+from translator.bench import report as bench_report
+from translator.bench.case import Case, Variant, gate, param_combos, params_key, run_case, tuning_table
+from translator.bench.stats import Sampling, geomean, pick_fastest, ratio, sample_until_stable, summary, throughput
 from translator.cli import main
-from translator.tuning import merge_tuning, read_tuning, tuning_path, write_tuning
+from translator.runtime.tuning import merge_tuning, read_tuning, tuning_path, write_tuning
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = Sampling(min_samples=6, batch=3, max_seconds=5.0)
@@ -239,7 +240,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_tuned_answers_only_when_asked_and_never_changes_a_passed_value():
-    from translator.launch import Kernel
+    from translator.runtime.launch import Kernel
 
     calls = []
     k = Kernel(lambda *a: calls.append(a), "matmul_k_numba", ("m", "n", "out", "tw"), [0, 1, 2], {2},
@@ -254,7 +255,7 @@ def test_tuned_answers_only_when_asked_and_never_changes_a_passed_value():
 
 
 def test_dropin_module_hands_the_table_to_its_kernels():
-    from translator.dropin import Module, sources
+    from translator.runtime.dropin import Module, sources
 
     program, cu, cpp = sources(str(ROOT / "kernels" / "matmul.py"))
     ext = types.SimpleNamespace(matmul_k_numba=lambda *a: None)
@@ -263,7 +264,7 @@ def test_dropin_module_hands_the_table_to_its_kernels():
 
 
 def test_package_carries_the_tuning_table(tmp_path):
-    from translator.package import render_files
+    from translator.package.project import render_files
 
     src = tmp_path / "matmul.py"
     shutil.copy(ROOT / "kernels" / "matmul.py", src)
@@ -388,7 +389,7 @@ def test_merging_saved_parts_later_wins():
 @pytest.mark.gpu
 @pytest.mark.parametrize("module,size", [("vector_add", "small"), ("matmul", 67)])
 def test_bench_runs_on_the_gpu(module, size, tmp_path):
-    from translator.bench_cuda import bench_module
+    from translator.bench.cuda import bench_module
 
     doc = bench_module(ROOT / "kernels" / f"{module}.py", sizes=[size], sampling=Sampling(min_samples=5, batch=5,
                                                                                           max_seconds=3.0))
@@ -433,7 +434,7 @@ def test_make_case_plans_every_specialisation_on_the_cpu(monkeypatch):
     """bench_cuda's planning and its variants' plumbing, run on the CPU: torch CPU tensors stand in for CUDA
     ones, and the Numba original and the translation are stood in for by torch.matmul (the translation's
     launch line and the references are the real code)."""
-    from translator import bench_cuda
+    from translator.bench import cuda as bench_cuda
 
     monkeypatch.setattr(sys, "path", list(sys.path))  # load_user_module puts kernels/ on it
     monkeypatch.setattr(torch.cuda, "current_stream", lambda: types.SimpleNamespace(cuda_stream=0,
@@ -512,9 +513,9 @@ class CpuTimer:
 
 def test_cli_writes_json_plot_and_tuning_record(tmp_path, monkeypatch, capsys):
     """cmd_bench's plumbing with the GPU part (bench_module) replaced by a synthetic result."""
-    from translator import bench_cuda
+    from translator.bench import cuda as bench_cuda
 
-    monkeypatch.setattr(bench, "require_cuda", lambda: None)
+    monkeypatch.setattr(bench_cli, "require_cuda", lambda: None)
     monkeypatch.setattr(bench_cuda, "bench_module", lambda *a, **k: synthetic_doc())
     if importlib.util.find_spec("matplotlib") is None:
         pytest.skip("matplotlib is not installed")

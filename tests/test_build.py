@@ -18,6 +18,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="translator.build compiles torch extensions; torch is not installed")
 
 from translator import build  # noqa: E402
+from translator.build import cache, compile as build_compile, toolchain  # noqa: E402
 from translator.build import BuildError, build_extension, plan_extension  # noqa: E402
 
 try:
@@ -67,7 +68,7 @@ CPP = textwrap.dedent("""\
 DRIVER = textwrap.dedent("""\
     import json, sys, time
     import torch
-    from translator import build
+    from translator.build import cache as build
     cu, cpp, cache, name = sys.argv[1:5]
     t0 = time.perf_counter()
     mod = build.build_extension(name, open(cu).read(), open(cpp).read(), cache_dir=cache)
@@ -168,7 +169,7 @@ def test_arch_sources(tmp_path, monkeypatch):
     else:
         assert plan.arch_list == "9.0" and "no GPU" in plan.arch_note
     monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "7.5")
-    assert build._arch_flags("8.0;9.0+PTX") == ["-gencode=arch=compute_80,code=sm_80",
+    assert toolchain.arch_flags("8.0;9.0+PTX") == ["-gencode=arch=compute_80,code=sm_80",
                                                  "-gencode=arch=compute_90,code=compute_90",
                                                  "-gencode=arch=compute_90,code=sm_90"]
     assert os.environ["TORCH_CUDA_ARCH_LIST"] == "7.5"  # restored after asking torch
@@ -206,9 +207,9 @@ def test_cold_build_then_warm_load(base, tmp_path):
 
 
 def without_ninja(monkeypatch):
-    """Pretend ninja is not installed: build.py then runs the same commands itself."""
-    real_which = build.shutil.which
-    monkeypatch.setattr(build.shutil, "which", lambda cmd, *a, **k: None if cmd == "ninja" else real_which(cmd, *a, **k))
+    """Pretend ninja is not installed: build/compile.py then runs the same commands itself."""
+    real_which = build_compile.shutil.which
+    monkeypatch.setattr(build_compile.shutil, "which", lambda cmd, *a, **k: None if cmd == "ninja" else real_which(cmd, *a, **k))
 
 
 @pytest.mark.slow
@@ -326,7 +327,7 @@ def test_lock_timeout_names_the_lock_and_its_holder(tmp_path):
     holder_code = textwrap.dedent(f"""\
         import sys, time, types
         from pathlib import Path
-        from translator import build
+        from translator.build import cache as build
         plan = types.SimpleNamespace(lock_file=Path({str(plan.lock_file)!r}), owner_file=Path({str(plan.owner_file)!r}),
                                      name="tiny")
         with build._hold_lock(plan, 10, False):

@@ -24,8 +24,8 @@ import json, sys
 import numpy as np
 sys.path.insert(0, "tests")
 import corpus_harness as h
-from translator.cpu_launch import load_cpu
-from translator.cpurun import set_poison
+from translator.runtime.cpu_launch import load_cpu
+from translator.runtime.cpurun import set_poison
 
 path = sys.argv[1]
 mod = h.load_module(path)

@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 try:
-    from translator import cpurun
+    from translator.runtime import cpurun
 except ImportError:  # the package may be mid-edit; the CPU runner has no dependencies on it
     _spec = importlib.util.spec_from_file_location("n2c_cpurun", ROOT / "translator" / "cpurun.py")
     cpurun = importlib.util.module_from_spec(_spec)

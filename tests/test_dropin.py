@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from translator.launch import CURRENT_STREAM, stream_handle  # noqa: E402
+from translator.runtime.launch import CURRENT_STREAM, stream_handle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = ROOT / "kernels" / "matmul.py"

@@ -15,9 +15,9 @@ import pytest
 from corpus_harness import LLM_ONLY
 
 from translator.cli import main
-from translator.frontend import parse_file
-from translator.lower import Options, build_program
-from translator.render import render_program
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+from translator.emit.render import render_program
 from translator.verify import format_report, verify
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from translator import translate_source
-from translator.cpu_launch import load_cpu
-from translator.lower import Options
-from translator.typesys import parse_types_option
+from translator.runtime.cpu_launch import load_cpu
+from translator.lower.program import Options
+from translator.ir.typesys import parse_types_option
 
 HEAD = "import math\nimport numpy as np\nfrom numba import cuda, float32, int32, int64, uint32\n"
 

@@ -26,13 +26,13 @@ from corpus_harness import LLM_ONLY
 from llm_server import ScriptedServer
 from translator.cli import main
 from translator.errors import UserError
-from translator.frontend import parse_file
-from translator.llm_cache import CacheEntryError, LLMCache, request_key
-from translator.llm_check import check_code, extract_code
-from translator.llm_config import redact_url, settings_from
-from translator.llm_facts import program_with_shells
-from translator.lower import Options, build_program
-from translator.render import render_program
+from translator.frontend.module import parse_file
+from translator.llm.cache import CacheEntryError, LLMCache, request_key
+from translator.llm.check import check_code, extract_code
+from translator.llm.config import redact_url, settings_from
+from translator.lower.shells import program_with_shells
+from translator.lower.program import Options, build_program
+from translator.emit.render import render_program
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "kernels" / "exponent_histogram.py"

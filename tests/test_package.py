@@ -18,9 +18,10 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from translator import dropin
+from translator.runtime import dropin
 from translator.errors import UserError
-from translator.package import _launch_lines, cli_package, environment, package, parse_arch, render_files
+from translator.package.cli import cli_package
+from translator.package.project import _launch_lines, environment, package, parse_arch, render_files
 from corpus_harness import LLM_ONLY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +92,7 @@ def test_byte_identical_across_runs(project, tmp_path):
 
 REPRO = """
 import sys
-from translator.package import package
+from translator.package.project import package
 package(sys.argv[1], sys.argv[2], torch_version="2.14.1")
 """
 
@@ -219,15 +220,15 @@ def test_arch_specific_targets(tmp_path):
 
 
 def test_launch_logic_matches_dropin(project):
-    """The generated runtime's _launch.py is translator/launch.py itself, and behaves like numba2cuda.load's."""
+    """The generated runtime's _launch.py is translator/runtime/launch.py itself, and behaves like numba2cuda.load's."""
     out, _ = project
     torch = pytest.importorskip("torch")
     mod = _generated_runtime(out, torch)
     program, _, _ = dropin.sources(str(MATMUL))
     ext = types.SimpleNamespace(matmul_k_numba=lambda *a: ("launched", a))
-    from translator.launch import Kernel
+    from translator.runtime.launch import Kernel
 
-    assert (out / NAME / "_launch.py").read_bytes() == (ROOT / "translator" / "launch.py").read_bytes()
+    assert (out / NAME / "_launch.py").read_bytes() == (ROOT / "translator" / "runtime" / "launch.py").read_bytes()
     original = Kernel(ext.matmul_k_numba, *dropin.kernel_metadata(program.kernels[0]))
     copy = mod.matmul_k_numba
     assert (copy.nparams, copy.array_positions, copy.written) == \
@@ -344,7 +345,7 @@ def test_cli_package_exit_codes(tmp_path, capsys):
 
 def test_wheel_build_failure_exits_1_with_the_compiler_errors(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
-    import translator.package as pkg
+    import translator.package.project as pkg
 
     log = ("running build_ext\n[1/2] nvcc ...\nFAILED: build/x.o\n"
            "csrc/matmul_kernels.cu(12): error: identifier \"oops\" is undefined\n      oops;\n      ^\n"

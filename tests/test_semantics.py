@@ -18,7 +18,7 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
-from translator.cpu_launch import load_cpu  # noqa: E402
+from translator.runtime.cpu_launch import load_cpu  # noqa: E402
 
 
 # ------------------------------------------------------------------ the cases

@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from translator import translate_file, translate_source
-from translator.cpu_launch import load_cpu
+from translator import translate_file
+from translator import translate_source
+from translator.runtime.cpu_launch import load_cpu
 from translator.errors import UserError
-from translator.frontend import parse_file
-from translator.lower import Options, build_program
-from translator.specialize import parse_option
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+from translator.analysis.specialize import parse_option
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = ROOT / "kernels" / "matmul.py"

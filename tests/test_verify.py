@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from translator.cli import main
-from translator.compare import compare_arrays
+from translator.verify.compare import compare_arrays
 from translator.errors import UserError
-from translator.frontend import parse_file
-from translator.lower import Options, build_program
-from translator.render import render_program
-from translator.testing import assert_equivalent
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+from translator.emit.render import render_program
+from translator.verify.testing import assert_equivalent
 from translator.verify import format_report, verify
 from corpus_harness import LLM_ONLY
 
@@ -140,7 +140,7 @@ def test_shared_memory_above_the_device_limit_is_rejected(capsys):
 
 
 def test_device_cuda_without_a_gpu_is_a_usage_error(capsys):
-    from translator.verify_runners import cuda_available
+    from translator.verify.runners import cuda_available
     if cuda_available():
         pytest.skip("a GPU is present")
     rc, out = run_cli(capsys, K / "vector_add.py", "--device", "cuda")
@@ -433,7 +433,7 @@ def _accumulated_case(inout):
 
 
 def test_float_atomic_outputs_may_differ_between_runs_within_tolerance():
-    from translator.verify import check_case
+    from translator.verify.check import check_case
     meta, arrays = _accumulated_case(inout=[1])
     ok = check_case(_FakeRunner(2e-6), meta, arrays, ["x", "total"], "cuda")
     assert ok.ok, ok.problems

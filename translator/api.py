@@ -1,12 +1,16 @@
-"""numba source -> .cu text: the whole translation pipeline in two calls."""
+"""The public Python API: numba source -> .cu text (translate_file, translate_source), and a Numba module's
+kernels built and loaded as drop-in replacements (load)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .frontend import parse_file, parse_source
-from .lower import Options, build_program
-from .render import render_program
+from .emit.render import render_program
+from .frontend.module import parse_file, parse_source
+from .lower.program import Options, build_program
+from .runtime.dropin import load
+
+__all__ = ["Options", "load", "translate_file", "translate_source"]
 
 
 def translate_source(source: str, path: str = "<string>", options: Options | None = None) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from . import ir
-from . import typesys as T
+from ..ir import nodes as ir
+from ..ir import typesys as T
 from .dataflow import defined_vars, sub_blocks
 
 INF = float("inf")

@@ -7,8 +7,8 @@ Numba puts functions in SSA form and unifies the types that meet at a phi node, 
 
 from __future__ import annotations
 
-from . import ir
-from .errors import Unsupported
+from ..ir import nodes as ir
+from ..errors import Unsupported
 
 
 UNDEFINED = -1  # pseudo-definition: the variable has no value on some path to this use

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import ir
+from ..ir import nodes as ir
 from .dataflow import walk_statements
-from .lower import reachable_functions
+from .calls import reachable_functions
 
 # What a launch gets without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize), on every GPU
 # since Kepler; Numba never opts in, so the original cannot run above it on any device.

@@ -8,11 +8,11 @@ common values and falls back to the generic kernel (TW = 0: the run-time value) 
 
 from __future__ import annotations
 
-from . import ir
-from . import typesys as T
+from ..ir import nodes as ir
+from ..ir import typesys as T
 from .dataflow import walk_expr, walk_statements
-from .errors import UserError
-from .irfacts import root_array
+from ..errors import UserError
+from ..ir.facts import root_array
 
 DEFAULT_VALUES = (8, 16, 32)
 

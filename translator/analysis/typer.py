@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import ir
-from . import typesys as T
+from ..ir import nodes as ir
+from ..ir import typesys as T
 from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_body, walk_expr, walk_statements, webs
-from .errors import Unsupported
+from ..errors import Unsupported
 
 C_RESERVED = set("""auto bool break case char class const constexpr continue default delete do double else enum
 explicit extern false float for friend goto if inline int long mutable namespace new noexcept nullptr operator

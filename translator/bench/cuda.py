@@ -6,7 +6,7 @@ path) and, at the default launch, again with the torch tensors wrapped on every 
 does (`kernel[...](cuda.as_cuda_array(m), ...)`: the same kernel, the host cost a torch user pays); the
 translation with torch CUDA tensors on the same stream; the references on torch's current stream.
 Inputs are shared by every variant of one example(); each variant writes its own copy of the outputs.
-The rules (what is checked, what is timed, what is reported) live in translator/bench.py.
+The rules (what is checked, what is timed, what is reported) live in case.py.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .bench import Case, Variant, bench_sizes, param_combos, params_key, run_case
-from .bench_stats import Sampling
-from .errors import UserError
-from .verify_reference import accepts as accepts_keyword, kernel_name  # the reference side's own
+from .case import Case, Variant, bench_sizes, param_combos, params_key, run_case
+from .stats import Sampling
+from ..errors import UserError
+from ..verify.reference import accepts as accepts_keyword, kernel_name  # the reference side's own
 
 FORMAT = "numba2cuda-bench/1"
 
@@ -321,8 +321,8 @@ def bench_module(path, *, kernel=None, sizes=None, types=None, seed=0, sampling:
     kernel is not timed separately (a generic-only build exists only for fresh translations)."""
     import torch
 
-    from .dropin import load
-    from .verify import specialisations
+    from ..runtime.dropin import load
+    from ..verify.check import specialisations
 
     path = str(path)
     translation = load(path, types=types, cu_text=cu_text)  # translation errors surface before the module runs

@@ -1,7 +1,7 @@
 """bench results (plain data / saved JSON) -> a table (rich if installed, plain text otherwise) and a PNG of speedups.
 
 Works from the JSON alone, on a machine without a GPU:
-    python3 -m translator.bench_report RESULT.json [--plot speedups.png]
+    python3 -m translator.bench.report RESULT.json [--plot speedups.png]
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def plot_speedups(doc: dict, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m translator.bench_report",
+    p = argparse.ArgumentParser(prog="python3 -m translator.bench.report",
                                 description="Show a saved `numba2cuda bench --json` result; optionally plot it.")
     p.add_argument("json", help="a result written by numba2cuda bench --json (or benchmarks/run_corpus.py)")
     p.add_argument("--plot", metavar="PATH.png", help="write the bar chart of speedups (needs matplotlib)")

@@ -1,11 +1,10 @@
-"""BuildPlan -> published build directory: the nvcc and g++ steps (through ninja, or directly), progress
-lines, and the trimmed error message of a failed build. The cache, lock and entry point are in build.py."""
+"""BuildPlan + a fresh directory -> the compiled extension in it: the nvcc and host-compiler steps (through
+ninja, or directly when ninja is missing), a progress line, and the trimmed error message of a failed build.
+Where builds live, their lock and their publication are cache.py's."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import os
 import re
 import shlex
@@ -13,132 +12,84 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
-import tempfile
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import (BUILD_FORMAT, STATS, _BASE_CUDA_FLAGS, _BASE_CXX_FLAGS, BuildError, BuildPlan, _arch_flags,
-                    _cpp_ext, _cxx, _rmtree, _sm_label)
+from .plan import BUILD_FORMAT, BuildPlan
+from .toolchain import BASE_CUDA_FLAGS, BASE_CXX_FLAGS, arch_flags, binding_flags, cxx, link_flags, sm_label
 
 # --------------------------------------------------------------------------- compile
 
 
 @dataclass(frozen=True)
-class _Step:
+class Step:
     output: str
     inputs: tuple
     command: tuple  # argv, run in the build directory
     description: str
 
 
-def compile_and_publish(plan: BuildPlan, *, verbose: bool, progress: bool) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix=plan.tmp_prefix, dir=plan.directory.parent))
+@dataclass(frozen=True)
+class Compiled:
+    ok: bool
+    output: str  # the compilers' output (also written to build.log)
+    failed_command: str | None
+    seconds: float
+    runner: str  # "ninja" or "direct"
+
+
+def compile_in(plan: BuildPlan, build_dir: Path, *, verbose: bool, progress: bool) -> Compiled:
+    """Write the plan's sources and build.ninja into BUILD_DIR and compile them there."""
+    cu_name, cpp_name = f"{plan.name}.cu", f"{plan.name}_bind.cpp"
+    (build_dir / cu_name).write_text(plan.cuda_source)
+    (build_dir / cpp_name).write_text(plan.cpp_source)
+    compiles, link = steps(plan, cu_name, cpp_name)
+    (build_dir / "build.ninja").write_text(ninja_file(plan, compiles, link))
+    env = dict(os.environ, CUDA_HOME=plan.cuda_home)
+    ticker = Progress(plan, progress)
+    ticker.start()
+    ok = False
+    ninja = shutil.which("ninja")
     try:
-        cu_name, cpp_name = f"{plan.name}.cu", f"{plan.name}_bind.cpp"
-        (tmp / cu_name).write_text(plan.cuda_source)
-        (tmp / cpp_name).write_text(plan.cpp_source)
-        compiles, link = _steps(plan, cu_name, cpp_name)
-        (tmp / "build.ninja").write_text(_ninja_file(plan, compiles, link))
-        env = dict(os.environ, CUDA_HOME=plan.cuda_home)
-        ticker = _Progress(plan, progress)
-        ticker.start()
-        ok = False
-        try:
-            ninja = shutil.which("ninja")
-            if ninja:
-                output, failed_command = _run_ninja(ninja, tmp, env, verbose=verbose)
-            else:  # same commands, run here: two compiles in parallel, then the link
-                output, failed_command = _run_steps(compiles, link, tmp, env, verbose=verbose)
-            ok = failed_command is None and (tmp / plan.so_path.name).is_file()
-        finally:
-            ticker.stop(ok)
-        (tmp / "build.log").write_text(output)
-        if not ok:
-            failed = plan.failed_dir
-            _rmtree(failed)
-            os.rename(tmp, failed)
-            raise BuildError(_error_message(plan, output, failed, failed_command or "ninja"))
-        meta = {"format": BUILD_FORMAT, "key": plan.key, "module": plan.module_name, "so": plan.so_path.name,
-                "arch": plan.arch_list, "built": time.time(), "seconds": round(ticker.elapsed, 2),
-                "runner": "ninja" if ninja else "direct"}
-        _write_synced(tmp / "complete", json.dumps(meta, indent=1) + "\n")  # the last file written
-        os.rename(tmp, plan.directory)  # atomic publish (we hold the lock; an unmarked dir was removed)
-        _fsync_dir(plan.directory.parent)
-        _rmtree(plan.failed_dir)
-        STATS["compiled"] += 1
-    except BaseException:
-        if tmp.exists():
-            _rmtree(tmp)
-        raise
+        if ninja:
+            output, failed_command = run_ninja(ninja, build_dir, env, verbose=verbose)
+        else:  # same commands, run here: two compiles in parallel, then the link
+            output, failed_command = run_steps(compiles, link, build_dir, env, verbose=verbose)
+        ok = failed_command is None and (build_dir / plan.so_path.name).is_file()
+    finally:
+        ticker.stop(ok)
+    (build_dir / "build.log").write_text(output)
+    return Compiled(ok, output, failed_command, ticker.elapsed, "ninja" if ninja else "direct")
 
 
-def _write_synced(path: Path, text: str) -> None:
-    with open(path, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[_Step], _Step]:
-    import torch
-
-    cpp_ext = _cpp_ext()
+def steps(plan: BuildPlan, cu_name: str, cpp_name: str) -> tuple[list[Step], Step]:
     home = plan.cuda_home
-    cuda_lib = os.path.join(home, "lib64")
-    if not os.path.isdir(cuda_lib) and os.path.isdir(os.path.join(home, "lib")):
-        cuda_lib = os.path.join(home, "lib")
-    torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
-    py_include = sysconfig.get_path("include", scheme="posix_prefix")
-    cxx = _cxx()
+    host = cxx()
 
     # The kernel file: plain nvcc; no torch headers, include paths or defines.
     ccbin = ["-ccbin", os.environ["CXX"]] if os.environ.get("CXX") else []
     cu_obj = f"{plan.name}.cuda.o"
-    cuda = _Step(cu_obj, (cu_name,), (os.path.join(home, "bin", "nvcc"), *ccbin, "-c", cu_name, "-o", cu_obj,
-                                      *_BASE_CUDA_FLAGS, *_arch_flags(plan.arch_list), *plan.extra_cuda_cflags),
-                 f"nvcc {cu_name}")
+    cuda = Step(cu_obj, (cu_name,), (os.path.join(home, "bin", "nvcc"), *ccbin, "-c", cu_name, "-o", cu_obj,
+                                     *BASE_CUDA_FLAGS, *arch_flags(plan.arch_list), *plan.extra_cuda_cflags),
+                f"nvcc {cu_name}")
 
     # The binding: what torch.utils.cpp_extension uses for the .cpp of a CUDA extension.
-    abi = []
-    for helper in ("_get_pybind11_abi_build_flags", "_get_glibcxx_abi_build_flags"):  # older torch only
-        if hasattr(cpp_ext, helper):
-            with warnings.catch_warnings():  # "PyBind11 ABI handling is internal to PyBind11" (returns [])
-                warnings.simplefilter("ignore", DeprecationWarning)
-                abi += list(getattr(cpp_ext, helper)())
-    if not any("_GLIBCXX_USE_CXX11_ABI" in f for f in abi) and hasattr(torch._C, "_GLIBCXX_USE_CXX11_ABI"):
-        abi.append(f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}")
-    includes = []
-    for path in [*cpp_ext.include_paths(), os.path.join(home, "include"), py_include]:
-        includes += ["-isystem", path]
     cpp_obj = f"{plan.name}_bind.o"
-    binding = _Step(cpp_obj, (cpp_name,), (cxx, "-c", cpp_name, "-o", cpp_obj,
-                                           f"-DTORCH_EXTENSION_NAME={plan.module_name}",
-                                           "-DTORCH_API_INCLUDE_EXTENSION_H", *includes, *abi,
-                                           f"-std={_torch_cxx_std()}", *_BASE_CXX_FLAGS, *plan.extra_cflags),
-                    f"c++ {cpp_name}")
+    binding = Step(cpp_obj, (cpp_name,), (host, "-c", cpp_name, "-o", cpp_obj,
+                                          f"-DTORCH_EXTENSION_NAME={plan.module_name}",
+                                          "-DTORCH_API_INCLUDE_EXTENSION_H", *binding_flags(home),
+                                          *BASE_CXX_FLAGS, *plan.extra_cflags),
+                   f"c++ {cpp_name}")
 
     so = plan.so_path.name
-    link = _Step(so, (cpp_obj, cu_obj), (cxx, cpp_obj, cu_obj, "-shared", "-o", so,
-                                         f"-L{torch_lib}", "-lc10", "-lc10_cuda", "-ltorch_cpu", "-ltorch_cuda",
-                                         "-ltorch", "-ltorch_python", f"-L{cuda_lib}", "-lcudart"),
-                 f"link {so}")
+    link = Step(so, (cpp_obj, cu_obj), (host, cpp_obj, cu_obj, "-shared", "-o", so, *link_flags(home)),
+                f"link {so}")
     return [cuda, binding], link
 
 
-def _ninja_file(plan: BuildPlan, compiles: list[_Step], link: _Step) -> str:
+def ninja_file(plan: BuildPlan, compiles: list[Step], link: Step) -> str:
     def esc(path: str) -> str:
         return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
@@ -152,20 +103,6 @@ def _ninja_file(plan: BuildPlan, compiles: list[_Step], link: _Step) -> str:
                   f"  desc = {step.description}"]
     lines += [f"default {esc(link.output)}", ""]
     return "\n".join(lines)
-
-
-@functools.lru_cache(maxsize=1)
-def _torch_cxx_std() -> str:
-    """The C++ standard torch's own extension builder uses for this torch (c++17 before some 2.x, then c++20)."""
-    import inspect
-
-    try:
-        found = re.findall(r"-std=(c\+\+\d+)", inspect.getsource(_cpp_ext()._write_ninja_file_to_build_library))
-        if found:
-            return max(found, key=lambda s: int(s[3:]))
-    except (AttributeError, OSError, TypeError):
-        pass
-    return "c++17"
 
 
 def _die_with_parent():  # runs in the child between fork and exec
@@ -195,7 +132,7 @@ def _pump(proc, sink: list, verbose: bool, stamp: list):
     return thread
 
 
-def _run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple[str, str | None]:
+def run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple[str, str | None]:
     """(output, the failed command or None). When a step fails the other is stopped (for an error in
     the .cu: no waiting ~20 s for the binding). ninja gets SIGTERM if this process dies
     (PR_SET_PDEATHSIG) and then stops its compilers, so a killed build leaves nothing running."""
@@ -228,7 +165,7 @@ def _run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tupl
     return "".join(lines), None if rc == 0 else shlex.join(cmd)
 
 
-def _run_steps(compiles: list[_Step], link: _Step, build_dir: Path, env: dict, *,
+def run_steps(compiles: list[Step], link: Step, build_dir: Path, env: dict, *,
                verbose: bool) -> tuple[str, str | None]:
     """Without ninja: the compiles in parallel (each in its own process group), then the link."""
     log: list[str] = []
@@ -284,14 +221,14 @@ def _run_steps(compiles: list[_Step], link: _Step, build_dir: Path, env: dict, *
 # --------------------------------------------------------------------------- messages
 
 
-class _Progress:
+class Progress:
     """One stderr line while compiling; on a TTY an elapsed-seconds ticker on the same line."""
 
     def __init__(self, plan: BuildPlan, enabled: bool):
         self.enabled = enabled
         self.tty = enabled and _isatty(sys.stderr)
         note = f"; {plan.arch_note}" if plan.arch_note else ""
-        self.line = (f"numba2cuda: building {plan.name} for {_sm_label(plan.arch_list)} "
+        self.line = (f"numba2cuda: building {plan.name} for {sm_label(plan.arch_list)} "
                      f"(first use; cached in {plan.directory}{note}) ...")
         self.name = plan.name
         self.t0 = time.monotonic()
@@ -375,7 +312,7 @@ def pick_error_lines(lines: list[str], max_errors: int = 6) -> tuple[list[str], 
     return picked, errors
 
 
-def _error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, max_errors: int = 6) -> str:
+def error_message(plan: BuildPlan, output: str, build_dir: Path, command: str, max_errors: int = 6) -> str:
     lines = output.splitlines()
     picked, errors = pick_error_lines(lines, max_errors)
     total = sum(1 for line in lines if _ERROR_LINE.search(line))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import __version__
-from . import typesys as T
+from ..version import __version__
+from ..ir import typesys as T
 from .codegen import c_type
 from .render import environment, python_signature
 

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from . import ir
-from . import typesys as T
-from .declarations import plan_declarations
-from .irfacts import root_array
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..lower.declarations import plan_declarations
+from ..ir.facts import root_array
 
 # C operator precedence (higher binds tighter).
 PRECEDENCE = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import ir
-from .dataflow import sub_blocks
+from ..ir import nodes as ir
+from ..analysis.dataflow import sub_blocks
 
 
 def _expr(e) -> str:

@@ -10,19 +10,19 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__
-from . import ir
-from . import typesys as T
+from ..version import __version__
+from ..ir import nodes as ir
+from ..ir import typesys as T
 from .codegen import CPrinter, c_literal, c_type
-from .declarations import defines
-from .specialize import instantiations
-from .lower import Program
-from .lower_expr import const_expr
+from ..lower.declarations import defines
+from ..analysis.specialize import instantiations
+from ..lower.program import Program
+from ..frontend.expr import const_expr
 
 
 def _templates_dir() -> Path:
     here = Path(__file__).resolve().parent
-    repo_templates = here.parent / "templates"
+    repo_templates = here.parents[1] / "templates"  # a source checkout: <repo>/templates
     if (repo_templates / "module.cu.j2").exists():
         return repo_templates
     return Path(str(resources.files("translator") / "templates"))

@@ -1,17 +1,17 @@
 """Assignments in a function body (names, tuples, array elements, array declarations) -> KernelIR statements.
 
-A mixin of translator/lower_stmt.FunctionLowerer: the statement walker dispatches here for `=` and `op=`.
+A mixin of stmt.FunctionLowerer: the statement walker dispatches here for `=` and `op=`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from . import ir
+from ..ir import nodes as ir
 from .constants import ConstArray
-from .errors import Poisoned, Reported, Unsupported
-from .irfacts import const_int, is_pure, mentions, root_array
-from .lower_expr import AUG_OPS, Dim3, TupleValue, const_expr
+from ..errors import Poisoned, Reported, Unsupported
+from ..ir.facts import const_int, is_pure, mentions, root_array
+from .expr import AUG_OPS, Dim3, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import returns_tuple
 

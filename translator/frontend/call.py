@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import intrinsics
-from . import ir
-from . import typesys as T
-from .errors import Reported, Unsupported
-from .lower_expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
+from ..ir import intrinsics
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..errors import Reported, Unsupported
+from .expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from . import typesys as T
+from ..ir import typesys as T
 
 if TYPE_CHECKING:
-    from .frontend import ModuleInfo
+    from .info import ModuleInfo
 from .names import dotted, resolve, scalar_type_of_name
 
 

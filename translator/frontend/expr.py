@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from . import intrinsics
-from . import ir
-from . import typesys as T
-from .errors import Poisoned, Reported, Unsupported
+from ..ir import intrinsics
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..errors import Poisoned, Reported, Unsupported
 from .constants import MATH_CONSTANTS, ConstArray, Typed
 from .names import canonical, dotted, resolve, scalar_type_of_name
-from .irfacts import is_pure
+from ..ir.facts import is_pure
 
 BINOPS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",

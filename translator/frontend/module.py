@@ -3,55 +3,21 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import typesys as T
+from ..ir import typesys as T
 from .constants import ConstEvalError, const_eval
 from .names import dotted, resolve
-from .errors import Diagnostic, Location, Reporter, Unsupported, UserError
+from ..errors import Diagnostic, Location, Reporter, Unsupported, UserError
+from .info import FunctionInfo, ModuleInfo
 
 JIT_NAMES = {"cuda.jit"}
 KNOWN_JIT_OPTIONS = {"device", "fastmath", "lineinfo", "debug", "inline", "forceinline", "opt", "cache",
                      "max_registers", "boundscheck"}
 
-
-@dataclass
-class FunctionInfo:
-    name: str
-    node: cst.FunctionDef
-    is_device: bool
-    params: list[str]
-    signature: tuple | None  # (return type or None, [param types]) from the decorator
-    annotations: dict  # param -> type, from annotations
-    options: dict
-    enclosing: cst.FunctionDef | None  # set for kernels defined inside a function
-
-
-@dataclass
-class ModuleInfo:
-    path: str
-    source: str
-    module: cst.Module
-    reporter: Reporter
-    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
-    constants: dict[str, object] = field(default_factory=dict)  # name -> int|float|bool|tuple|ConstArray|Typed
-    constant_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
-    nonconstant: dict[str, str] = field(default_factory=dict)  # module-level name -> why kernels cannot use it
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    failed_functions: set = field(default_factory=set)  # @cuda.jit functions whose header was reported
-    declared_types: dict = field(default_factory=dict)  # kernel -> {param: type}, from NUMBA2CUDA_TYPES
-    declared_type_nodes: dict = field(default_factory=dict)  # kernel -> its key's node, for errors
-    declared_types_broken: bool = False  # reported; kernels then lacking types are not reported again
-
-    def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
-
-
-# --------------------------------------------------------------------------- names
 
 # --------------------------------------------------------------------------- imports and constants
 

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from . import typesys as T
+from ..ir import typesys as T
 
 if TYPE_CHECKING:
-    from .frontend import ModuleInfo
+    from .info import ModuleInfo
 
 
 def dotted(node) -> str | None:

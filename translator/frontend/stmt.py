@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import ir
-from . import typesys as T
-from .errors import Poisoned, Reported, Unsupported
-from .lower_assign import AssignLowerer
-from .lower_call import CallLowerer
-from .lower_expr import ExprLowerer, const_expr
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..errors import Poisoned, Reported, Unsupported
+from .assign import AssignLowerer
+from .call import CallLowerer
+from .expr import ExprLowerer, const_expr
 from .names import resolve
 from .scan import assignment_counts, bound_names
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import ir
+from . import nodes as ir
 
 
 _FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,

@@ -3,8 +3,8 @@
 `auto` (the default) translates by rules and sends only the kernels the rules reject to the model,
 saying so; `llm` sends every selected kernel; `rules` never calls a model. For each kernel the model
 gets the prompt of prompts/translate.j2 and answers with device code only; the answer is parsed and
-checked against the allow-list (llm_check.py), spliced into the file our templates write around a
-shell of the kernel (llm_facts.py), compiled for the CPU runtime (and with nvcc when it is on PATH),
+checked against the allow-list (check.py), spliced into the file our templates write around a
+shell of the kernel (lower/shells.py), compiled for the CPU runtime (and with nvcc when it is on PATH),
 and verified against the Numba original on the module's example(). A failure of any stage goes back
 to the model as a repair request (prompts/repair.j2), up to --llm-attempts answers per kernel and
 --llm-budget seconds in all. Only a translation that passed is returned; otherwise NotVerified
@@ -21,19 +21,20 @@ from pathlib import Path
 
 import libcst as cst
 
-from .dropin import extension_name
-from .errors import NotVerified, UserError
-from .frontend import ModuleInfo, parse_file, parse_source
-from .llm_cache import CacheEntryError, LLMCache, request_key
-from .llm_check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
-from .llm_client import Budget, ChatClient, ServiceError
-from .llm_config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
-from .llm_facts import (KernelJob, assemble, kernel_types, make_job, rejected_kernels, reserved_names,
-                        selected_kernels, types_known)
-from .llm_gate import Outcome, compile_gate, verify_gate
-from .llm_prompts import first_messages, prompt_version, repair_message
-from .lower import Options, Program, build_program
-from .render import render_program
+from ..runtime.dropin import extension_name
+from ..errors import NotVerified, UserError
+from ..frontend.module import ModuleInfo, parse_file, parse_source
+from .cache import CacheEntryError, LLMCache, request_key
+from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
+from .client import Budget, ChatClient, ServiceError
+from .config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
+from ..lower.program import selected_kernels
+from ..lower.shells import assemble, kernel_types, rejected_kernels, types_known
+from .facts import KernelJob, make_job, reserved_names
+from .gate import Outcome, compile_gate, verify_gate
+from .prompts import first_messages, prompt_version, repair_message
+from ..lower.program import Options, Program, build_program
+from ..emit.render import render_program
 
 
 def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .atomic import write_atomically
+from ..atomic import write_atomically
 
 CACHE_FORMAT = 1
 

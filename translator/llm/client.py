@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from .errors import UserError
-from .llm_config import LLMSettings
+from ..errors import UserError
+from .config import LLMSettings
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0)  # seconds before retry 1, 2, 3, 4...
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from .errors import UserError
+from ..errors import UserError
+from ..sandbox import SECRET_ENV
 
 BACKENDS = ("rules", "llm", "auto")
-SECRET_ENV = ("OPENAI_API_KEY",)  # never in os.environ while a command runs, so no subprocess inherits it
 PYPROJECT_KEYS = {  # [tool.numba2cuda] key -> (settings field, type)
     "backend": ("backend", str), "model": ("model", str), "base_url": ("base_url", str),
     "llm_cache": ("cache_dir", str), "llm_attempts": ("attempts", int), "llm_budget": ("budget", float),

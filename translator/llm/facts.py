@@ -1,12 +1,5 @@
-"""ModuleInfo + the rules' verdicts -> LLM jobs: which kernels the rules reject, a launchable shell for each, and the facts the prompt states.
-
-A shell is an ir.Function with the kernel's parameters and no body: render.py and bindings.py
-give it the same launcher, binding and checks as a rule-translated kernel, and the model's code is
-spliced in where the rules' body would be (`external_code`). Parameter types come from the
-frontend (--types, NUMBA2CUDA_TYPES, the decorator's signature, annotations); what the rules would
-have learned from a full lowering is approximated conservatively: an array is `const` only when
-the source visibly only reads it, and every array passes all its extents.
-"""
+"""ModuleInfo + a kernel's shell (lower/shells.py) -> an LLM job: the exact signature to implement and the facts
+the prompt states (parameters, memory, constants, device callees, the rules' partial translation)."""
 
 from __future__ import annotations
 
@@ -15,16 +8,14 @@ from pathlib import Path
 
 import libcst as cst
 
-from . import ir
-from . import typesys as T
-from .codegen import c_literal, c_type
-from .errors import Diagnostic, Unsupported, UserError
-from .frontend import FunctionInfo, ModuleInfo, parse_source
-from .lower_assign import ARRAY_MAKERS
-from .lower import Options, Program, build_program, kernel_types_of, selected_kernels
-from .names import resolve
+from ..ir import nodes as ir
+from ..emit.codegen import c_literal, c_type
+from ..errors import Diagnostic, Unsupported
+from ..frontend.module import FunctionInfo, ModuleInfo, parse_source
+from ..frontend.assign import ARRAY_MAKERS
+from ..lower.program import Options, Program
+from ..frontend.names import resolve
 
-READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
 
 
 @dataclass
@@ -37,122 +28,8 @@ class KernelJob:
     facts: dict = field(default_factory=dict)  # rendered into prompts/translate.j2
 
 
-# ------------------------------------------------------------------ the rules' verdicts
-
-def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagnostic]]:
-    """{kernel: the rules' diagnostics} for each selected kernel the rules cannot translate on its own."""
-    out = {}
-    for fi in selected_kernels(info, options):
-        trial = parse_source(info.source, info.path)  # a fresh reporter per kernel
-        try:
-            build_program(trial, replace(options, kernels=[fi.name]))
-        except UserError as exc:
-            if not exc.diagnostics:
-                raise  # not about the source (a bad option): the rules' answer stands
-            out[fi.name] = exc.diagnostics
-    return out
-
-
-def kernel_types(info: ModuleInfo, fi: FunctionInfo, options: Options) -> list:
-    """The kernel's parameter types, as the rules would take them; UserError when they are unknown."""
-    try:
-        return kernel_types_of(info, fi, options)
-    except Unsupported as exc:
-        info.reporter.add_unsupported(exc)
-        raise UserError(info.reporter.diagnostics) from None
-
-
-def types_known(info: ModuleInfo, name: str, options: Options) -> bool:
-    """Whether kernel_types would succeed, without adding to INFO's report."""
-    try:
-        kernel_types_of(info, info.functions[name], options)
-        return True
-    except Unsupported:
-        return False
-
-
-# ------------------------------------------------------------------ the shell
-
-def written_arrays(fi: FunctionInfo, types: list) -> set[str]:
-    """Array parameters the kernel may write: every use that is not visibly a read counts as a write."""
-    ndims = {p: t.ndim for p, t in zip(fi.params, types) if isinstance(t, T.Array)}
-    finder = _UseFinder(ndims)
-    fi.node.body.visit(finder)
-    return finder.written
-
-
-class _UseFinder(cst.CSTVisitor):
-    def __init__(self, ndims: dict):
-        super().__init__()
-        self.ndims = ndims
-        self.written: set[str] = set()
-        self.stack: list = []
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, cst.Name) and node.value in self.ndims and not self._is_read(node):
-            self.written.add(node.value)
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node) -> None:
-        self.stack.pop()
-
-    def _is_read(self, name: cst.Name) -> bool:
-        parent = self.stack[-1] if self.stack else None
-        if isinstance(parent, cst.Attribute) and parent.value is name:
-            return parent.attr.value in READ_ONLY_ATTRIBUTES
-        if isinstance(parent, cst.Arg) and len(self.stack) >= 2:
-            call = self.stack[-2]
-            return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"
-        if not (isinstance(parent, cst.Subscript) and parent.value is name):
-            return False  # passed on, aliased or rebound: it may be written through
-        if not self._full_element(parent, self.ndims[name.value]):
-            return False  # a row or a slice: a view that may be written through
-        return not self._in_target(parent)
-
-    @staticmethod
-    def _full_element(sub: cst.Subscript, ndim: int) -> bool:
-        elements = list(sub.slice)
-        if len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and \
-                isinstance(elements[0].slice.value, cst.Tuple):
-            count = len(elements[0].slice.value.elements)
-        else:
-            count = len(elements)
-        return count == ndim and all(isinstance(e.slice, cst.Index) for e in elements)
-
-    def _in_target(self, sub) -> bool:
-        chain = self.stack + [sub]
-        for parent, child in zip(chain, chain[1:]):
-            if isinstance(parent, cst.AssignTarget):
-                return True
-            if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)) and child is parent.target:
-                return True
-        return False
-
-
-def make_shell(fi: FunctionInfo, types: list) -> ir.Function:
-    """A kernel with parameters and no body, for render.py and bindings.py to wrap."""
-    written = written_arrays(fi, types)
-    params = []
-    for name, ty in zip(fi.params, types):
-        if isinstance(ty, T.Array):
-            arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param", written=name in written,
-                              shape_used=set(range(ty.ndim)))
-            params.append(ir.Param(name, ty, arr))
-        else:
-            params.append(ir.Param(name, ty))
-    fn = ir.Function(fi.name, True, params, [], node=fi.node, options=dict(fi.options))
-    fn.c_name = fi.name
-    fn.arrays = [p.array for p in params if p.array is not None]
-    fn.helpers = set()
-    fn.template_params = []  # generic only: specialising the model's code is not verified per value
-    fn.external_code = None  # the model's verified code, set by llm.py
-    fn.external_constants = set()
-    return fn
-
-
 def signature_of(shell: ir.Function) -> str:
-    from .render import function_params
+    from ..emit.render import function_params
 
     return f"__global__ void {shell.c_name}({', '.join(function_params(shell, kernel=True))})"
 
@@ -242,7 +119,7 @@ def _constant_decl(info: ModuleInfo, name: str) -> str | None:
     """`static constexpr int64_t EMIN = -24;` for a scalar module constant, as render.py declares it."""
     if name not in info.constants:
         return None
-    from .lower_expr import const_expr
+    from ..frontend.expr import const_expr
 
     try:
         const = const_expr(info.constants[name])
@@ -273,10 +150,10 @@ def _diagnostic_line(d: Diagnostic, source_name: str) -> str:
 def partial_translation(info: ModuleInfo, fi: FunctionInfo, types: list, options: Options) -> str | None:
     """The rules' C for the statements they could translate (rejected ones are missing), body only; None if
     not even that can be had. Context for the model, never compiled as it stands."""
-    from .legalize import Legalizer
-    from .lower_stmt import FunctionLowerer
-    from .render import Renderer
-    from .typer import Typer
+    from ..lower.legalize import Legalizer
+    from ..frontend.stmt import FunctionLowerer
+    from ..emit.render import Renderer
+    from ..analysis.typer import Typer
 
     trial = parse_source(info.source, info.path)
     try:
@@ -299,7 +176,7 @@ def partial_translation(info: ModuleInfo, fi: FunctionInfo, types: list, options
 
 def _typed_statements(body: list) -> list:
     """BODY without the statements the typer could not type (they use a name whose definition was rejected)."""
-    from .dataflow import stmt_exprs, walk_expr
+    from ..analysis.dataflow import stmt_exprs, walk_expr
 
     out = []
     for s in body:
@@ -311,41 +188,3 @@ def _typed_statements(body: list) -> list:
                 setattr(s, attr, _typed_statements(getattr(s, attr)))
         out.append(s)
     return out
-
-
-def program_with_shells(info: ModuleInfo, options: Options) -> Program:
-    """The rules' program, plus a shell for each selected kernel the rules reject (its code comes from a given
-    .cu: the LLM's, or a hand-written one under `verify --cu`). The rules' own error when a shell is impossible."""
-    try:
-        return build_program(info, options)
-    except UserError as rules_error:
-        if not rules_error.diagnostics:
-            raise
-        fresh = parse_source(info.source, info.path)
-        if fresh.reporter.diagnostics:
-            raise rules_error from None  # a decorator or declaration problem: no kernel list to trust
-        rejected = rejected_kernels(fresh, options)
-        if not rejected:
-            raise rules_error from None
-        try:
-            return assemble(fresh, options, rejected)[0]
-        except UserError:
-            raise rules_error from None
-
-
-def assemble(info: ModuleInfo, options: Options, to_model: dict) -> tuple[Program, list]:
-    """(program, shells): the rules' translation of the selected kernels not in TO_MODEL, then one shell per
-    kernel in TO_MODEL ({name: diagnostics}), in source order."""
-    selected = selected_kernels(info, options)
-    accepted = [fi.name for fi in selected if fi.name not in to_model]
-    rules_info = parse_source(info.source, info.path)
-    if accepted:
-        program = build_program(rules_info, replace(options, kernels=accepted))
-    else:
-        program = Program(rules_info, options)
-    shells = []
-    for fi in selected:
-        if fi.name in to_model:
-            shells.append(make_shell(fi, kernel_types(info, fi, options)))
-    program.kernels.extend(shells)
-    return program, shells

@@ -19,9 +19,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UserError
-from .lower import Options
-from .verify import verify  # here, not in the child: a forked child must not need the import lock
+from ..errors import UserError
+from ..lower.program import Options
+from ..verify.check import verify  # here, not in the child: a forked child must not need the import lock
 
 COMPILE_ERROR_LINES, COMPILE_ERROR_CHARS = 40, 3000
 _REFERENCES: dict = {}  # module content + options -> verify's reference runs, reused by every attempt of a process
@@ -38,7 +38,7 @@ class Outcome:
 
 def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
     """None when TEXT builds for the CPU runtime and, if nvcc is on PATH, for sm_80 too."""
-    from .cpurun import CpuBuildError, compile_cpu
+    from ..runtime.cpurun import CpuBuildError, compile_cpu
 
     try:
         compile_cpu(text, name=stem)

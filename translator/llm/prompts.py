@@ -10,7 +10,7 @@ import jinja2
 
 
 def prompts_dir() -> Path:
-    repo = Path(__file__).resolve().parent.parent / "prompts"
+    repo = Path(__file__).resolve().parents[2] / "prompts"
     if (repo / "translate.j2").exists():
         return repo
     return Path(str(resources.files("translator") / "prompts"))  # installed: packaged as translator/prompts

@@ -8,8 +8,8 @@ before the statement that first mentions it, outside any loop that would re-crea
 
 from __future__ import annotations
 
-from . import ir
-from .dataflow import defined_vars, stmt_exprs, sub_blocks, walk_expr, walk_statements
+from ..ir import nodes as ir
+from ..analysis.dataflow import defined_vars, stmt_exprs, sub_blocks, walk_expr, walk_statements
 
 
 def _mentions(s) -> set:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ir
-from . import typesys as T
-from .bounds import Bounds
-from .dataflow import sub_blocks
-from .errors import Unsupported
-from .intrinsics import Intrinsic
-from .irfacts import root_array
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..analysis.bounds import Bounds
+from ..analysis.dataflow import sub_blocks
+from ..errors import Unsupported
+from ..ir.intrinsics import Intrinsic
+from ..ir.facts import root_array
 
 
 def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import ir
-from .dataflow import walk_body
-from . import specialize
-from . import typesys as T
-from .errors import Unsupported, UserError
-from .frontend import FunctionInfo, ModuleInfo
+from ..ir import nodes as ir
+from ..analysis.calls import device_calls, reachable_functions
+from ..analysis import specialize
+from ..ir import typesys as T
+from ..errors import Unsupported, UserError
+from ..frontend.module import FunctionInfo, ModuleInfo
 from .legalize import Legalizer
-from .lower_stmt import FunctionLowerer
-from .typer import Typer
+from ..frontend.stmt import FunctionLowerer
+from ..analysis.typer import Typer
 
 
 @dataclass
@@ -108,22 +108,6 @@ class Program:
         return reachable_functions(self.kernels)
 
 
-def reachable_functions(roots: list) -> list:
-    """The device-function instances the ROOTS call, directly or not, each once, callees first."""
-    seen, order = set(), []
-
-    def visit(fn):
-        for call in device_calls(fn.body):
-            if id(call.target) not in seen:
-                seen.add(id(call.target))
-                visit(call.target)
-                order.append(call.target)
-
-    for fn in roots:
-        visit(fn)
-    return order
-
-
 def kernel_types_of(info, fi: FunctionInfo, options: Options) -> list:
     """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
     Raises Unsupported when some are unknown."""
@@ -144,11 +128,6 @@ def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
                           f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{missing[0]}=float32[:, ::1], "
                           f"...\"}} in the module, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
     return types
-
-
-def device_calls(body):
-    """The device-function calls a body makes, nested statements included."""
-    return (node for node in walk_body(body) if isinstance(node, ir.DeviceCall))
 
 
 def _propagate_writes(fn: ir.Function) -> None:

@@ -13,7 +13,7 @@
                                     <stem>.n2c-tune.json (plain constants; setup.py reads them)
     out/tests/test_NAME.py          imports the package; on a GPU runs each kernel once
 
-The generated runtime's launch logic is numba2cuda's own translator/launch.py, written verbatim as
+The generated runtime's launch logic is numba2cuda's own translator/runtime/launch.py, written verbatim as
 <name>/_launch.py: one copy of it, and numba2cuda is never imported by the package.
 """
 
@@ -29,19 +29,19 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .atomic import write_atomically
-from .bindings import render_bindings
-from .dropin import extension_name, fast_math, kernel_metadata
-from .errors import UserError
-from .frontend import parse_file
-from .lower import Options, build_program
-from .render import Renderer, environment, python_signature, render_program
+from ..version import __version__
+from ..atomic import write_atomically
+from ..emit.bindings import render_bindings
+from ..runtime.dropin import extension_name, fast_math, kernel_metadata
+from ..errors import UserError
+from ..frontend.module import parse_file
+from ..lower.program import Options, build_program
+from ..emit.render import Renderer, environment, python_signature, render_program
 
-LAUNCH_SOURCE = Path(__file__).resolve().parent / "launch.py"
+LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
 DEFAULT_ARCH = "8.0;9.0"
 
-__all__ = ["package", "cli_package", "PackageResult", "PackageBuildError", "parse_arch"]
+__all__ = ["package", "PackageResult", "PackageBuildError", "parse_arch"]
 
 TORCH_DTYPES = {
     "bool": "torch.bool", "int8": "torch.int8", "int16": "torch.int16", "int32": "torch.int32",
@@ -136,7 +136,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
                  torch_version: str | None = None, package_version: str = "0.1.0",
                  translation=None) -> tuple[str, dict[str, str]]:
     """(package name, {relative path: text}) of the project for the Numba module at PATH; `translation`:
-    a (program, .cu text) made elsewhere (translator/llm.py), instead of the rules' own."""
+    a (program, .cu text) made elsewhere (translator/llm/backend.py), instead of the rules' own."""
     path = Path(path)
     stem = _identifier(path)
     name = name or f"{stem}_cuda"
@@ -196,7 +196,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
 
 def _tuning_context(path: Path, kernel_names: list[str]) -> dict:
     """The module's autotune table (<stem>.n2c-tune.json), as a sorted Python literal for _build_info.TUNING."""
-    from .tuning import read_tuning, tuning_path
+    from ..runtime.tuning import read_tuning, tuning_path
 
     tune_file = tuning_path(path)
     table = read_tuning(tune_file)
@@ -241,7 +241,7 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
     except importlib.metadata.PackageNotFoundError:
         raise UserError("numba2cuda package --wheel: error: PyTorch is not installed\n"
                         "    hint: pip install torch (the wheel is built with torch.utils.cpp_extension)") from None
-    from .build import BuildError, cuda_home
+    from ..build import BuildError, cuda_home
 
     try:
         home = cuda_home()
@@ -270,32 +270,7 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
 
 def _trim(output: str, max_errors: int = 6) -> str:
     """The compiler's error lines (with their indented context), else the end of the output."""
-    from .build_compile import pick_error_lines
+    from ..build.compile import pick_error_lines
 
     picked, _ = pick_error_lines(output.splitlines(), max_errors)
     return "\n".join("    " + line for line in picked)
-
-
-def cli_package(args) -> int:
-    """`numba2cuda package FILE -o DIR [--name NAME] [--arch LIST] [--wheel]`: 0 ok, 2 user error, 1 build failed."""
-    from .cli import options_from
-
-    try:
-        if not args.output:
-            raise UserError("numba2cuda package: error: -o/--output DIR is required")
-        from .llm import translate_module
-
-        options = options_from(args)
-        translation = translate_module(args.file, options, args)  # by rules; by the model only what they reject
-        result = package(args.file, args.output, name=args.name, arch=args.arch or DEFAULT_ARCH,
-                         wheel=bool(args.wheel), options=options, translation=translation)
-    except UserError as exc:
-        print(exc.text, file=sys.stderr)
-        return 2
-    except PackageBuildError as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
-    print(f"wrote {result.out_dir} ({result.name}: {len(result.files)} files)", file=sys.stderr)
-    if result.wheel:
-        print(f"built {result.wheel} in {result.build_seconds:.1f} s", file=sys.stderr)
-    return 0

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import typesys as T
+from ..ir import typesys as T
 from .cpurun import compile_cpu, launch
 from .dropin import extension_name, program_for
-from .frontend import parse_file, parse_source
-from .lower import Options
-from .render import render_program
+from ..frontend.module import parse_file, parse_source
+from ..lower.program import Options
+from ..emit.render import render_program
 
 CTYPES = {
     "bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,

@@ -37,7 +37,7 @@ __all__ = [
     "static_poison_supported",
 ]
 
-HEADER = Path(__file__).resolve().parent / "runtime" / "n2c_cpu.h"
+HEADER = Path(__file__).resolve().parent / "n2c_cpu.h"
 
 # -fno-strict-aliasing: CUDA code reinterprets the shared byte buffer as float* etc.
 # -fwrapv: integer overflow wraps as on the GPU instead of being optimised as UB.

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import typesys as T
-from .bindings import render_bindings
-from .frontend import parse_file
-from .lower import Options, build_program
-from .render import python_signature, render_program
+from ..ir import typesys as T
+from ..emit.bindings import render_bindings
+from ..frontend.module import parse_file
+from ..lower.program import Options, build_program
+from ..lower.shells import program_with_shells
+from ..emit.render import python_signature, render_program
 
 class Module:
     """The translated kernels of one Numba module, as attributes."""
@@ -57,8 +58,6 @@ def nvcc_flags(program) -> list[str]:
 def program_for(info, options: Options | None = None, shells: bool = False):
     """The program of a parsed module; shells: kernels the rules reject keep their parameters (program_with_shells)."""
     if shells:
-        from .llm_facts import program_with_shells
-
         return program_with_shells(info, options or Options())
     return build_program(info, options or Options())
 
@@ -82,7 +81,7 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
     cu_text: a (hand-edited) translation to build instead of a fresh one; its launchers must keep the
     fresh translation's signatures, since the bindings come from the module.
     """
-    from .build import build_extension
+    from ..build import build_extension
     from .tuning import read_tuning, tuning_path
 
     if isinstance(types, str):

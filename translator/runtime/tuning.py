@@ -73,7 +73,7 @@ def tuning_document(table: dict, env: dict | None = None, module: str | None = N
 
 def write_tuning(path, new: dict, env: dict | None = None, module: str | None = None) -> dict:
     """Merge `new` into the file at PATH (atomically) and return the merged table."""
-    from .atomic import write_atomically
+    from ..atomic import write_atomically
 
     path = Path(path)
     merged = merge_tuning(read_tuning(path), new)

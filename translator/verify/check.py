@@ -1,7 +1,7 @@
 """numba module -> equivalence verdict: its example() run by the Numba original and by the translation.
 
 The reference side imports and runs the user's module (the translator never does): a subprocess
-(verify_reference.py) calls ``example(rng, size, ...)`` per case and runs the Numba original on the
+(reference.py) calls ``example(rng, size, ...)`` per case and runs the Numba original on the
 GPU, or without one in Numba's CUDA simulator; where the simulator cannot (no warp shuffles, too many
 threads) or disagrees with the example's own NumPy ``expected``, ``expected`` is the reference.
 The translation runs twice per case (on the CPU runtime or the GPU), under two output fills and, on
@@ -23,14 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .compare import ArrayReport, _fmt, compare_arrays, first_bit_difference
-from .errors import UserError
-from .limits import DEFAULT_LIMIT, shared_problem
-from .llm_config import SECRET_ENV  # never handed to the user's module
-from .lower import Options
-from .verify_report import case_label, format_report, junit_xml, verdict_line  # noqa: F401 (public API)
-from .verify_runners import CpuRunner, GpuRunner, LaunchFailed, cuda_available, device_shared_limit
-from .verify_cli import order_oneoff_args  # --args is parsed on the CLI side
+from .compare import ArrayReport, format_value, compare_arrays, first_bit_difference
+from ..errors import UserError
+from ..analysis.limits import DEFAULT_LIMIT, shared_problem
+from ..sandbox import scrubbed_env  # the user's module never sees a secret
+from ..lower.program import Options
+from .runners import CpuRunner, GpuRunner, LaunchFailed, cuda_available, device_shared_limit
+from .oneoff import order_oneoff_args
 
 FILLS = (  # (float fill, index of the integer sentinel, poison byte)
     (float("nan"), 0, 0xFF),  # floats read NaN, integers -1
@@ -108,14 +107,14 @@ def run_reference(path: str, seeds: list[int], kernel: str | None, specs: dict |
                   sizes: list | None = None, sim_max_threads: int | None = None, device: str = "simulator",
                   dists=DISTRIBUTIONS, oneoff: dict | None = None) -> tuple[list, dict]:
     """Run the plan's examples through the Numba original in a subprocess: ([(meta, arrays)], info)."""
-    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+    env = scrubbed_env()
     if device == "simulator":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     else:
         env.pop("NUMBA_ENABLE_CUDASIM", None)
     cfg = {"seeds": seeds, "kernel": kernel or "", "specs": specs or {}, "sizes": sizes, "device": device,
            "sim_max_threads": sim_max_threads, "dists": list(dists), "oneoff": oneoff}
-    script = Path(__file__).with_name("verify_reference.py")
+    script = Path(__file__).with_name("reference.py")
     with tempfile.TemporaryDirectory(prefix="n2c-verify-") as outdir:
         proc = subprocess.run([sys.executable, str(script), str(path), outdir, json.dumps(cfg)],
                               env=env, capture_output=True, text=True, timeout=3600)
@@ -216,7 +215,7 @@ def run_twice(case: CaseResult, runner, meta: dict, inputs: dict, label: dict):
                 case.inputs_unchanged = False
                 idx, was, now = diff
                 case.problems.append(f"read-only input {label[i]} was modified by the translation: first "
-                                     f"difference at index {idx}: was {_fmt(was)}, now {_fmt(now)}")
+                                     f"difference at index {idx}: was {format_value(was)}, now {format_value(now)}")
         runs.append(after)
     return runs
 
@@ -261,7 +260,7 @@ def check_case(runner, meta: dict, arrays: dict, param_names: list[str], device:
             idx, a, b = diff
             case.problems.append(
                 f"output {label[i]} differs between two runs of the translation ({case.runs}): first difference "
-                f"at index {idx}: {_fmt(a)} vs {_fmt(b)}; it reads uninitialised memory or skips elements")
+                f"at index {idx}: {format_value(a)} vs {format_value(b)}; it reads uninitialised memory or skips elements")
     if cpu_runner is not None and device == "cuda":
         check_cpu_agreement(case, cpu_runner, meta, inputs, label, reference)
     return case

@@ -28,7 +28,7 @@ def _scalar(v: Any) -> Any:
     return v
 
 
-def _fmt(v: Any) -> str:
+def format_value(v: Any) -> str:
     if isinstance(v, float):
         return repr(v) if not np.isfinite(v) else f"{v:.9g}"
     return repr(v)
@@ -56,8 +56,8 @@ class ArrayReport:
     def describe_first(self) -> str:
         if self.first_index is None:
             return self.note or "no difference"
-        return (f"first difference at index {self.first_index}: expected {_fmt(self.expected_value)}, "
-                f"got {_fmt(self.actual_value)} ({self.mismatches} of {int(np.prod(self.shape))} elements differ)")
+        return (f"first difference at index {self.first_index}: expected {format_value(self.expected_value)}, "
+                f"got {format_value(self.actual_value)} ({self.mismatches} of {int(np.prod(self.shape))} elements differ)")
 
     def to_json(self) -> dict:
         d = asdict(self)

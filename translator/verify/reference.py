@@ -1,6 +1,6 @@
 """user module + plan -> reference outputs of the Numba original (GPU or CUDA simulator), run as a subprocess.
 
-    python verify_reference.py MODULE.py OUTDIR CONFIG_JSON
+    python reference.py MODULE.py OUTDIR CONFIG_JSON
 
 It imports and runs the user's module, so it runs in its own process (under NUMBA_ENABLE_CUDASIM=1
 for the simulator) and imports nothing from numba2cuda. It writes one case<N>.npz per case (inputs,
@@ -230,5 +230,8 @@ def main(path, outdir, cfg):
 
 
 if __name__ == "__main__":
+    # run as a script, this folder (check.py, report.py, testing.py ...) would shadow the user's imports
+    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+        sys.path.pop(0)
     result = main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))
     print(json.dumps(result))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 
 
 class LaunchFailed(Exception):
@@ -18,8 +18,8 @@ class CpuRunner:
     poisons = True
 
     def __init__(self, path, cu_text, options, cu_path=None):
-        from .cpu_launch import load_cpu
-        from .cpurun import CpuBuildError
+        from ..runtime.cpu_launch import load_cpu
+        from ..runtime.cpurun import CpuBuildError
 
         try:
             self.module = load_cpu(path, cu_text=cu_text, options=options)
@@ -29,7 +29,7 @@ class CpuRunner:
         self.program = self.module.program
 
     def run(self, name, grid, block, shared, args, poison):
-        from .cpurun import CpuLaunchError, set_poison
+        from ..runtime.cpurun import CpuLaunchError, set_poison
 
         kernel = getattr(self.module, name)
         set_poison(kernel.lib, poison)
@@ -47,8 +47,8 @@ class GpuRunner:
     poisons = False  # device memory cannot be poisoned from here; the two output fills still differ
 
     def __init__(self, path, cu_text, options, cu_path=None):
-        from .build import BuildError
-        from .dropin import load
+        from ..build import BuildError
+        from ..runtime.dropin import load
 
         try:
             self.module = load(path, specialize=options.specialize, types=options.types, kernels=options.kernels,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .errors import UserError
-from .verify import format_report, verify
+from ..errors import UserError
+from .check import verify
+from .report import format_report
 
 
 def assert_equivalent(path, kernel: str | None = None, seeds: int = 1, seed: int = 0, cu_text: str | None = None,

@@ -1,0 +1,40 @@
+"""`--kernel/--types/--specialize/--no-assume-nonnegative` -> Options: the rules' own command-line options,
+shared by every subcommand that translates (translate, build, package, bench)."""
+
+from __future__ import annotations
+
+from ..analysis import specialize
+from ..errors import UserError
+from ..ir.typesys import TypeStringError, parse_types_option
+from .program import Options
+
+TYPES_HELP = """argument types as Numba spells them, for kernels without a signature:
+"m=float32[:, ::1], n=float32[:, ::1], out=float32[:, ::1], tw=int32".
+Scalars: bool int8 int16 int32 int64 uint8..uint64 float32 float64 (and f4, i8, intp ...).
+Arrays: DTYPE[:] or DTYPE[::1] for 1-D, DTYPE[:, :] or DTYPE[:, ::1] for 2-D, and so on.
+Overrides the decorator's signature and parameter annotations."""
+
+
+def add_rules_arguments(p) -> None:
+    p.add_argument("--kernel", action="append", metavar="NAME", help="only this kernel (repeatable)")
+    p.add_argument("--types", metavar="SPEC", help=TYPES_HELP)
+    p.add_argument("--specialize", action="append", metavar="NAME=V1,V2",
+                   help="template instantiations for an integer parameter (repeatable), e.g. tw=8,16,32 "
+                        "(the default for parameters that size shared memory or bound loops); NAME= to turn one "
+                        "off; 'none' for generic kernels only. Other values always run the generic kernel.")
+    p.add_argument("--no-assume-nonnegative", action="store_true",
+                   help="do not assume integer kernel parameters are >= 0: keep Numba's negative-index "
+                        "wraparound and floor division checks wherever they depend on a parameter")
+
+
+def options_from(args) -> Options:
+    options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative)
+    if args.types:
+        try:
+            options.types = parse_types_option(args.types)
+        except TypeStringError as exc:
+            raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
+                            "\"m=float32[:, ::1], tw=int32\" (see numba2cuda translate --help)") from None
+    for spec in args.specialize or []:
+        options.specialize.update(specialize.parse_option(spec))
+    return options
