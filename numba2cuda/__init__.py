@@ -3,4 +3,5 @@
 from translator import __version__
 from translator.api import KernelFaultError, LaunchError, load, synchronize, translate_file, translate_source
 
-__all__ = ["KernelFaultError", "LaunchError", "__version__", "load", "synchronize", "translate_file", "translate_source"]
+__all__ = ["KernelFaultError", "LaunchError", "__version__", "load", "synchronize", "translate_file",
+           "translate_source"]

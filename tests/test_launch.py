@@ -332,8 +332,9 @@ def test_scalars_take_what_numba_takes():
     """Python and NumPy integers (and bools) for integer parameters, any real number for a float one, bool, NumPy bool
     or an integer for a bool one: the kernel computes with the values converted as Numba converts them."""
     k = load_cpu(source=SCALARS).scalars
-    for n, kk, a, flag, want in [(4, 3, 1.5, True, 4.5), (np.int32(4), np.uint8(3), np.float32(1.5), np.bool_(True), 4.5),
-                                 (True, 3, 2, False, 2.0), (4, True, 1.5, 2, 1.5), (4, 2, np.int64(3), 0, 3.0)]:
+    cases = [(4, 3, 1.5, True, 4.5), (np.int32(4), np.uint8(3), np.float32(1.5), np.bool_(True), 4.5),
+             (True, 3, 2, False, 2.0), (4, True, 1.5, 2, 1.5), (4, 2, np.int64(3), 0, 3.0)]
+    for n, kk, a, flag, want in cases:
         out = np.zeros(4, np.float32)
         k[1, 4](out, n, kk, a, flag)
         assert out[0] == want and (out[1:] == (want if int(n) == 4 else 0)).all(), (n, kk, a, flag, out)
@@ -402,10 +403,13 @@ def test_a_fault_reported_at_a_later_launch_names_the_kernel_launched_before_it(
                                                                  "an illegal memory access was encountered"))
     m = torch.zeros(8, 8)
     k[(2, 2), (8, 8), 0, 512](m, m, m, 8)
-    with pytest.raises(KernelFaultError, match=r"matmul_k_numba\[\(1, 1, 1\), \(16, 16, 1\), stream, 2048\] could not "
-                                               r"launch: cudaErrorIllegalAddress: .*the last kernel launched before it "
-                                               r"was matmul_k_numba\[\(2, 2, 1\), \(8, 8, 1\), stream, 512\]"):
+    with pytest.raises(KernelFaultError) as exc:
         k[(1, 1), (16, 16), 0, 2048](m, m, m, 16)
+    text = str(exc.value)
+    assert text.startswith("matmul_k_numba[(1, 1, 1), (16, 16, 1), stream, 2048] could not launch: "
+                           "cudaErrorIllegalAddress: an illegal memory access was encountered"), text
+    assert "the last kernel numba2cuda launched before it was matmul_k_numba[(2, 2, 1), (8, 8, 1), stream, 512]" in text
+    assert "CUDA_LAUNCH_BLOCKING=1" in text and "restart the process" in text
 
 
 def test_synchronize_names_the_kernel_that_faulted(monkeypatch):
@@ -420,6 +424,18 @@ def test_synchronize_names_the_kernel_that_faulted(monkeypatch):
     with pytest.raises(KernelFaultError, match=r"matmul_k_numba\[\(3, 1, 1\), \(8, 8, 1\), stream, 512\] faulted on "
                                                r"the device: CUDA error: an illegal memory access was encountered"):
         numba2cuda.synchronize()
+
+
+def test_synchronize_before_any_kernel_of_ours_raises_torchs_own_error(monkeypatch):
+    monkeypatch.setattr(launch_module, "_last_launch", None)
+
+    def no_driver(device=None):
+        raise RuntimeError("Found no NVIDIA driver on your system")
+
+    monkeypatch.setattr(torch.cuda, "synchronize", no_driver)
+    with pytest.raises(RuntimeError, match="Found no NVIDIA driver") as exc:
+        numba2cuda.synchronize()
+    assert not isinstance(exc.value, KernelFaultError)
 
 
 def test_an_unexpected_binding_exception_is_raised_with_the_kernel_name():
@@ -658,4 +674,5 @@ k[1, 1](np.zeros(4, np.float32), 1 << 40)  # the copy back synchronises
     last = faults[-1]
     if how == "synchronize":
         assert "SYNC poke[(1, 1, 1), (1, 1, 1), stream, 0] faulted on the device" in proc.stdout, proc.stdout
-        assert "TORCH" in proc.stdout and "the last kernel launched before it was poke[" in last, proc.stderr
+        assert "TORCH" in proc.stdout, proc.stdout
+        assert "the last kernel numba2cuda launched before it was poke[" in last, proc.stderr

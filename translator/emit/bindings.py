@@ -39,7 +39,8 @@ def _refusal(p, rule) -> str:
     conds = []
     if t.name in INT_LIMITS:
         limit = INT_LIMITS[t.name]
-        conds.append(f"{p.name} > {limit}_MAX" if t.kind == "u" else f"{p.name} < {limit}_MIN || {p.name} > {limit}_MAX")
+        conds.append(f"{p.name} > {limit}_MAX" if t.kind == "u" else
+                     f"{p.name} < {limit}_MIN || {p.name} > {limit}_MAX")
     if rule and rule_refusal(p.name, t.kind, rule):
         conds.append(rule_refusal(p.name, t.kind, rule))
     return " || ".join(conds)

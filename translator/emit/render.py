@@ -171,8 +171,9 @@ class Renderer:
             notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
                          "Numba's default (x // 0 == 0)")
         kinds = {p.name: p.type.kind for p in fn.params if p.array is None}
-        checks = [f"if ({rule_refusal(n, kinds[n], cond)}) // {fn.c_name} needs {n} {cond}\n        return cudaErrorInvalidValue;"
-                  for n, (cond, _) in rules.items() if rule_refusal(n, kinds[n], cond)]
+        refusals = [(n, cond, rule_refusal(n, kinds[n], cond)) for n, (cond, _) in rules.items()]
+        checks = [f"if ({refusal}) // {fn.c_name} needs {n} {cond}\n        return cudaErrorInvalidValue;"
+                  for n, cond, refusal in refusals if refusal]
         if hasattr(fn, "external_code"):  # a shell: its body (a model's, a hand-written one) may hold any __shared__
             static_shared = (DEFAULT_LIMIT, "not known (the body comes from elsewhere): opt in for any dynamic bytes")
         else:

@@ -20,12 +20,16 @@ __all__ = ["CURRENT_STREAM", "Kernel", "KernelFaultError", "Launch", "LaunchErro
            "synchronize"]
 
 _LIMITS = {}  # device index (None without a GPU) -> Limits, asked once per device
+_device_count = None  # GPUs torch sees, asked once
 _last_launch = None  # the Launch that ran last: a fault CUDA reports later is most likely its
 
 
 def device_limits():
     """The current device's limits (asked once per device), or numba2cuda's table when there is no GPU."""
-    index = torch.cuda.current_device() if torch.cuda.is_available() else None
+    global _device_count
+    if _device_count is None:
+        _device_count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = None if _device_count == 0 else 0 if _device_count == 1 else torch.cuda.current_device()
     limits = _LIMITS.get(index)
     if limits is None:
         if index is None:
@@ -39,9 +43,9 @@ def device_limits():
     return limits
 
 
-def last_launch_text() -> str:
-    return checks.config_text(_last_launch.kernel.name, _last_launch.config) if _last_launch else \
-        "none (no numba2cuda kernel has run in this process)"
+def last_launch_text():
+    """The last launch as kernel[grid, block, stream, shared] (None before the first)."""
+    return checks.config_text(_last_launch.kernel.name, _last_launch.config) if _last_launch else None
 
 
 def synchronize(device=None):
@@ -50,6 +54,8 @@ def synchronize(device=None):
     try:
         torch.cuda.synchronize(device)
     except RuntimeError as exc:
+        if _last_launch is None:
+            raise  # torch's own error: no kernel of ours ran
         raise checks.fault_error(last_launch_text(), exc) from exc
 
 
@@ -81,7 +87,8 @@ class Launch:
 
 
 class Kernel:
-    """A translated kernel; launch it as kernel[grid, block], [grid, block, stream] or [grid, block, stream, shared_bytes].
+    """A translated kernel; launch it as kernel[grid, block], [grid, block, stream] or
+    [grid, block, stream, shared_bytes].
 
     params: (name, type, written, rule) per parameter, as numba2cuda's kernel metadata lists them (type as Numba's
     signature spells it; rule "" or e.g. "> 0: it sizes the shared-memory views ms, ns"); static_shared: the
@@ -171,8 +178,7 @@ class Kernel:
         error (code, name, text) of the launch, or the text of an unexpected C++ exception."""
         if isinstance(problem, tuple):
             code, name, text = problem
-            last = last_launch_text() if _last_launch is not None else None
-            raise checks.launch_error(self.name, launch.config, code, name, text, last)
+            raise checks.launch_error(self.name, launch.config, code, name, text, last_launch_text())
         if isinstance(problem, int):
             self.check_devices(self.check_values(args))
             raise RuntimeError(f"{self.name}(): the binding refused argument '{self.param_names[problem]}', which "

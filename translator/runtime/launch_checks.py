@@ -61,24 +61,31 @@ def table_limits(cc=DEFAULT_CC, name=None) -> Limits:
 CURRENT_STREAM = -1  # the binding reads torch's current stream
 
 
+def _integer(v) -> bool:
+    return type(v) is int or isinstance(v, numbers.Integral)  # the ABC check is slow: plain ints skip it
+
+
 def _dims(value, what, kernel, maximum) -> tuple:
-    dims = list(value) if isinstance(value, (tuple, list)) else [value]
+    dims = value if type(value) is tuple else tuple(value) if isinstance(value, list) else (value,)
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"{kernel}: {what} must be a sequence of 1, 2 or 3 integers, got {value!r}")
-    if not all(isinstance(d, numbers.Integral) for d in dims):
-        raise TypeError(f"{kernel}: {what} must be a sequence of integers, got {value!r}")
-    dims = [operator.index(d) for d in dims] + [1] * (3 - len(dims))
-    for axis, d, top in zip("xyz", dims, maximum):
-        if not 1 <= d <= top:
-            raise ValueError(f"{kernel}: {what}.{axis} must be between 1 and {top}, got {d} (in {what} {value!r})")
-    return tuple(dims)
+    for d in dims:
+        if type(d) is not int and not isinstance(d, numbers.Integral):
+            raise TypeError(f"{kernel}: {what} must be a sequence of integers, got {value!r}")
+    dims = tuple(map(operator.index, dims)) + (1, 1, 1)[len(dims):]
+    x, y, z = dims
+    if not (1 <= x <= maximum[0] and 1 <= y <= maximum[1] and 1 <= z <= maximum[2]):
+        for axis, d, top in zip("xyz", dims, maximum):
+            if not 1 <= d <= top:
+                raise ValueError(f"{kernel}: {what}.{axis} must be between 1 and {top}, got {d} (in {what} {value!r})")
+    return dims
 
 
 def stream_handle(stream, kernel="kernel"):
     """A raw cudaStream_t from a torch, CuPy or Numba stream, or an int; 0 is the default stream as in Numba."""
     if stream is None:
         return CURRENT_STREAM
-    if isinstance(stream, numbers.Integral):
+    if _integer(stream):
         return operator.index(stream)
     for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
         if hasattr(stream, attr):
@@ -105,7 +112,7 @@ def launch_config(kernel, config, limits: Limits, static_shared=0) -> tuple:
                          f"{limits.max_threads} a block may have on {limits.device}")
     stream = stream_handle(config[2], kernel) if len(config) >= 3 else CURRENT_STREAM
     shared = config[3] if len(config) == 4 else 0
-    if not isinstance(shared, numbers.Integral):
+    if not _integer(shared):
         raise TypeError(f"{kernel}: sharedmem (dynamic shared memory) must be an integer number of bytes, "
                         f"got {type(shared).__name__} {shared!r}")
     shared = operator.index(shared)
@@ -257,7 +264,8 @@ def launch_error(kernel, config, code, name, text, last=None) -> LaunchError:
     """The exception for a CUDA error a launch returned; last: the launch before it (a config_text), which a
     fault reported now most likely comes from."""
     if code in STICKY_ERRORS:
-        culprit = (f"the last kernel launched before it was {last}" if last else "no numba2cuda kernel ran before it")
+        culprit = (f"the last kernel numba2cuda launched before it was {last}" if last else
+                   "no numba2cuda kernel ran before it")
         return KernelFaultError(
             f"{config_text(kernel, config)} could not launch: {name}: {text}. An earlier kernel faulted and CUDA "
             f"reports it now ({culprit}; run with CUDA_LAUNCH_BLOCKING=1 to stop at the faulting launch); the CUDA "
@@ -266,6 +274,8 @@ def launch_error(kernel, config, code, name, text, last=None) -> LaunchError:
 
 
 def fault_error(kernel_text, cause) -> KernelFaultError:
+    """The exception for a fault CUDA reported at a synchronisation after kernel_text, the last launch."""
     first = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-    return KernelFaultError(f"{kernel_text} faulted on the device: {first} (CUDA reports a kernel's fault at the next "
-                            "synchronisation; the CUDA context is unusable from here on: restart the process)")
+    return KernelFaultError(f"{kernel_text} faulted on the device: {first} (the last kernel numba2cuda launched; CUDA "
+                            "reports a kernel's fault at the next synchronisation, and the CUDA context is unusable "
+                            "from here on: restart the process)")
