@@ -30,8 +30,8 @@ NVCC = shutil.which("nvcc")
 NAME = "matmul_cuda"
 FORBIDDEN = ("numba2cuda", "translator", "numba", "libcst")
 EXPECTED_FILES = ["MANIFEST.in", "README.md", "csrc/matmul_bindings.cpp", "csrc/matmul_kernels.cu",
-                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", f"{NAME}/_launch.py", "pyproject.toml", "setup.py",
-                  f"tests/test_{NAME}.py"]
+                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", f"{NAME}/_launch.py", f"{NAME}/launch_checks.py",
+                  "pyproject.toml", "setup.py", f"tests/test_{NAME}.py"]
 
 # Imports the package in a subprocess where numba2cuda, translator, numba and libcst cannot be imported.
 BLOCKER = """
@@ -145,7 +145,8 @@ def test_runtime_imports_nothing_of_numba2cuda(project):
                 names = [node.module or ""] if node.level == 0 else []
             else:
                 continue
-            assert all(n.split(".")[0] in ("torch", "numpy") for n in names), (py.name, names)
+            assert all(n.split(".")[0] in ("torch", "numpy") or n.split(".")[0] in sys.stdlib_module_names
+                       for n in names), (py.name, names)
 
 
 def _stub_copy(out: Path, dest: Path) -> Path:
@@ -173,10 +174,15 @@ def _generated_runtime(out: Path, torch_module):
     src = (out / NAME / "__init__.py").read_text()
     src = src.replace("from . import _build_info\n", "").replace("from ._build_info import __version__\n", "")
     src = src.replace("import torch\n", "", 1).replace("from . import _C", "_C = _STUB_C")
+    checks = types.ModuleType("launch_checks")
+    exec((out / NAME / "launch_checks.py").read_text(), checks.__dict__)
     launch = types.ModuleType("launch")
-    launch.__dict__["torch"] = torch_module
-    exec((out / NAME / "_launch.py").read_text().replace("import torch\n", "", 1), launch.__dict__)
-    src = src.replace("from ._launch import Kernel", "Kernel = _LAUNCH.Kernel")
+    launch.__dict__.update(torch=torch_module, _CHECKS=checks)
+    launch_src = (out / NAME / "_launch.py").read_text().replace("import torch\n", "", 1)
+    exec(launch_src.replace("from . import launch_checks as checks\n", "checks = _CHECKS\n"), launch.__dict__)
+    src = src.replace("from ._launch import Kernel, KernelFaultError, LaunchError, synchronize",
+                      "Kernel, KernelFaultError, LaunchError, synchronize = (_LAUNCH.Kernel, _LAUNCH.KernelFaultError, "
+                      "_LAUNCH.LaunchError, _LAUNCH.synchronize)")
     mod.__dict__.update(torch=torch_module, _build_info=info, __version__=info.__version__, _LAUNCH=launch,
                         _STUB_C=types.SimpleNamespace(matmul_k_numba=lambda *a: ("launched", a)))
     exec(compile(src, str(out / NAME / "__init__.py"), "exec"), mod.__dict__)
@@ -229,6 +235,8 @@ def test_launch_logic_matches_dropin(project):
     from translator.runtime.launch import Kernel
 
     assert (out / NAME / "_launch.py").read_bytes() == (ROOT / "translator" / "runtime" / "launch.py").read_bytes()
+    assert (out / NAME / "launch_checks.py").read_bytes() == \
+        (ROOT / "translator" / "runtime" / "launch_checks.py").read_bytes()
     original = Kernel(ext.matmul_k_numba, *dropin.kernel_metadata(program.kernels[0]))
     copy = mod.matmul_k_numba
     assert (copy.nparams, copy.array_positions, copy.written) == \

@@ -13,8 +13,9 @@
                                     <stem>.n2c-tune.json (plain constants; setup.py reads them)
     out/tests/test_NAME.py          imports the package; on a GPU runs each kernel once
 
-The generated runtime's launch logic is numba2cuda's own translator/runtime/launch.py, written verbatim as
-<name>/_launch.py: one copy of it, and numba2cuda is never imported by the package.
+The generated runtime's launch logic is numba2cuda's own translator/runtime/launch.py and launch_checks.py,
+written verbatim as <name>/_launch.py and <name>/launch_checks.py: one copy of them, and numba2cuda is never
+imported by the package.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..lower.program import Options, build_program
 from ..emit.render import Renderer, environment, python_signature, render_program
 
 LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
+CHECKS_SOURCE = LAUNCH_SOURCE.with_name("launch_checks.py")  # launch.py imports it as .launch_checks
 DEFAULT_ARCH = "8.0;9.0"
 
 __all__ = ["package", "PackageResult", "PackageBuildError", "parse_arch"]
@@ -156,12 +158,10 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     renderer = Renderer(program, source_name)
     kernels = []
     for fn in program.kernels:
-        _, param_names, array_positions, written, _ = kernel_metadata(fn)
-        written = sorted(written)
+        _, params, _, static_shared = kernel_metadata(fn)
         kernels.append(dict(
-            name=fn.c_name, python_signature=python_signature(fn), nparams=len(param_names), params=list(param_names),
-            param_names=repr(param_names), array_positions=repr(array_positions),
-            written=("{" + ", ".join(map(str, written)) + "}") if written else "set()",
+            name=fn.c_name, python_signature=python_signature(fn), nparams=len(params), params=[p[0] for p in params],
+            param_specs=[repr(p) for p in params], static_shared=static_shared,
             notes=renderer.kernel_context(fn, "")["notes"], smoke_args=_smoke_args(fn)))
     torch_requirement = _torch_requirement(torch_version)
     cu_path, cpp_path = f"csrc/{stem}_kernels.cu", f"csrc/{stem}_bindings.cpp"
@@ -191,6 +191,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     texts[cu_path] = cu_text
     texts[cpp_path] = cpp_text
     texts[f"{name}/_launch.py"] = LAUNCH_SOURCE.read_text(encoding="utf-8")
+    texts[f"{name}/launch_checks.py"] = CHECKS_SOURCE.read_text(encoding="utf-8")
     return name, dict(sorted(texts.items()))
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ir import typesys as T
 from .cpurun import compile_cpu, launch
-from .dropin import extension_name, program_for
+from . import launch_checks as checks
+from .dropin import extension_name, kernel_metadata, program_for
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
 from ..emit.render import render_program
@@ -22,40 +22,36 @@ CTYPES = {
 
 
 class CpuKernel:
-    """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]."""
+    """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]. A launch is
+    checked as the drop-in's is (launch_checks.py), against the limits of numba2cuda's default target (sm_90),
+    before the emitted launcher runs."""
 
     def __init__(self, lib, fn):
         self.lib = lib
-        self.name = fn.c_name
-        self.params = fn.params
+        self.name, params, _, self.static_shared = kernel_metadata(fn)
+        self.params = tuple(checks.Param(*p) for p in params)
+        self.ctypes = [None if p.is_array else CTYPES[p.type] for p in self.params]
 
     def __getitem__(self, config):
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise ValueError(f"{self.name}: launch as kernel[grid, block], [grid, block, stream] "
-                             "or [grid, block, stream, shared_bytes]")
-        grid, block = config[0], config[1]
-        shared = int(config[3]) if len(config) == 4 else 0
-        return lambda *args: self.launch(grid, block, shared, args)
+        gx, gy, gz, bx, by, bz, _, shared = checks.launch_config(self.name, config, checks.table_limits(),
+                                                                  self.static_shared)
+        return lambda *args: self.launch((gx, gy, gz), (bx, by, bz), shared, args)
 
     def launch(self, grid, block, shared, args):
-        if len(args) != len(self.params):
-            raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
+        checks.arity(self.name, len(self.params), args)
         flat, types = [], []
-        for p, a in zip(self.params, args):
-            if isinstance(p.type, T.Array):
-                want = np.dtype(p.type.dtype.name if p.type.dtype.name != "bool" else "bool")
-                if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != p.type.ndim:
-                    got = f"{a.dtype}[{a.ndim}-D]" if isinstance(a, np.ndarray) else type(a).__name__
-                    raise TypeError(f"{self.name}: argument '{p.name}' must be a {p.type.ndim}-D {want} array, got {got}")
-                if not a.flags.c_contiguous:
-                    raise TypeError(f"{self.name}: argument '{p.name}' must be C-contiguous (np.ascontiguousarray)")
+        for p, ctype, a in zip(self.params, self.ctypes, args):
+            if p.is_array:
+                if not isinstance(a, np.ndarray):
+                    raise checks.not_an_array(self.name, p, a, "a NumPy array on the CPU runtime")
+                checks.check_numpy(self.name, p, a)
                 flat.append(a)
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
             else:
-                flat.append(a)
-                types.append(CTYPES[p.type.name])
+                flat.append(checks.scalar(self.name, p, a))
+                types.append(ctype)
         launch(self.lib, self.name, grid, block, shared, *flat, argtypes=types)
 
 
