@@ -545,7 +545,7 @@ GPU_MISTAKES = [  # (id, module, the mistake, exception, message)
     ("read-only-numpy-output", MATMUL, "o = np.zeros((67, 33), np.float32); o.flags.writeable = False; "
      "k[grid, (tw, tw), 0, 2048](m, n, o, tw)", "TypeError", "the NumPy array passed is read-only"),
     ("stream", MATMUL, "k[grid, (tw, tw), 'fast', 2048](m, n, out, tw)", "TypeError", "stream must be a CUDA stream"),
-    ("softmax-block-4096", SOFTMAX, "k[5, 4096](x, out)", "ValueError", "is 4096 threads"),
+    ("softmax-block-4096", SOFTMAX, "k[5, 4096](x, out)", "ValueError", "blockdim.x must be between 1 and 1024, got 4096"),
     ("softmax-shared-300KB", SOFTMAX, "k[5, 256, 0, 300 * 1024](x, out)", "ValueError", "sharedmem 307200 bytes"),
     ("softmax-1-D", SOFTMAX, "k[5, 256](x.view(-1), out)", "TypeError", "got array(float32, 1d, C)"),
     ("softmax-grid-2**31", SOFTMAX, "k[2**31, 256](x, out)", "ValueError", "griddim.x must be between"),
