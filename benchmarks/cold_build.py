@@ -85,8 +85,8 @@ def main(argv=None) -> int:
     import torch
 
     nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    print(f"cold build of {Path(args.file).name} for {arch}: {os.cpu_count()} CPUs, {platform.processor() or ''} "
-          f"torch {torch.__version__}, {nvcc[-1] if nvcc else 'nvcc ?'}")
+    print(f"cold build of {Path(args.file).name} for {arch} on {platform.node()}: {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}, torch {torch.__version__}, {nvcc[-1] if nvcc else 'nvcc ?'}")
     for name, seconds in results.items():
         print(f"  {name:55s} median {statistics.median(seconds):6.1f} s   runs: "
               + ", ".join(f"{s:.1f}" for s in seconds))

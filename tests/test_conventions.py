@@ -206,3 +206,16 @@ def test_doctor_without_a_compiler_says_what_is_missing_and_the_fix(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "MISS  g++" in proc.stdout and "fix: install g++" in proc.stdout
     assert "no   verify --device cpu" in proc.stdout
+
+
+def test_bench_a_folder_without_a_gpu_is_one_table_and_one_exit_code(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("vector_add.py", "rgb_to_grey.py"):
+        (src / name).write_text((ROOT / "kernels" / name).read_text())
+    proc = run_cli("bench", src, env={"CUDA_VISIBLE_DEVICES": ""})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.strip().startswith(str(src))]
+    assert len(rows) == 2 and all(" ERROR " in r for r in rows), proc.stdout
+    assert proc.stdout.count("numba2cuda bench: error: no CUDA GPU") == 2  # each module's own message follows
+    assert "2 modules: 2 error" in proc.stdout

@@ -28,7 +28,7 @@ def torch_file(tmp_path_factory):
 
 
 def constant(tree: ast.Module, name: str):
-    node = next(n for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == name)
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == name)
     return ast.literal_eval(node.value)
 
 
@@ -40,11 +40,13 @@ def test_the_file_holds_the_very_sources_and_imports_only_torch(torch_file, tmp_
     assert constant(tree, "CPP_SOURCE") == cpp  # what numba2cuda.load builds
     top = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names}
     top |= {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
-    assert top == {"hashlib", "torch", "torch.utils.cpp_extension"}
+    assert top == {"hashlib", "os", "re", "shutil", "torch", "torch.utils.cpp_extension"}
     lazy = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} - top
     assert lazy == {"numpy"}  # only when a NumPy array is passed, as in Numba
     launch = (ROOT / "translator" / "runtime" / "launch.py").read_text()
     assert launch[launch.index("import torch"):] in text  # the launch logic, verbatim
+    search = (ROOT / "translator" / "build" / "cudahome.py").read_text()
+    assert search[search.index("import os"):] in text  # the toolkit search, verbatim
     assert main(["translate", str(MATMUL), "--emit", "torch", "-o", str(tmp_path / "again.py")]) == 0
     assert (tmp_path / "again.py").read_text() == text  # deterministic
 
@@ -62,11 +64,14 @@ def test_importing_it_calls_load_inline_and_kernels_launch_like_numba(torch_file
         return types.SimpleNamespace(matmul_k_numba=lambda *a: calls.append(a))
 
     monkeypatch.setattr(cpp_extension, "load_inline", fake_load_inline)
+    monkeypatch.setattr(cpp_extension, "CUDA_HOME", cpp_extension.CUDA_HOME)  # the file sets both: restore after
+    monkeypatch.setenv("CUDA_HOME", os.environ.get("CUDA_HOME", ""))
     namespace = {"__name__": "matmul_torch"}
     exec(compile(torch_file.read_text(), str(torch_file), "exec"), namespace)
     _, cu, cpp = sources(str(MATMUL))
     assert seen["cuda_sources"] == [cu] and seen["cpp_sources"] == [cpp]
     assert seen["name"].startswith("matmul_torch_") and seen.get("functions") is None
+    assert cpp_extension.CUDA_HOME == namespace["find_cuda_home"]()  # numba2cuda's search, not torch's guess
     k = namespace["matmul_k_numba"]
     t = torch.zeros(2, 2)
     k[(2, 3), (16, 16), 0, 2048](t, t, t, 16)

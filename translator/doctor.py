@@ -179,9 +179,9 @@ def probe_gpu(torch_ok: bool) -> Check:
                 gpus.append({"index": int(parts[0]), "name": parts[1], "capability": parts[2]})
     if not gpus:
         return Check("GPU", False, "no CUDA GPU visible" + ("" if torch_ok else " (torch not importable; nvidia-smi "
-                                                           "found none)"),
-                     "verify --device cpu and the CPU runtime need no GPU; bench, verify --device cuda and running "
-                     "loaded kernels do", data={"gpus": []})
+                                                           "found none)") + "; translate and verify --device cpu need "
+                     "none", "run bench, verify --device cuda and loaded kernels on a machine with an NVIDIA GPU",
+                     data={"gpus": []})
     text = "; ".join(f"{g['index']}: {g['name']} (compute capability {g['capability']}, "
                      f"sm_{g['capability'].replace('.', '')})" for g in gpus)
     return Check("GPU", True, text, data={"gpus": gpus})

@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -35,6 +36,14 @@ def pytest_addoption(parser):
     group.addoption("--numba2cuda-tiers", default="auto", metavar="LIST",
                     help="cpu, cuda or cpu,cuda (default auto: cpu, and cuda where a GPU is visible)")
     group.addoption("--numba2cuda-seeds", type=int, default=1, metavar="N", help="seeds per kernel (default 1)")
+    # kernels the rules reject are verified in the model's translation, as `numba2cuda verify` does; these are its
+    # LLM options (the environment and [tool.numba2cuda] configure the rest, see docs/llm.md)
+    group.addoption("--numba2cuda-backend", choices=("rules", "llm", "auto"), default=None,
+                    help="as verify --backend (default: [tool.numba2cuda] backend, else auto)")
+    group.addoption("--numba2cuda-model", default=None, metavar="NAME", help="as verify --model")
+    group.addoption("--numba2cuda-llm-cache", default=None, metavar="DIR", help="as verify --llm-cache")
+    group.addoption("--numba2cuda-replay", action="store_true", default=False,
+                    help="as verify --replay: the model's answers from the cache only (a project's CI)")
 
 
 # --------------------------------------------------------------------------- configuration
@@ -221,17 +230,28 @@ class KernelItem(pytest.Item):
     def runtest(self):
         if self.error:
             raise VerifyFailure(self.error)
-        from .errors import UserError
+        from .errors import NotVerified, UserError
+        from .llm.backend import verify_translation
+        from .llm.config import api_key_withheld
         from .lower.program import Options
         from .verify import format_report, verify
 
         gpu = getattr(self.config, "_numba2cuda_gpu", None)
         if gpu is not None:
             self.user_properties.append(("cuda_visible_devices", gpu))
+        config = self.config
+        args = SimpleNamespace(file=str(self.path), kernel=self.kernel, cu=None, args=None,
+                               backend=config.getoption("numba2cuda_backend"),
+                               model=config.getoption("numba2cuda_model"),
+                               llm_cache=config.getoption("numba2cuda_llm_cache"),
+                               replay=config.getoption("numba2cuda_replay"))
         try:
-            result = verify(str(self.path), kernel=self.kernel, device=self.tier,
-                            seeds=self.config.getoption("numba2cuda_seeds"), options=Options(kernels=[self.kernel]))
-        except UserError as exc:
+            with api_key_withheld(), verify_translation(args) as args:  # a model's translation where rules reject
+                result = verify(str(self.path), kernel=self.kernel, device=self.tier,
+                                seeds=config.getoption("numba2cuda_seeds"), options=Options(kernels=[self.kernel]),
+                                cu_text=Path(args.cu).read_text(encoding="utf-8") if args.cu else None,
+                                cu_path=args.cu)
+        except (UserError, NotVerified) as exc:
             raise VerifyFailure(exc.text) from None
         if not result.ok:
             raise VerifyFailure(format_report(result))

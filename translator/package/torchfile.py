@@ -2,7 +2,8 @@
 
 `numba2cuda translate kernels/matmul.py --emit torch` writes matmul_torch.py: the kernel .cu and the binding
 .cpp (the very texts `translate` and `numba2cuda.load` use), numba2cuda's launch logic (runtime/launch.py,
-verbatim, as packages carry it), and a torch.utils.cpp_extension.load_inline call, the workflow of the
+verbatim, as packages carry it), numba2cuda's CUDA toolkit search (build/cudahome.py, verbatim), and a
+torch.utils.cpp_extension.load_inline call, the workflow of the
 lecture's load_cuda helper. The file needs torch alone; it is what to hand to someone who will not install
 numba2cuda. (numba2cuda's own build drives ninja instead: see README "Why not load_inline".)
 """
@@ -18,6 +19,7 @@ from ..runtime.dropin import extension_name, kernel_metadata, nvcc_flags
 from ..version import __version__
 
 LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
+CUDA_HOME_SOURCE = Path(__file__).resolve().parents[1] / "build" / "cudahome.py"
 
 
 def python_string(text: str) -> str:
@@ -27,9 +29,9 @@ def python_string(text: str) -> str:
     return repr(text)
 
 
-def launch_source() -> str:
-    """runtime/launch.py without its module docstring (the generated file has its own)."""
-    text = LAUNCH_SOURCE.read_text(encoding="utf-8")
+def without_docstring(path: Path) -> str:
+    """A module's source without its docstring (the generated file has its own)."""
+    text = path.read_text(encoding="utf-8")
     body = ast.parse(text).body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
         text = "".join(text.splitlines(keepends=True)[body[0].end_lineno:]).lstrip("\n")
@@ -56,7 +58,8 @@ def render_torch_module(path, program, cu_text: str) -> str:
     cuda_flags = ["-O3", *nvcc_flags(program)]
     text = environment().get_template("torch_module.py.j2").render(
         module=module_name(path), source_name=source_name, version=__version__, kernels=kernels,
-        cuda_source=python_string(cu_text), cpp_source=python_string(cpp_text), launch_source=launch_source(),
+        cuda_source=python_string(cu_text), cpp_source=python_string(cpp_text), launch_source=without_docstring(LAUNCH_SOURCE),
+        cuda_home_source=without_docstring(CUDA_HOME_SOURCE),
         cuda_flags=repr(cuda_flags))
     compile(text, module_name(path) + ".py", "exec", dont_inherit=True)  # a bug here must not reach the user's disk
     return text
