@@ -41,8 +41,11 @@ def run(args) -> int:
                         "with --json RESULT.json, then python3 -m translator.bench.report on each module's entry")
     if args.cu:
         raise UserError("numba2cuda bench: error: --cu gives one module's translation, not a batch's")
+    if args.md:
+        raise UserError("numba2cuda bench: error: --md writes one module's report\n    hint: bench the modules "
+                        "with --json RESULT.json; each module's entry renders with python3 -m translator.bench.report")
     paths = expand(specs, command="bench")
-    rest = strip_options(args.argv[1:], {"--json": 1, "--md": 1}, specs)
+    rest = strip_options(args.argv[1:], {"--json": 1}, specs)
     report = sys.stderr if args.json == "-" else sys.stdout
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="numba2cuda-bench-") as tmp:

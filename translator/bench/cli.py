@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
     b.add_argument("--seed", type=int, default=0, help="seed of example()'s random generator (default 0)")
     b.add_argument("--json", metavar="PATH", help="write the results as JSON (atomically; - for standard output, "
                                                    "the table then goes to standard error)")
-    b.add_argument("--md", metavar="PATH", help="write the results as a Markdown report, every column")
+    b.add_argument("--md", metavar="PATH", help="write the results as a Markdown report, every column (- for "
+                                                 "standard output)")
     b.add_argument("--wide", action="store_true", help="the table with every column (default: those that fit 120 "
                                                       "columns; --json and --md have them all)")
     b.add_argument("--plot", metavar="PATH.png", help="write a bar chart of the speedups (needs matplotlib)")
@@ -91,6 +92,8 @@ def cmd_bench(args) -> int:
 
     if args.min_reps < 1 or args.max_seconds <= 0:
         raise UserError("bench: error: --min-reps must be at least 1 and --max-seconds positive")
+    if args.json == "-" and args.md == "-":
+        raise UserError("bench: error: --json - and --md - would both write to standard output; give one a file")
     if args.plot:
         require_plotting()
     require_cuda()
@@ -99,7 +102,7 @@ def cmd_bench(args) -> int:
     from ..llm.backend import verify_translation
     from ..verify.cli import read_cu
 
-    report = sys.stderr if args.json == "-" else sys.stdout  # stdout then holds the JSON alone
+    report = sys.stderr if "-" in (args.json, args.md) else sys.stdout  # stdout then holds the JSON or Markdown alone
     print(NOTICE.format(path=args.file), file=report, flush=True)
     sampling = Sampling(min_samples=args.min_reps, max_seconds=args.max_seconds)
     with verify_translation(args) as args:  # where the rules reject a kernel: the model's verified translation
@@ -114,7 +117,11 @@ def cmd_bench(args) -> int:
     elif args.json:
         write_atomically(Path(args.json), json.dumps(doc, indent=1) + "\n")
     if args.md:
-        write_atomically(Path(args.md), bench_report.format_markdown(doc, autotune=bool(args.autotune or args.record)))
+        markdown = bench_report.format_markdown(doc, autotune=bool(args.autotune or args.record))
+        if args.md == "-":
+            sys.stdout.write(markdown)
+        else:
+            write_atomically(Path(args.md), markdown)
     if args.plot:
         bench_report.plot_speedups(doc, args.plot)
     if args.record:

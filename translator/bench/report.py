@@ -167,7 +167,7 @@ def rich_table(rows: list[tuple], title: str, columns=COLUMNS, width: int = 240)
 
     table = Table(title=title, title_justify="left", show_lines=False)
     for i, c in enumerate(columns):
-        table.add_column(c, justify="left" if i < 2 else "right", no_wrap=True)
+        table.add_column(c, justify="left" if i < 2 else "right", no_wrap=i > 0)  # only names wrap
     for r in rows:
         table.add_row(*r, style="bold red" if r[1] in ("MISMATCH", "error") else None)
     buf = io.StringIO()
