@@ -385,7 +385,7 @@ def test_kernel_comment_that_instructs_the_model_changes_nothing_outside_the_bod
     assert launcher == clean[clean.index("// Launch on the caller's stream"):]  # ours, whatever the comment says
 
 
-@pytest.mark.needs("g++")
+@pytest.mark.needs("g++", "nvcc")  # it checks that the gate's nvcc -c ran without the key too
 def test_api_key_never_leaves_the_request(tmp_path, capsys, monkeypatch, shared_cache):
     """The key reaches the server's Authorization header and nothing else: no artifact, log, cache entry,
     error or subprocess environment (the user's module asserts it at import, in verify's subprocess)."""

@@ -273,7 +273,8 @@ def test_setup_py_gencode(project):
     """SASS for each arch and PTX for the newest, exactly; torch's own arch choice is then off."""
     out, _ = project
     setup = (out / "setup.py").read_text()
-    start, end = setup.index("INFO = {}"), setup.index("setup(\n")
+    start = setup.index("INFO = {}")
+    end = setup.index("\n", setup.index("NVCC_FLAGS = "))
     ns = {"os": os, "HERE": str(out)}
     exec(setup[start:end], ns)
     assert ns["NVCC_FLAGS"] == ["-O3", "-std=c++17", "-gencode=arch=compute_80,code=sm_80",
@@ -284,8 +285,9 @@ SETUP_HEAD = """
 import os, runpy, sys
 setup = open(sys.argv[1]).read()
 head = setup[:setup.index("import torch")]
-exec(compile(head, sys.argv[1], "exec"), {"__file__": sys.argv[1], "__name__": "setup"})
-print("CUDA_HOME=" + os.environ["CUDA_HOME"])
+ns = {"__file__": sys.argv[1], "__name__": "setup"}
+exec(compile(head, sys.argv[1], "exec"), ns)
+print("CUDA_HOME=" + os.environ["CUDA_HOME"] if ns["CUDA_PROBLEM"] is None else "PROBLEM=" + ns["CUDA_PROBLEM"])
 """
 
 
@@ -318,10 +320,20 @@ def test_setup_py_finds_the_toolkit_as_numba2cuda_does(project, tmp_path):
                                                           f'DEFAULT_HOME = "{tmp_path / "none"}"'))
     proc = subprocess.run([sys.executable, "-c", SETUP_HEAD, str(nowhere / "setup.py")], capture_output=True,
                           text=True, env={**env, "PATH": str(tmp_path)})
-    assert proc.returncode == 1 and "CUDA_HOME=" not in proc.stdout
-    assert proc.stderr.strip().splitlines()[0] == (
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == (
+        f"PROBLEM=cannot find the CUDA toolkit (nvcc): $CUDA_HOME is not set, no nvcc on PATH, "
+        f"no {tmp_path / 'none'}/bin/nvcc"), proc.stdout + proc.stderr
+    # a build stops with that one message; an sdist (no compiler involved) is still made
+    build = subprocess.run([sys.executable, "setup.py", "-q", "build_ext"], cwd=nowhere, capture_output=True,
+                           text=True, env={**env, "PATH": f"{tmp_path}{os.pathsep}{Path(sys.executable).parent}"})
+    assert build.returncode == 1 and build.stderr.strip().splitlines()[-2:] == [
         f"error: building {NAME}: cannot find the CUDA toolkit (nvcc): $CUDA_HOME is not set, no nvcc on PATH, "
-        f"no {tmp_path / 'none'}/bin/nvcc"), proc.stderr
+        f"no {tmp_path / 'none'}/bin/nvcc",
+        "    hint: install the CUDA toolkit (its nvcc must match torch's CUDA major version) and put its bin/ on "
+        "PATH, or set CUDA_HOME to it"], build.stderr
+    sdist = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sd")], cwd=nowhere,
+                           capture_output=True, text=True, env={**env, "PATH": str(tmp_path)})
+    assert sdist.returncode == 0 and list((tmp_path / "sd").glob("*.tar.gz")), sdist.stderr
 
 
 def test_sdist_contains_the_sources(project, tmp_path):

@@ -51,7 +51,7 @@ def test_the_file_holds_the_very_sources_and_imports_only_torch(torch_file, tmp_
     assert (tmp_path / "again.py").read_text() == text  # deterministic
 
 
-def test_importing_it_calls_load_inline_and_kernels_launch_like_numba(torch_file, monkeypatch):
+def test_importing_it_calls_load_inline_and_kernels_launch_like_numba(torch_file, monkeypatch, tmp_path):
     """With load_inline stood in for (no compiler here), the module passes both sources and exposes each kernel
     with Numba's launch syntax, down to the binding's argument order."""
     import torch
@@ -65,13 +65,17 @@ def test_importing_it_calls_load_inline_and_kernels_launch_like_numba(torch_file
 
     monkeypatch.setattr(cpp_extension, "load_inline", fake_load_inline)
     monkeypatch.setattr(cpp_extension, "CUDA_HOME", cpp_extension.CUDA_HOME)  # the file sets both: restore after
-    monkeypatch.setenv("CUDA_HOME", os.environ.get("CUDA_HOME", ""))
+    toolkit = tmp_path / "cuda-x"  # a toolkit where CUDA_HOME says, whatever this machine has
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "bin" / "nvcc").write_text("#!/bin/sh\n")
+    (toolkit / "bin" / "nvcc").chmod(0o755)
+    monkeypatch.setenv("CUDA_HOME", str(toolkit))
     namespace = {"__name__": "matmul_torch"}
     exec(compile(torch_file.read_text(), str(torch_file), "exec"), namespace)
     _, cu, cpp = sources(str(MATMUL))
     assert seen["cuda_sources"] == [cu] and seen["cpp_sources"] == [cpp]
     assert seen["name"].startswith("matmul_torch_") and seen.get("functions") is None
-    assert cpp_extension.CUDA_HOME == namespace["find_cuda_home"]()  # numba2cuda's search, not torch's guess
+    assert cpp_extension.CUDA_HOME == str(toolkit) == os.environ["CUDA_HOME"]  # numba2cuda's search, not torch's
     k = namespace["matmul_k_numba"]
     t = torch.zeros(2, 2)
     k[(2, 3), (16, 16), 0, 2048](t, t, t, 16)
