@@ -104,7 +104,10 @@ def pytest_configure(config):
     config._numba2cuda_paths = paths
     if not active(config):
         return
-    gpu = gpu_for_worker(os.environ.get("PYTEST_XDIST_WORKER"), gpu_ids())
+    # the worker id from xdist's own handle on this process (the environment variable leaks into the children of
+    # a worker, e.g. a pytest run inside a test, which are no workers themselves)
+    worker = config.workerinput.get("workerid") if hasattr(config, "workerinput") else None
+    gpu = gpu_for_worker(worker, gpu_ids())
     if gpu is not None:  # before anything in this worker initialises CUDA
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     config._numba2cuda_gpu = gpu
