@@ -314,6 +314,19 @@ def test_report_shows_every_variant_and_the_verdict(use_rich):
     assert "MISMATCH" in wrong and "1 variant WRONG" in wrong and "(not timed)" in wrong
 
 
+@pytest.mark.parametrize("use_rich", [False, None])
+def test_default_table_fits_120_columns_and_wide_json_and_markdown_have_every_column(use_rich):
+    doc = synthetic_doc()
+    text = bench_report.format_report(doc, autotune=True, use_rich=use_rich)
+    assert max(len(line) for line in text.splitlines()) <= 120, text
+    assert "quartiles" not in text and "TFLOP/s" not in text  # detail kept for --wide, JSON and Markdown
+    wide = bench_report.format_report(doc, autotune=True, use_rich=use_rich, wide=True)
+    assert all(column in wide for column in bench_report.COLUMNS) and "TFLOP/s" in wide
+    md = bench_report.format_markdown(doc)
+    assert "| " + " | ".join(bench_report.COLUMNS) + " |" in md and "TFLOP/s" in md and "5.83x" in md
+    assert "q1_us" in json.dumps(doc) and "enqueue_us" in json.dumps(doc)
+
+
 def test_plot_renders_from_saved_json(tmp_path):
     pytest.importorskip("matplotlib")
     saved = tmp_path / "r.json"

@@ -25,12 +25,14 @@ def matmul():
     return numba2cuda.load(MATMUL, progress=False)
 
 
+@pytest.mark.needs("nvcc")
 def test_builds_and_exposes_the_kernel(matmul):
     assert list(matmul.kernels) == ["matmul_k_numba"]
     assert "template <int TW>" in matmul.cu and "#include <torch/extension.h>" not in matmul.cu
     assert "#include <torch/csrc/utils/pybind.h>" in matmul.cpp
 
 
+@pytest.mark.needs("nvcc")
 def test_launch_configuration_like_numba(matmul):
     k = matmul.matmul_k_numba
     assert k[4, 16].config == (4, 1, 1, 16, 1, 1, CURRENT_STREAM, 0)
@@ -66,6 +68,7 @@ def test_streams_from_every_library():
     assert stream_handle(NumbaLike()) == 77
 
 
+@pytest.mark.needs("nvcc")
 def test_argument_errors_name_the_argument(matmul):
     """Type problems of every argument before the device: tests/test_launch.py has one test per mistake."""
     k = matmul.matmul_k_numba[(1, 1), (8, 8), 0, 512]
@@ -86,6 +89,7 @@ def test_argument_errors_name_the_argument(matmul):
         k(m, [[0.0]], m, 8)
 
 
+@pytest.mark.needs("nvcc")
 def test_warm_load_does_not_rebuild(matmul):
     code = "import sys, time, numba2cuda; t = time.perf_counter(); numba2cuda.load(sys.argv[1]); " \
            "print(time.perf_counter() - t)"
@@ -97,6 +101,7 @@ def test_warm_load_does_not_rebuild(matmul):
 
 
 @pytest.mark.gpu
+@pytest.mark.needs("nvcc")
 def test_every_specialisation_matches_numba_on_the_gpu(matmul):
     from numba import cuda
 

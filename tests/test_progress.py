@@ -91,3 +91,28 @@ def test_not_a_terminal_draws_nothing(capsys):
         assert b.completed == 2 and b.total == 2
     assert capsys.readouterr().err == ""
     assert not progress.enabled()
+
+
+BUILD = """
+    import time, types
+    from pathlib import Path
+    from translator.build.compile import Progress
+    plan = types.SimpleNamespace(name="matmul", arch_list="9.0", directory=Path("/tmp/cache/matmul-x"), arch_note="")
+    p = Progress(plan, True)
+    p.start()
+    p.step(1, 3, "nvcc matmul.cu")
+    time.sleep(0.2)
+    p.step(2, 3, "c++ matmul_bind.cpp")
+    time.sleep(0.2)
+    p.stop(True)
+"""
+
+
+def test_a_cold_build_shows_its_steps_on_a_terminal_and_two_lines_elsewhere():
+    out, tty = run_on_a_terminal(BUILD)
+    assert "building matmul" in tty and "2/3" in tty and "c++ matmul_bind.cpp" in tty
+    assert "numba2cuda: matmul built in" in tty and out == ""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(BUILD)], cwd=ROOT, capture_output=True, text=True)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("numba2cuda: building matmul for sm_90 (first use; cached in")
+    assert lines[1].startswith("numba2cuda: matmul built in")

@@ -4,6 +4,7 @@
 
     out/pyproject.toml              build-system: setuptools + torch==<the torch installed here>
     out/setup.py                    CUDAExtension NAME._C from the two sources below (SASS per arch, PTX newest)
+    out/_cuda_home.py               numba2cuda's CUDA toolkit search (build/cudahome.py, verbatim), run by setup.py
     out/MANIFEST.in                 so the sdist carries csrc/ and tests/
     out/README.md                   usage, kernels and signatures, provenance
     out/csrc/<stem>_kernels.cu      the same .cu as `numba2cuda translate` / the JIT path
@@ -30,6 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import progress
 from ..version import __version__
 from ..atomic import write_atomically
 from ..emit.bindings import render_bindings
@@ -41,6 +43,7 @@ from ..emit.render import Renderer, environment, python_signature, render_progra
 
 LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
 CHECKS_SOURCE = LAUNCH_SOURCE.with_name("launch_checks.py")  # launch.py imports it as .launch_checks
+CUDA_HOME_SOURCE = Path(__file__).resolve().parents[1] / "build" / "cudahome.py"
 DEFAULT_ARCH = "8.0;9.0"
 
 __all__ = ["package", "PackageResult", "PackageBuildError", "parse_arch"]
@@ -192,6 +195,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     texts[cpp_path] = cpp_text
     texts[f"{name}/_launch.py"] = LAUNCH_SOURCE.read_text(encoding="utf-8")
     texts[f"{name}/launch_checks.py"] = CHECKS_SOURCE.read_text(encoding="utf-8")
+    texts["_cuda_home.py"] = CUDA_HOME_SOURCE.read_text(encoding="utf-8")
     return name, dict(sorted(texts.items()))
 
 
@@ -256,8 +260,9 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
            "-w", str(dist), "."]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=out, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    with progress.bar(f"building the wheel of {name}: pip wheel (nvcc and c++ through setuptools)"):
+        proc = subprocess.run(cmd, cwd=out, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
     seconds = time.monotonic() - t0
     if verbose:
         sys.stderr.write(proc.stdout)
