@@ -45,7 +45,8 @@ class CallLowerer:
         if isinstance(head, cst.Name) and head.value in self.scope:
             self.value(head)  # a name whose definition already failed is not reported twice
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
-            raise Reported(node.func.value)  # its definition's problem is already reported
+            self.info.report_deferred(self.info.failed_functions[node.func.value])  # its definition's problem
+            raise Reported(node.func.value)
         canon = canonical_call(self.info, node.func)
         if canon is None:
             raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
@@ -234,7 +235,7 @@ class CallLowerer:
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
-        return ir.DeviceCall(name, lowered)
+        return ir.DeviceCall(name, lowered, key=target.key)
 
 
 def _dim3(name, axis):

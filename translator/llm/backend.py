@@ -79,7 +79,7 @@ def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSetti
         raise rules_error or UserError(info.reporter.diagnostics)
     rejected = rejected_kernels(info, options)
     if settings.backend == "llm":
-        to_model = {fi.name: rejected.get(fi.name, []) for fi in selected_kernels(info, options)}
+        to_model = {fi.key: rejected.get(fi.key, []) for fi in selected_kernels(info, options)}
     elif rejected:
         to_model = rejected
     else:  # each kernel translates alone, not together: nothing for a model to do

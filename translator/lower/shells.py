@@ -33,11 +33,11 @@ def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagn
     for fi in selected_kernels(info, options):
         trial = parse_source(info.source, info.path)  # a fresh reporter per kernel
         try:
-            build_program(trial, replace(options, kernels=[fi.name]))
+            build_program(trial, replace(options, kernels=[fi.key]))
         except UserError as exc:
             if not exc.diagnostics:
                 raise  # not about the source (a bad option): the rules' answer stands
-            out[fi.name] = exc.diagnostics
+            out[fi.key] = exc.diagnostics
     return out
 
 
@@ -163,7 +163,7 @@ def assemble(info: ModuleInfo, options: Options, to_model: dict) -> tuple[Progra
     """(program, shells): the rules' translation of the selected kernels not in TO_MODEL, then one shell per
     kernel in TO_MODEL ({name: diagnostics}), in source order."""
     selected = selected_kernels(info, options)
-    accepted = [fi.name for fi in selected if fi.name not in to_model]
+    accepted = [fi.key for fi in selected if fi.key not in to_model]
     rules_info = parse_source(info.source, info.path)
     if accepted:
         program = build_program(rules_info, replace(options, kernels=accepted))
@@ -171,7 +171,7 @@ def assemble(info: ModuleInfo, options: Options, to_model: dict) -> tuple[Progra
         program = Program(rules_info, options)
     shells = []
     for fi in selected:
-        if fi.name in to_model:
+        if fi.key in to_model:
             shells.append(make_shell(fi, kernel_types(info, fi, options)))
     program.kernels.extend(shells)
     return program, shells

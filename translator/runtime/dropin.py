@@ -17,7 +17,7 @@ class Module:
     """The translated kernels of one Numba module, as attributes."""
 
     def __init__(self, path, program, ext, cu_text, cpp_text, tuning=None):
-        from .launch import Kernel  # imports torch: only when kernels are loaded
+        from .launch import Dispatcher, Kernel  # imports torch: only when kernels are loaded
 
         self.path = path
         self.program = program
@@ -26,10 +26,19 @@ class Module:
         self.extension = ext
         self.tuning = tuning or {}  # {kernel: {param: {size: value}}} from <stem>.n2c-tune.json
         self.kernels = {}
+        by_name: dict = {}
         for fn in program.kernels:
             kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
             self.kernels[fn.c_name] = kernel
             setattr(self, fn.c_name, kernel)
+            by_name.setdefault(getattr(fn, "python_name", fn.c_name), []).append((fn, kernel))
+        for name, group in by_name.items():
+            if len(group) > 1:  # several signatures: the Python name dispatches on the arguments, as Numba's does
+                signatures = [[(p.type.dtype.name, p.type.ndim) if p.array is not None else None for p in fn.params]
+                              for fn, _ in group]
+                dispatcher = Dispatcher(name, [k for _, k in group], signatures)
+                self.kernels[name] = dispatcher
+                setattr(self, name, dispatcher)
 
     def __repr__(self):
         return f"<numba2cuda module {self.path}: {', '.join(self.kernels)}>"
@@ -57,8 +66,12 @@ def fast_math(program) -> bool:
 
 
 def nvcc_flags(program) -> list[str]:
-    """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations)."""
-    return ["--use_fast_math"] if fast_math(program) else []
+    """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations);
+    lineinfo=True -> -lineinfo (profilers map the machine code to the .cu lines, which name the Python lines)."""
+    flags = ["--use_fast_math"] if fast_math(program) else []
+    if any(k.options.get("lineinfo") for k in program.kernels):
+        flags.append("-lineinfo")
+    return flags
 
 
 def program_for(info, options: Options | None = None, shells: bool = False):
