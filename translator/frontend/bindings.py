@@ -275,6 +275,25 @@ class Binder:
         self.bound = set(snap["bound"])
 
 
+def called_at_import(info: ModuleInfo, function: str) -> bool:
+    """Whether a statement at module level calls FUNCTION (so importing the module makes what it makes)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Call(self, node) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == function:
+                found.append(node)
+
+    info.module_info.module.visit(Finder())
+    return bool(found)
+
+
 _MISSING = object()
 
 

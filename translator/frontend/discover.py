@@ -60,8 +60,7 @@ def jit_parts(info: ModuleInfo, expr, depth: int = 0):
     entry = info.plain_functions.get(name)
     if entry is None:
         return None
-    fn, fn_view = entry
-    return _project_decorator(info, fn, fn_view, call, depth)
+    return _project_decorator(info, entry[0], entry[1], call, depth)
 
 
 def _call_args(call: cst.Call):
@@ -326,12 +325,13 @@ class Discoverer:
         name = bound if bound and view is self.info else fn_name
         key = name if fn_view is self.info else f"{fn_prefix}{name}"
         existing = self.info.functions.get(key)
-        if existing is not None and existing.node is fn and jit[0] and existing.signatures:
+        if existing is not None and existing.node is fn and existing.signatures:
             try:  # another signature for the same function: Numba's dispatcher holds both
                 extra = function_info(view, fn, jit, existing.enclosing, key, name, call)
             except Unsupported:
                 extra = None
-            if extra is not None and extra.is_device == existing.is_device:
+            if extra is not None and extra.signatures and extra.is_device == existing.is_device:
+                existing.notices += [n for n in extra.notices if n not in existing.notices]
                 existing.signatures += [s for s in extra.signatures if s not in existing.signatures]
                 existing.also_known_as |= {fn_name, bound} - {None}
                 self.made_at[call] = existing

@@ -10,6 +10,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
+from .bindings import called_at_import
 from .constants import CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, Typed
 from .names import canonical, dotted, resolve, scalar_type_of_name
 from ..ir.facts import is_pure
@@ -185,7 +186,12 @@ class ExprLowerer:
         """Why a free name of the kernel has no value numba2cuda can know, and what to do."""
         module_reason = self.info.module_info.nonconstant.get(name)
         where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
-        if name in self.info.needs_run:
+        reason = self.info.nonconstant[name]
+        factory = reason.split("'")[1] if reason.startswith("is a parameter of '") else None
+        if factory is not None and not called_at_import(self.info, factory):
+            hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
+                    f"arguments (k = {factory}(...)) and translate k")
+        elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                     "the value), or pass it as a kernel argument")
         else:

@@ -79,15 +79,19 @@ class ModuleInfo:
         return replace(self, root=self.module_info, **tables)
 
     def constant_c_name(self, name: str, value) -> str | None:
-        """The C name a constant is declared under, or None to write its value inline: a constant of an
-        enclosing function whose name another scope gives a different value stays inline."""
+        """The C name a constant is declared under: its own, or NAME_2, NAME_3 ... for a constant of an enclosing
+        function (or a factory's parameter) whose name the module or another scope gives another value."""
         root = self.module_info
         if name in root.constants and self.constants.get(name) is root.constants[name]:
             return name
-        if name in root.constants:
-            return None
-        known = root.emitted_constants.setdefault(name, value)
-        return name if known == value and type(known) is type(value) else None
+        for k in range(1, 100):
+            c_name = name if k == 1 else f"{name}_{k}"
+            if c_name in root.constants and not (k == 1 and _same(root.constants[c_name], value)):
+                continue
+            known = root.emitted_constants.setdefault(c_name, value)
+            if _same(known, value):
+                return c_name
+        return None
 
     def constant_value(self, name: str):
         """The value of a constant a translation declares by name."""
@@ -98,3 +102,7 @@ class ModuleInfo:
         for diag in self.module_info.deferred.get(key, ()):
             if diag not in self.reporter.diagnostics:
                 self.reporter.diagnostics.append(diag)
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b

@@ -99,12 +99,18 @@ class _SiblingLoader:
     def __call__(self, module: str, level: int):
         if self.base is None or len(self.cache) > self.MAX_FILES:
             return None
-        root = self.base
+        roots = [self.base]
         for _ in range(max(level - 1, 0)):
-            root = root.parent
+            roots = [roots[0].parent]
+        if level == 0:  # absolute: next to the file (run as a script), or beside its top-level package
+            top = self.base
+            while (top / "__init__.py").is_file() and top.parent != top:
+                top = top.parent
+            roots.append(top)
         parts = module.split(".") if module else []
-        for candidate in (root.joinpath(*parts).with_suffix(".py") if parts else None,
-                          root.joinpath(*parts, "__init__.py")):
+        candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
+                                                     root.joinpath(*parts, "__init__.py"))]
+        for candidate in candidates:
             if candidate is None or not candidate.is_file():
                 continue
             key = str(candidate)

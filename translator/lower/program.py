@@ -227,6 +227,9 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     if info.reporter.diagnostics:
         return UserError(info.reporter.diagnostics)
     names = ", ".join(sorted({f.name for f in kernels})) or "none"
+    failed = sorted(k.rsplit(".", 1)[-1] for k in info.deferred)
+    if failed:
+        names += f"; with a problem in their decorator: {', '.join(failed)}"
     return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n"
                      "    hint: a kernel the module makes when it runs (a factory called with computed arguments, a "
                      "decorator numba2cuda cannot read) is found with --import-module")

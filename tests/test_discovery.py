@@ -1,0 +1,540 @@
+"""Kernels as Numba sees them: found however the module makes them (decorators, cuda.jit(sig)(fn) calls, project
+decorators, factories, functions that enclose them), with free names resolved as Numba resolves them, and
+every decorator option honoured or noted. Each case is a module a Numba user writes; the translation is read
+for what matters (the kernel found, its name, the constant's value), and the messages for what is not found."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from translator import translate_source
+from translator.errors import UserError
+from translator.frontend.module import parse_source
+from translator.lower.program import Options, build_program
+
+
+def translate(src: str, **options) -> str:
+    return translate_source(textwrap.dedent(src), "mod.py", Options(**options))
+
+
+def program(src: str, **options):
+    return build_program(parse_source(textwrap.dedent(src), "mod.py"), Options(**options))
+
+
+def error(src: str, **options) -> str:
+    with pytest.raises(UserError) as exc:
+        translate(src, **options)
+    return exc.value.text
+
+
+def kernels(src: str, **options) -> list[str]:
+    return [k.c_name for k in program(src, **options).kernels]
+
+
+# ------------------------------------------------------------------ kernels inside functions (doc examples)
+
+DOC_STYLE = """
+    def test_ex_matmul():
+        from numba import cuda
+        from numba.cuda import float32
+        import numpy as np
+
+        TPB = 16
+
+        @cuda.jit
+        def fast_matmul(A, B, C):
+            sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+            x, y = cuda.grid(2)
+            tx = cuda.threadIdx.x
+            ty = cuda.threadIdx.y
+            tmp = float32(0.0)
+            for i in range(cuda.gridDim.x):
+                sA[ty, tx] = A[y, tx + i * TPB]
+                cuda.syncthreads()
+                for j in range(TPB):
+                    tmp += sA[ty, j] * B[j, x]
+                cuda.syncthreads()
+            C[y, x] = tmp
+
+        x_h = np.arange(16).reshape([4, 4])
+        fast_matmul[(1, 1), (TPB, TPB)](x_h, x_h, x_h)
+"""
+
+
+def test_kernel_inside_a_function_with_its_imports_and_constants():
+    cu = translate(DOC_STYLE, types={"A": "float32[:, :]", "B": "float32[:, :]", "C": "float32[:, :]"}
+                   and __import__("translator.ir.typesys", fromlist=["x"]).parse_types_option(
+                       "A=float32[:, :], B=float32[:, :], C=float32[:, :]"))
+    assert "__global__ void fast_matmul(" in cu
+    assert "static constexpr int64_t TPB = 16;" in cu
+    assert "__shared__ float sA[TPB][TPB];" in cu
+
+
+def test_kernel_inside_a_function_without_types_says_how_to_give_them():
+    text = error(DOC_STYLE)
+    assert "kernel 'fast_matmul' without types" in text and "--types" in text
+
+
+def test_same_kernel_name_in_two_functions_is_two_kernels():
+    src = """
+        def test_one():
+            from numba import cuda
+            @cuda.jit("void(float32[::1])")
+            def kernel(a):
+                a[0] = 1.0
+
+        def test_two():
+            from numba import cuda
+            @cuda.jit("void(int32[::1])")
+            def kernel(a):
+                a[0] = 2
+    """
+    assert kernels(src) == ["kernel", "kernel_2"]
+    assert kernels(src, kernels=["test_two.kernel"]) == ["kernel"]
+    text = error(src, kernels=["kernel"])
+    assert "several kernels are named 'kernel'" in text and "test_one.kernel" in text and "test_two.kernel" in text
+
+
+def test_closure_constant_shadows_a_module_constant_of_another_value():
+    src = """
+        from numba import cuda
+        N = 4
+
+        def make():
+            N = 8
+            @cuda.jit("void(int64[::1])")
+            def inner(a):
+                a[0] = N
+            return inner
+
+        @cuda.jit("void(int64[::1])")
+        def outer(a):
+            a[0] = N
+    """
+    cu = translate(src)
+    assert "static constexpr int64_t N = 4;" in cu
+    assert "static constexpr int64_t N_2 = 8;" in cu and "a[0] = N_2;" in cu  # the enclosing function's N
+
+
+def test_device_function_of_the_enclosing_function_is_the_one_called():
+    src = """
+        def test_a():
+            from numba import cuda
+            @cuda.jit(device=True)
+            def helper(x):
+                return x + 1
+            @cuda.jit("void(int64[::1])")
+            def ka(a):
+                a[0] = helper(a[0])
+
+        def test_b():
+            from numba import cuda
+            @cuda.jit(device=True)
+            def helper(x):
+                return x * 7
+            @cuda.jit("void(int64[::1])")
+            def kb(a):
+                a[0] = helper(a[0])
+    """
+    cu = translate(src)
+    assert "return x + 1" in cu and "return x * 7" in cu
+    assert "a[0] = helper(a[0]);" in cu and "a[0] = helper_2(a[0]);" in cu
+
+
+# ------------------------------------------------------------------ kernels made by calling cuda.jit
+
+def test_cuda_jit_called_on_a_function_names_the_kernel_by_its_binding():
+    src = """
+        from numba import cuda
+
+        def add_one(a):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] += 1
+
+        add_one_gpu = cuda.jit("void(float32[::1])")(add_one)
+    """
+    assert kernels(src) == ["add_one_gpu"]
+    assert kernels(src, kernels=["add_one"]) == ["add_one_gpu"]  # the function's own name finds it too
+
+
+def test_cuda_jit_called_in_test_methods_gives_one_kernel_per_signature():
+    src = """
+        import numpy as np
+        from numba import cuda, uint32, float64
+
+        def atomic_add(ary):
+            tid = cuda.threadIdx.x
+            cuda.atomic.add(ary, tid, 1)
+
+        class TestAtomics:
+            def test_u32(self):
+                cuda_func = cuda.jit("void(uint32[:])")(atomic_add)
+                cuda_func[1, 32](np.zeros(32, np.uint32))
+
+            def test_f64(self):
+                cuda_func = cuda.jit(argtypes=[float64[:]])(atomic_add)
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["atomic_add_uint32", "atomic_add_float64"]
+    assert {k.python_name for k in prog.kernels} == {"atomic_add"}
+    assert any("argtypes" in n.construct for n in prog.notices)
+
+
+def test_cuda_jit_of_a_function_with_options():
+    src = """
+        from numba import cuda
+
+        def scale(a):
+            a[cuda.grid(1)] *= 2.0
+
+        scale_gpu = cuda.jit(scale, fastmath=True)
+    """
+    prog = program(src, types=__import__("translator.ir.typesys", fromlist=["x"]).parse_types_option("a=float32[::1]"))
+    assert prog.kernels[0].c_name == "scale_gpu" and prog.kernels[0].options["fastmath"] is True
+
+
+@pytest.mark.parametrize("decorator", [
+    # a name bound to cuda.jit with options
+    "gpu = cuda.jit('void(float32[::1])', fastmath=True)\n\n@gpu",
+    # a project decorator that applies cuda.jit to the function it is given
+    "def gpu(f):\n    return cuda.jit('void(float32[::1])')(f)\n\n@gpu",
+    # one that takes the signature and returns cuda.jit's decorator
+    "def gpu(sig):\n    return cuda.jit(sig, fastmath=True)\n\n@gpu('void(float32[::1])')",
+    # one that returns an inner decorator
+    "def gpu(sig):\n    def deco(fn):\n        return cuda.jit(sig)(fn)\n    return deco\n\n@gpu('void(float32[::1])')",
+    # a pass-through wrapper
+    "def gpu(*args, **kwargs):\n    return cuda.jit(*args, **kwargs)\n\n@gpu('void(float32[::1])')",
+])
+def test_project_decorators_that_wrap_cuda_jit(decorator):
+    src = f"from numba import cuda\n\n{decorator}\ndef double(a):\n    i = cuda.grid(1)\n    a[i] = a[i] * 2\n"
+    assert kernels(src) == ["double"]
+
+
+def test_factory_called_with_constants_at_module_level():
+    src = """
+        from numba import cuda
+
+        def make_scaler(factor, offset=1.0):
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def scale(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i] * factor + offset
+            return scale
+
+        triple = make_scaler(3.0)
+        halve = make_scaler(0.5, offset=0.0)
+    """
+    cu = translate(src)
+    assert "void triple(" in cu and "void halve(" in cu
+    assert "factor = 3.0;" in cu and "offset = 1.0;" in cu and "factor_2 = 0.5;" in cu and "offset_2 = 0.0;" in cu
+    assert "x[i] * factor + offset" in cu and "x[i] * factor_2 + offset_2" in cu
+
+
+def test_factory_with_computed_arguments_names_the_import_mode():
+    src = """
+        import os
+        from numba import cuda
+
+        def make_scaler(factor):
+            @cuda.jit("void(float32[::1])")
+            def scale(x):
+                x[0] = x[0] * factor
+            return scale
+
+        k = make_scaler(float(os.environ["F"]))
+    """
+    text = error(src)
+    assert "closure variable 'factor'" in text and "--import-module" in text
+
+
+# ------------------------------------------------------------------ signatures
+
+def test_several_signatures_one_c_function_each():
+    src = """
+        from numba import cuda
+
+        @cuda.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])
+        def double(x, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = 2 * x[i]
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["double_float32", "double_float64"]
+    assert [k.python_name for k in prog.kernels] == ["double", "double"]
+
+
+def test_signature_in_a_variable_and_numba_cuda_types_imports():
+    src = """
+        from numba import cuda
+        from numba.cuda.types import int32
+        from numba import types
+
+        SIG = "void(int32[::1], int32)"
+
+        @cuda.jit(SIG)
+        def fill(a, v):
+            a[cuda.grid(1)] = int32(v)
+
+        @cuda.jit(types.void(types.float32[::1]))
+        def zero(a):
+            a[cuda.grid(1)] = 0
+    """
+    cu = translate(src)
+    assert "void fill(int *a, int v)" in cu and "void zero(float *a)" in cu
+
+
+def test_unituple_return_type_of_a_device_function():
+    src = """
+        from numba import cuda, types
+
+        @cuda.jit(types.UniTuple(types.float32, 2)(types.float32), device=True)
+        def pair(x):
+            return x, x + 1
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            p, q = pair(a[0])
+            a[0] = p + q
+    """
+    assert "pair_result pair(float x)" in translate(src)
+
+
+def test_non_numba_annotations_are_ignored_as_numba_ignores_them():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], int64)")
+        def k(a: np.array, n: int) -> None:
+            a[0] = n
+    """
+    prog = program(src)
+    assert prog.kernels[0].c_name == "k"
+    assert any("not a Numba type" in n.message for n in prog.notices)
+
+
+def test_a_kernel_defined_twice_is_the_last_definition():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])")
+        def add(a):
+            a[0] += 1
+
+        @cuda.jit("void(float64[::1])")
+        def add(a):
+            a[0] += 2
+    """
+    cu = translate(src)
+    assert "void add(double *a)" in cu and "float *a" not in cu
+
+
+# ------------------------------------------------------------------ decorator options
+
+@pytest.mark.parametrize("option", ["lineinfo=True", "fastmath=True", "debug=True, opt=False", "opt=True",
+                                    "max_registers=32", "cache=True", "inline='always'", "forceinline=True",
+                                    "link=['f.cu']", "launch_bounds=(256, 2)", "boundscheck=False", "lto=True",
+                                    "shared_memory_carveout='MaxL1'", "extensions=[]"])
+def test_every_option_numba_cuda_accepts_translates(option):
+    src = f"""
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", {option})
+        def k(a):
+            a[0] = 1.0
+    """
+    assert "__global__" in translate(src)
+
+
+def test_launch_bounds_and_max_registers_are_kernel_attributes():
+    base = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', {})\ndef k(a):\n    a[0] = 1.0\n"
+    assert "__global__ void __launch_bounds__(256) k(" in translate(base.format("launch_bounds=256"))
+    assert "__global__ void __launch_bounds__(128, 4) k(" in translate(base.format("launch_bounds=(128, 4)"))
+    assert "__global__ void __maxnreg__(40) k(" in translate(base.format("max_registers=40"))
+
+
+def test_an_ignored_option_is_a_note_not_an_error():
+    src = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', link=['f.cu'], cache=True)\ndef k(a):\n    a[0] = 1\n"
+    notes = [n.render_note() for n in program(src).notices]
+    assert len(notes) == 2 and all(":3:" in n and "note: @cuda.jit option" in n for n in notes)
+
+
+def test_an_unsupported_option_on_another_kernel_does_not_fail_this_one():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", fast_math=True)
+        def other(a):
+            a[0] = 1.0
+
+        @cuda.jit("void(float32[::1])")
+        def this(a):
+            a[0] = 2.0
+    """
+    assert kernels(src, kernels=["this"]) == ["this"]
+    assert "option 'fast_math'" in error(src)  # all kernels: the other one's problem is reported
+    assert "option 'fast_math'" in error(src, kernels=["other"])  # and --kernel other says why
+
+
+# ------------------------------------------------------------------ module values
+
+def test_constant_under_a_decidable_if():
+    src = """
+        from numba import cuda, config
+
+        USE_DOUBLE = False
+        if USE_DOUBLE:
+            TILE = 8
+        else:
+            TILE = 16
+        if config.ENABLE_CUDASIM:
+            BLOCK = 4
+        else:
+            BLOCK = 256
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE + BLOCK
+    """
+    cu = translate(src)
+    assert "TILE = 16;" in cu and "BLOCK = 256;" in cu
+
+
+def test_constant_under_an_undecidable_if_says_why_and_names_the_import_mode():
+    src = """
+        import sys
+        from numba import cuda
+
+        if sys.platform == "linux":
+            TILE = 8
+        else:
+            TILE = 16
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE
+    """
+    text = error(src)
+    assert "module variable 'TILE'" in text and "is set under `if sys.platform == \"linux\"` (line 5)" in text
+    assert "--import-module" in text
+    assert "belongs to the enclosing function" not in text
+
+
+def test_same_constant_on_every_branch_is_that_constant():
+    src = """
+        import sys
+        from numba import cuda
+        if sys.platform == "linux":
+            TILE = 16
+        else:
+            TILE = 16
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE
+    """
+    assert "TILE = 16;" in translate(src)
+
+
+def test_computed_constants_and_numpy_arrays():
+    src = """
+        import math
+        import numpy as np
+        from numba import cuda, float32
+
+        K = 5
+        N = 2 ** K
+        HALF = N // 2 + int(math.sqrt(16))
+        WEIGHTS = np.linspace(0.0, 1.0, 5).astype(np.float32)
+        TABLE = np.arange(8) * 3
+
+        @cuda.jit("void(float32[::1], int64[::1])")
+        def k(a, b):
+            w = cuda.const.array_like(WEIGHTS)
+            i = cuda.grid(1)
+            a[i] = w[i % 5]
+            b[i] = TABLE[i % 8] + N + HALF
+    """
+    cu = translate(src)
+    assert "N = 32;" in cu and "HALF = 20;" in cu
+    assert "__constant__ float WEIGHTS[5] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f};" in cu
+    assert "__constant__ int64_t TABLE[8] = {0, 3, 6, 9, 12, 15, 18, 21};" in cu
+
+
+def test_a_module_array_past_constant_memory_is_a_clear_error():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        BIG = np.zeros(20000, dtype=np.float32)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = BIG[0]
+    """
+    text = error(src)
+    assert "'BIG'" in text and "80000 bytes" in text and "64 KiB" in text
+
+
+def test_constants_imported_from_a_sibling_module(tmp_path):
+    (tmp_path / "params.py").write_text("import numpy as np\nBLOCK = 128\nSCALE = np.float32(0.5)\nDEPTH = BLOCK * 2\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sizes.py").write_text("TILE = 16\n")
+    (tmp_path / "pkg" / "kern.py").write_text(textwrap.dedent("""
+        from numba import cuda
+        import params
+        from params import BLOCK, SCALE
+        from .sizes import TILE
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = BLOCK * SCALE + TILE + params.DEPTH
+    """))
+    from translator import translate_file
+
+    cu = translate_file(tmp_path / "pkg" / "kern.py")
+    assert "SCALE = 0.5f;" in cu and "TILE = 16;" in cu
+    assert "a[0] = 128.0 * SCALE + TILE + 256;" in cu  # BLOCK (an int times a float32: float64) and params.DEPTH
+
+
+def test_a_name_imported_from_a_module_it_cannot_read_names_the_import_mode():
+    src = """
+        from numba import cuda
+        from settings_nobody_has import N
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = N
+    """
+    text = error(src)
+    assert "imported name 'N'" in text and "--import-module" in text and "used as a value" not in text
+
+
+# ------------------------------------------------------------------ --kernel NAME says why
+
+def test_kernel_option_reports_the_real_reason():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", fast_math=True)
+        def broken(a):
+            a[0] = 1.0
+
+        @cuda.jit(device=True)
+        def helper(x):
+            return x
+
+        def plain(a):
+            a[0] = 1.0
+    """
+    assert "option 'fast_math'" in error(src, kernels=["broken"])
+    assert "is a device function" in error(src, kernels=["helper"])
+    assert "not compiled with cuda.jit" in error(src, kernels=["plain"])
+    text = error(src, kernels=["nothing"])
+    assert "no kernel named nothing" in text and "with a problem in their decorator: broken" in text
