@@ -11,6 +11,7 @@ import pytest
 
 from translator import translate_source
 from translator.errors import UserError
+from translator.ir.typesys import parse_types_option
 from translator.frontend.module import parse_source
 from translator.lower.program import Options, build_program
 
@@ -64,9 +65,7 @@ DOC_STYLE = """
 
 
 def test_kernel_inside_a_function_with_its_imports_and_constants():
-    cu = translate(DOC_STYLE, types={"A": "float32[:, :]", "B": "float32[:, :]", "C": "float32[:, :]"}
-                   and __import__("translator.ir.typesys", fromlist=["x"]).parse_types_option(
-                       "A=float32[:, :], B=float32[:, :], C=float32[:, :]"))
+    cu = translate(DOC_STYLE, types=parse_types_option("A=float32[:, :], B=float32[:, :], C=float32[:, :]"))
     assert "__global__ void fast_matmul(" in cu
     assert "static constexpr int64_t TPB = 16;" in cu
     assert "__shared__ float sA[TPB][TPB];" in cu
@@ -192,7 +191,7 @@ def test_cuda_jit_of_a_function_with_options():
 
         scale_gpu = cuda.jit(scale, fastmath=True)
     """
-    prog = program(src, types=__import__("translator.ir.typesys", fromlist=["x"]).parse_types_option("a=float32[::1]"))
+    prog = program(src, types=parse_types_option("a=float32[::1]"))
     assert prog.kernels[0].c_name == "scale_gpu" and prog.kernels[0].options["fastmath"] is True
 
 

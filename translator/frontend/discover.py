@@ -263,6 +263,7 @@ class Discoverer:
         except Unsupported as exc:
             diag = view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)
             self.info.deferred[key] = [diag]
+            self.info.deferred_nodes[key] = fn
             view.failed_functions.maps[0][name] = key
             self.info.functions.pop(key, None)
             return None

@@ -59,6 +59,7 @@ class ModuleInfo:
     declared_types_broken: bool = False  # reported; kernels then lacking types are not reported again
     # --- shared by a module and its scope views (the same objects)
     deferred: dict = field(default_factory=dict)  # function key -> [Diagnostic] of its header, reported if used
+    deferred_nodes: dict = field(default_factory=dict)  # function key -> its FunctionDef, for a failed header
     emitted_constants: dict = field(default_factory=dict)  # C name -> value of constants from enclosing scopes
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)

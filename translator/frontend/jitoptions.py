@@ -85,6 +85,10 @@ def _value(info, node):
 
 
 def _launch_numbers(node, key, value):
+    if isinstance(value, str):  # source text: not a constant of the module
+        raise Unsupported(node, f"@cuda.jit option '{key}={value}'", "is not a constant numba2cuda can evaluate "
+                          "without running the module", "write a literal or a module-level integer constant, or "
+                          "translate with --import-module (numba2cuda then imports the module and reads it)")
     items = value if isinstance(value, tuple) else (value,)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in items) or not 1 <= len(items) <= (
             3 if key == "launch_bounds" else 1):

@@ -9,12 +9,13 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..ir import typesys as T
 from .bindings import Binder
-from .discover import Discoverer
+from .discover import Discoverer, function_info, jit_parts
+from .importmode import apply_globals, apply_kernels, run_import
 from ..errors import Diagnostic, Location, Reporter, UserError
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import KNOWN_JIT_OPTIONS, type_text
 
-__all__ = ["FunctionInfo", "ModuleInfo", "KNOWN_JIT_OPTIONS", "parse_file", "parse_source", "type_text"]
+__all__ = ["FunctionInfo", "ModuleInfo", "KNOWN_JIT_OPTIONS", "parse_file", "parse_source", "reparse", "type_text"]
 
 TYPES_DECLARATION = "NUMBA2CUDA_TYPES"
 
@@ -55,7 +56,9 @@ def _collect_declared_types(info: ModuleInfo, body) -> None:
 
 # --------------------------------------------------------------------------- entry
 
-def parse_source(source: str, path: str, _siblings: dict | None = None) -> ModuleInfo:
+def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
+    """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
+    (frontend.importmode.run_import), whose values override what the source alone tells."""
     lines = source.splitlines()
     try:
         module = cst.parse_module(source)
@@ -76,8 +79,13 @@ def parse_source(source: str, path: str, _siblings: dict | None = None) -> Modul
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
     sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
     Binder(info, None, sibling).run(module.body)
+    info.imported = imported
+    if imported is not None:
+        apply_globals(info, imported)
     _collect_declared_types(info, module.body)
     Discoverer(info, sibling).run()
+    if imported is not None:
+        apply_kernels(info, imported, _imported_function)
     names = {fi.name for fi in info.functions.values()}
     for kernel, node in info.declared_type_nodes.items():
         if kernel not in names and kernel not in info.failed_functions:
@@ -124,7 +132,25 @@ class _SiblingLoader:
         return None
 
 
-def parse_file(path: str | Path) -> ModuleInfo:
+def _imported_function(view, node, is_device, key, name, recorded=False) -> FunctionInfo:
+    """A function the import made a dispatcher of, read from its source; when the run did not record how
+    cuda.jit was called, its decorator (if cuda.jit's) says."""
+    jit = ([], {}) if recorded else next((j for j in (jit_parts(view, d.decorator) for d in node.decorators)
+                                           if j is not None), ([], {}))
+    args, kwargs = jit
+    if is_device:
+        kwargs = {**kwargs, "device": cst.Name("True")}
+    return function_info(view, node, (args, kwargs), None, key, name)
+
+
+def reparse(info: ModuleInfo) -> ModuleInfo:
+    """A fresh ModuleInfo of the same module (a new reporter), with what its import gave, if anything."""
+    return parse_source(info.source, info.path, imported=info.module_info.imported)
+
+
+def parse_file(path: str | Path, import_module: str | None = None) -> ModuleInfo:
+    """The module at PATH, read from its source; IMPORT_MODULE ("sim" or "gpu"): also imported in a child
+    process, and its kernels' free names resolved from what that run gives (frontend/importmode.py)."""
     p = Path(path)
     try:
         source = p.read_text(encoding="utf-8")
@@ -132,4 +158,11 @@ def parse_file(path: str | Path) -> ModuleInfo:
         raise UserError(f"{path}: error: no such file") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: error: not UTF-8 text ({exc.reason})") from None
-    return parse_source(source, str(path))
+    imported = None
+    if import_module:
+        try:
+            compile(source, str(path), "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST: never run
+        except (SyntaxError, ValueError):
+            return parse_source(source, str(path))  # reports the syntax error where it is
+        imported = run_import(p, import_module)
+    return parse_source(source, str(path), imported=imported)

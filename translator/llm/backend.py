@@ -23,7 +23,7 @@ import libcst as cst
 
 from ..runtime.dropin import extension_name
 from ..errors import NotVerified, UserError
-from ..frontend.module import ModuleInfo, parse_file, parse_source
+from ..frontend.module import ModuleInfo, parse_file, reparse
 from .cache import CacheEntryError, LLMCache, request_key
 from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
 from .client import Budget, ChatClient, ServiceError
@@ -40,7 +40,7 @@ from ..emit.render import render_program
 def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:
     """(program, .cu text) of the module at PATH by the backend ARGS choose (see add_llm_options)."""
     settings = settings_from(args, path)
-    info = parse_file(path)
+    info = parse_file(path, options.import_module)
     rules_error = None
     if settings.backend in ("rules", "auto"):
         program, rules_error = _by_rules(info, options)
@@ -65,7 +65,7 @@ def _by_rules(info: ModuleInfo, options: Options) -> tuple[Program | None, UserE
 def _model_translation(path, info: ModuleInfo, options: Options, settings: LLMSettings, rules_error,
                        log=None) -> tuple[Program, str]:
     """(program, .cu text) with the kernels the model is asked for (see kernels_for_the_model) verified."""
-    fresh = parse_source(info.source, info.path)
+    fresh = reparse(info)
     to_model = kernels_for_the_model(fresh, options, settings, rules_error)
     require_ready(fresh, path, settings, rules_error)
     with api_key_withheld():  # for callers other than the CLI (which withholds the key for the whole command)

@@ -21,6 +21,7 @@ class Options:
     types: dict = field(default_factory=dict)  # --types: param name -> type
     assume_nonnegative: bool = True
     specialize: dict = field(default_factory=dict)  # --specialize: param -> values; {"*": ()} for none
+    import_module: str | None = None  # --import-module: "sim" or "gpu" (frontend/importmode.py); None: source only
 
 
 @dataclass
