@@ -186,6 +186,7 @@ def apply_kernels(info: ModuleInfo, imported, make_info) -> None:
         info.functions[key] = fi
         info.deferred.pop(key, None)
         made.append(fi)
+    info.imported_keys = [fi.key if fi is not None else None for fi in made]
     for entry, fi in zip(entries, made):
         if fi is None:
             continue

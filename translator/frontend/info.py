@@ -66,6 +66,7 @@ class ModuleInfo:
     plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
     notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
+    imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
     root: ModuleInfo | None = None  # a scope view's module; None for the module itself
 
     def code(self, node: cst.CSTNode) -> str:

@@ -271,5 +271,7 @@ def probe_module(args: dict, arrays: list):
 def describe_dispatcher(obj, max_array_bytes: int):
     """(description, arrays) of one dispatcher the caller holds, read in this process without running anything."""
     describer = Describer(max_array_bytes)
-    describer.kernel(obj, None)
+    fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+    bound = next((name for name, value in getattr(fn, "__globals__", {}).items() if value is obj), None)
+    describer.kernel(obj, bound)
     return {"kernels": describer.kernels, "globals": {}, "simulator": None}, describer.arrays
