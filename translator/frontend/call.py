@@ -116,7 +116,9 @@ class CallLowerer:
             raise Unsupported(node, f"{name}()", "takes two or more numbers",
                               "for an array, loop over it and keep a running value")
         self.use_helper("py_minmax")
-        entry = intrinsics.Intrinsic(name, f"n2c::py_{name}", lambda ts: T.unify(ts[0], ts[1]), (2, 2),
+        # the template argument is explicit: a literal prints as an int, which would not deduce against int64_t
+        entry = intrinsics.Intrinsic(name, lambda ts: f"n2c::py_{name}<{T.c_name(T.unify(ts[0], ts[1]))}>",
+                                     lambda ts: T.unify(ts[0], ts[1]), (2, 2),
                                      arg_types=lambda ts: [T.unify(ts[0], ts[1])] * 2)
         result = self.expr(args[0])
         for a in args[1:]:
