@@ -537,3 +537,176 @@ def test_kernel_option_reports_the_real_reason():
     assert "not compiled with cuda.jit" in error(src, kernels=["plain"])
     text = error(src, kernels=["nothing"])
     assert "no kernel named nothing" in text and "with a problem in their decorator: broken" in text
+
+
+# ------------------------------------------------------------------ values as the kernel sees them when it compiles
+
+CAPTURE = """
+    import numpy as np
+
+    def test_capture():
+        from numba import cuda
+
+        TAX_RATE = 0.08
+        PRICES = np.array([10.0, 25.0, 5.0], dtype=np.float64)
+        {before}
+
+        @cuda.jit
+        def totals(q, out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = q[i] * PRICES[i] * (1 + TAX_RATE)
+
+        totals[1, 32](np.ones(3), np.zeros(3))
+        TAX_RATE = 0.10
+        PRICES[:] = [20.0, 50.0, 10.0]
+        totals[1, 32](np.ones(3), np.zeros(3))
+"""
+
+
+def test_values_at_the_first_launch_as_numba_captures_them():
+    cu = translate(CAPTURE.format(before=""), types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "TAX_RATE = 0.08;" in cu and "PRICES[3] = {10.0, 25.0, 5.0};" in cu
+
+
+def test_an_array_changed_before_the_first_launch_is_not_a_constant():
+    text = error(CAPTURE.format(before="PRICES[0] = 99.0"), types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "'PRICES'" in text and "changed in place (line 9)" in text
+
+
+def test_a_module_array_changed_anywhere_is_not_a_constant():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        TABLE = np.zeros(4, dtype=np.float32)
+
+        def setup():
+            TABLE.fill(2.0)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = TABLE[1]
+    """
+    text = error(src)
+    assert "'TABLE'" in text and "changed in place (line 8)" in text and "--import-module" in text
+
+
+def test_computed_values_of_the_doc_examples():
+    src = """
+        def test_ex():
+            import numpy as np
+            from numba import cuda
+            from numba.cuda.types import int32
+
+            a = cuda.to_device(np.arange(64))
+            nelem = len(a)
+            timeout = np.int64(np.timedelta64("3600", "s"))
+
+            @cuda.jit("void(int64[::1])")
+            def k(data):
+                shr = cuda.shared.array(nelem, int32)
+                tid = cuda.threadIdx.x
+                shr[tid] = data[tid]
+                cuda.syncthreads()
+                data[tid] = shr[nelem - 1 - tid] + timeout
+    """
+    cu = translate(src)
+    assert "__shared__ int shr[nelem];" in cu and "nelem = 64;" in cu and "timeout = 3600;" in cu
+
+
+# ------------------------------------------------------------------ more ways of making kernels
+
+def test_a_project_decorator_function_called_on_the_function():
+    src = """
+        from numba.cuda import jit as _jit
+
+        def jit(fn, **kwargs):
+            return _jit(**kwargs)(fn)
+
+        def device_jit(fn, **kwargs):
+            return _jit(device=True, **kwargs)(fn)
+
+        def twice(x):
+            return 2 * x
+
+        twice = device_jit(twice)
+
+        def _double(a):
+            a[0] = twice(a[0])
+
+        double = jit(_double)
+        NUMBA2CUDA_TYPES = {"double": "a=float32[::1]"}
+    """
+    cu = translate(src)
+    assert "__global__ void double(" in cu and "__device__" in cu and "twice(" in cu
+
+
+def test_names_a_function_publishes_with_globals_update_locals():
+    src = """
+        def _setup():
+            from numba import cuda, float32
+
+            @cuda.jit(device=True)
+            def half(x):
+                return x * float32(0.5)
+
+            globals().update(locals())
+
+        def halve(a):
+            a[0] = half(a[0])
+
+        class Runner:
+            def __init__(self):
+                self.k = cuda.jit(argtypes=(float32[::1],))(halve)
+    """
+    cu = translate(src)
+    assert "__global__ void halve(float *a)" in cu and "half(" in cu
+
+
+def test_a_star_import_it_cannot_read_is_taken_to_bring_numba_and_says_so():
+    src = """
+        from helpers_nobody_has import *
+
+        @numba.cuda.jit("void(float32[::1])")
+        def k(a):
+            a[numba.cuda.threadIdx.x] = 1.0
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["k"]
+    assert any("'numba': taken to be numba" in n.render_note() for n in prog.notices)
+    text = error(src.replace("= 1.0", "= THREADS"))
+    assert "unknown name 'THREADS'" in text and "from helpers_nobody_has import *" in text and "--import-module" in text
+
+
+def test_a_star_import_of_a_file_next_to_it_is_read(tmp_path):
+    (tmp_path / "helpers.py").write_text("import numba\nimport numpy as np\nTHREADS = 64\n")
+    (tmp_path / "k.py").write_text(textwrap.dedent("""
+        from helpers import *
+
+        @numba.cuda.jit("void(int64[::1])")
+        def k(a):
+            sdata = numba.cuda.shared.array(shape=THREADS, dtype=numba.int64)
+            sdata[0] = a[0]
+            a[0] = sdata[0] + THREADS
+    """))
+    from translator import translate_file
+
+    cu = translate_file(tmp_path / "k.py")
+    assert "THREADS = 64;" in cu and "__shared__ int64_t sdata[THREADS];" in cu
+
+
+def test_min_max_of_an_int64_and_a_literal_compiles():
+    """translate's own compile check caught this: a literal next to an int64 did not deduce the template."""
+    from translator.runtime.selfcheck import check_cu
+
+    cu = translate("""
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], int64)")
+        def clamp_copy(x, first):
+            j = min(max(first + cuda.threadIdx.x, 0), x.shape[0] - 1)
+            x[j] = 1.0
+    """)
+    outcome = check_cu(cu, "mod.py")
+    assert outcome.compiler and outcome.ok, outcome.problems

@@ -1,20 +1,21 @@
-# expect: 15:27: closure variable 'scale': is assigned more than once in 'test_scaling', so its value is unknown
-"""A test changes the captured value after the first launch (Numba keeps the first; nobody can tell which)."""
+# expect: 19:27: closure variable 'scale': is assigned more than once in 'make_scaler', so its value is unknown
+"""The factory changes the captured value after defining the kernel, and never launches it: the kernel compiles
+at its first launch, somewhere else, and sees whatever the cell holds then."""
 import numpy as np
 
+NUMBA2CUDA_TYPES = {"scale_all": "a=float32[::1]"}
 
-def test_scaling():
+
+def make_scaler(fast):
     from numba import cuda
 
     scale = 2.0
+    scale = 3.0 if fast else scale
 
-    @cuda.jit("void(float32[::1])")
+    @cuda.jit
     def scale_all(a):
         i = cuda.grid(1)
         if i < a.shape[0]:
             a[i] = a[i] * scale
 
-    a = np.ones(8, dtype=np.float32)
-    scale_all[1, 8](a)
-    scale = 3.0
-    scale_all[1, 8](a)
+    return scale_all

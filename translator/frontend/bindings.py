@@ -44,6 +44,7 @@ class Binder:
         self.sibling = sibling  # (module name, level) -> the sibling module's ModuleInfo or None
         self.bound: set = set()
         self.loop_depth = 0
+        self.branch_depth = 0
 
     # ------------------------------------------------------------ entry
     def run(self, statements) -> None:
@@ -109,10 +110,11 @@ class Binder:
                 local = alias.asname.name.value if alias.asname else full.split(".")[0]
                 self._import(local, full if alias.asname else local, None, 0)
         elif isinstance(small, cst.ImportFrom):
-            if isinstance(small.names, cst.ImportStar):
-                return
             mod = dotted(small.module) if small.module is not None else ""
             level = len(small.relative)
+            if isinstance(small.names, cst.ImportStar):
+                self.star_import(mod, level)
+                return
             for alias in small.names:
                 name = alias.name.value
                 local = alias.asname.name.value if alias.asname else name
@@ -142,6 +144,7 @@ class Binder:
         if not isinstance(target, cst.Name):
             return  # an attribute or an element: not a name binding
         name = target.value
+        self._history(name, value)
         if name in self.bound:
             where = "at module level" if self.owner is None else f"in '{self.owner}'"
             self._unknown(name, f"is assigned more than once {where}, so its value is unknown")
@@ -187,11 +190,13 @@ class Binder:
         """Run each arm from the same start; a name keeps a value only if every arm gives it that value."""
         start = self._snapshot()
         results = []
+        self.branch_depth += 1
         for arm in arms:
             self._restore(start)
             for body in arm:
                 self.block(body)
             results.append(self._snapshot())
+        self.branch_depth -= 1
         self._restore(start)
         line = self.view.reporter.location(stmt).line
         touched = set().union(*(r["bound"] - start["bound"] for r in results), *(
@@ -210,6 +215,15 @@ class Binder:
             else:
                 self._unknown(name, f"is set under {what} (line {line}), which numba2cuda cannot decide "
                                     "without running the module", run=True)
+
+    def _history(self, name, value) -> None:
+        """Straight-line assignments (not under an if, a loop or a try) in order: with the line a kernel compiles
+        at, they tell which one it sees (discover.py). Any other binding of the name spoils them."""
+        history = self.view.history
+        if value is not None and not self.loop_depth and not self.branch_depth and history.get(name, []) is not None:
+            history.setdefault(name, []).append((self.view.reporter.location(value).line, value))
+        else:
+            history[name] = None
 
     # ------------------------------------------------------------ tables
     def _import(self, local, qualified, from_parts, level) -> None:
@@ -231,6 +245,24 @@ class Binder:
                     if "." not in name:
                         self.view.constants[f"{local}.{name}"] = value
         self.view.aliases[local] = qualified
+
+    def star_import(self, mod: str, level: int) -> None:
+        """`from helpers import *`: the public names of a module next to the file, read as it is; of any other
+        module, nothing is known (`star_imports` says which, for the messages)."""
+        sibling = self.sibling(mod, level) if self.sibling is not None else None
+        if sibling is None:
+            self.view.star_imports.append("." * level + mod)
+            return
+        for name, qualified in sibling.aliases.items():
+            if not name.startswith("_"):
+                self._unbind(name)
+                self.view.aliases[name] = qualified
+        for name, value in sibling.constants.items():
+            if not name.startswith("_") and "." not in name:
+                self._set_constant(name, value, None)
+        for name, reason in sibling.nonconstant.items():
+            if not name.startswith("_"):
+                self.view.nonconstant.setdefault(name, f"(from {mod}) {reason}")
 
     def _set_constant(self, name, value, node) -> None:
         self.view.constants[name] = value
@@ -254,6 +286,7 @@ class Binder:
 
     def _bind_target(self, target, reason) -> None:
         if isinstance(target, cst.Name):
+            self._history(target.value, None)
             self.bound.add(target.value)
             self._unknown(target.value, reason)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -273,6 +306,58 @@ class Binder:
             table.clear()
             table.update(snap[t])
         self.bound = set(snap["bound"])
+
+
+# What may be done to an array without changing it: it is still the constant it was made as.
+_READS = {"copy", "astype", "sum", "mean", "max", "min", "reshape", "ravel", "tolist", "copy_to_host", "any", "all",
+          "std", "var", "argmax", "argmin", "nonzero", "transpose", "flatten", "view", "item", "prod", "dot",
+          "cumsum", "round", "clip", "tobytes"}
+_READING_CALLS = ("np.", "numpy.", "cuda.", "numba.cuda.", "len", "print", "range", "float", "int",
+                  "str", "repr", "isinstance", "type")
+_WRITING_NUMPY = ("np.copyto", "np.put", "np.place", "np.putmask", "np.fill_diagonal", "np.random.shuffle",
+                  "numpy.copyto", "numpy.put", "numpy.place", "numpy.putmask", "numpy.random.shuffle")
+
+
+def array_mutations(info: ModuleInfo, tree, names) -> dict:
+    """{name: [lines]} where one of NAMES (arrays) may be changed in place within TREE: an element or slice
+    assigned, a method that is not a read, or the array passed to a function that is not known to only read it
+    (a kernel launch copies a host array back). Numba bakes an array's values in when the kernel compiles, so
+    a change before that is a change numba2cuda must not miss."""
+    from .names import resolve
+
+    found: dict = {}
+
+    def note(name, node):
+        if name in names:
+            found.setdefault(name, []).append(info.reporter.location(node).line)
+
+    def root(node):
+        while isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        return node.value if isinstance(node, cst.Name) else None
+
+    class Finder(cst.CSTVisitor):
+        def visit_AssignTarget(self, node) -> None:
+            if isinstance(node.target, (cst.Subscript, cst.Attribute)):
+                note(root(node.target), node)
+
+        def visit_AugAssign(self, node) -> None:
+            if isinstance(node.target, (cst.Subscript, cst.Attribute)):
+                note(root(node.target), node)
+
+        def visit_Call(self, node) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value not in _READS \
+                    and func.value.value in names:
+                note(func.value.value, node)
+            canon = resolve(info, func) or (func.value if isinstance(func, cst.Name) else "")
+            reads = canon.startswith(_READING_CALLS) and not canon.startswith(_WRITING_NUMPY)
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name) and not reads:
+                    note(arg.value.value, node)
+
+    tree.visit(Finder())
+    return found
 
 
 def called_at_import(info: ModuleInfo, function: str) -> bool:

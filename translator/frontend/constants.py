@@ -58,6 +58,13 @@ def _np_dtype(scalar: T.Scalar):
     return np.dtype("bool" if scalar.kind == "b" else scalar.name)
 
 
+@dataclass(frozen=True)
+class TimeDelta:
+    """np.timedelta64(count, unit): usable only through an integer cast (np.int64(...)), as kernels use it."""
+    count: int
+    unit: str
+
+
 class ConstEvalError(Exception):
     pass
 
@@ -276,6 +283,8 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     scalar = scalar_type_of_name(canon)
     if scalar is not None and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
+        if isinstance(v, TimeDelta) and scalar.kind in "iu":  # np.int64(np.timedelta64(3600, "s")): the count
+            return Typed(_convert(v.count, scalar), scalar)
         if isinstance(v, ConstArray):
             return ConstArray([_convert(x, scalar) for x in v.values], scalar, v.shape)
         return Typed(_convert(v.value if isinstance(v, Typed) else v, scalar), scalar)
@@ -293,6 +302,21 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         if len(flat) > MAX_CONST_ELEMENTS:
             raise ConstEvalError(f"an array of {len(flat)} elements")
         return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)
+    if canon in ("cuda.to_device", "np.ascontiguousarray") and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)  # a copy on the device: the same shape and values
+        if isinstance(value, ConstArray):
+            return value
+        raise ConstEvalError(canon)
+    if canon == "len" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)
+        if isinstance(value, ConstArray) and value.shape:
+            return value.shape[0]
+    if canon == "np.timedelta64" and len(args) == 2 and not kwargs:
+        first, unit = args[0].value, args[1].value
+        value = first.evaluated_value if isinstance(first, cst.SimpleString) else const_eval(info, first, local_consts)
+        if isinstance(unit, cst.SimpleString) and isinstance(value, (int, str)) and str(value).lstrip("-").isdigit():
+            return TimeDelta(int(value), unit.evaluated_value)
+        raise ConstEvalError(canon)
     if canon in _BUILTINS or (canon or "").startswith("math.") and canon[5:] in _MATH_FUNCTIONS:
         import builtins
 

@@ -21,8 +21,8 @@ import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import typesys as T
-from .bindings import Binder
-from .constants import ConstEvalError, const_eval
+from .bindings import Binder, array_mutations
+from .constants import ConstArray, ConstEvalError, const_eval
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import argtypes_signature, is_jit_name, read_options, read_signatures, type_text
 from .names import resolve
@@ -254,6 +254,8 @@ class Discoverer:
                 child = self.scope_view(view, fn)
                 self.walk(child, fn.body.body, fn, f"{prefix}{name}.")
                 self.candidates.append((fn, child))
+                if view is self.info and _publishes_locals(fn):
+                    self.publish(child)
             return
         self.register(view, fn, jit, enclosing, prefix + name, name, site)
 
@@ -268,6 +270,8 @@ class Discoverer:
             self.info.functions.pop(key, None)
             return None
         fi.scope = view if view is not self.info else None
+        if enclosing is not None and view is not self.info:
+            fi.scope = _at_compile(view, fi, enclosing)
         self.info.deferred.pop(key, None)
         view.failed_functions.maps[0].pop(name, None)
         self.info.functions[key] = fi  # a second definition of one name replaces the first, as in Python
@@ -278,7 +282,7 @@ class Discoverer:
     def scope_view(self, parent: ModuleInfo, fn: cst.FunctionDef, values: dict | None = None) -> ModuleInfo:
         """The names a function defined inside FN sees: FN's imports, parameters and local constants over PARENT's."""
         child = parent.view(aliases=dict(parent.aliases), constants=dict(parent.constants),
-                            nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes),
+                            nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes), history={},
                             needs_run=set(parent.needs_run), functions=ChainMap({}, parent.functions),
                             failed_functions=ChainMap({}, parent.failed_functions),
                             plain_functions=ChainMap({}, parent.plain_functions))
@@ -286,7 +290,23 @@ class Discoverer:
         binder.bind_parameters(fn, values)
         if isinstance(fn.body, cst.IndentedBlock):
             binder.run(fn.body.body)
+            arrays = {n for n in binder.bound if isinstance(child.constants.get(n), ConstArray)}
+            child.mutations = array_mutations(child, fn.body, arrays) if arrays else {}
         return child
+
+    def publish(self, child: ModuleInfo) -> None:
+        """`globals().update(locals())` in a module-level function: its imports, constants and functions become the
+        module's (once it has run, which any kernel using them needs), where the module does not bind them."""
+        root = self.info
+        for name, qualified in child.aliases.items():
+            root.aliases.setdefault(name, qualified)
+        for name, value in child.constants.items():
+            if name not in root.constants and name not in root.nonconstant:
+                root.constants[name] = value
+        for name, fi in child.functions.maps[0].items():
+            root.functions.setdefault(name, fi)
+        for name, entry in child.plain_functions.maps[0].items():
+            root.plain_functions.maps[0].setdefault(name, entry)
 
     # ------------------------------------------------------------ cuda.jit(...)(fn) calls
     def find_sites(self, view, stmt: cst.SimpleStatementLine, prefix) -> None:
@@ -316,6 +336,13 @@ class Discoverer:
                 is_jit_name(view, call.func) and call.args[0].value.value in view.plain_functions:
             jit = ([a.value for a in call.args[1:] if a.keyword is None],
                    {a.keyword.value: a.value for a in call.args if a.keyword is not None})
+            fn_name = call.args[0].value.value
+        elif len(call.args) >= 1 and isinstance(call.func, cst.Name) and call.func.value in view.plain_functions \
+                and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
+                and call.args[0].value.value in view.plain_functions:
+            jit = jit_parts(view, call.func)  # jit(fn): a project's decorator called on the function
+            if jit is not None:
+                jit = (jit[0], {**jit[1], **{a.keyword.value: a.value for a in call.args if a.keyword}})
             fn_name = call.args[0].value.value
         else:
             return
@@ -388,6 +415,72 @@ class Discoverer:
             made.also_known_as.add(name)
             self.info.functions[name] = made
             self.info.deferred.pop(name, None)
+
+
+def _at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -> ModuleInfo:
+    """VIEW as the kernel sees it when it compiles (at its definition when it has a signature, else at its first
+    launch; Numba keeps what it saw for every later launch): a name the enclosing function assigns several times
+    (in straight-line code) holds the value it had then; an array changed in place before then (or when that
+    moment is unknown) is not a constant."""
+    changing = {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+    if not changing and not view.mutations:
+        return view
+    line = view.reporter.location(fi.node).line if fi.signatures else _first_launch(view, fi, enclosing)
+    compiled = view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant))
+    for name, lines in view.mutations.items():
+        if line is None or min(lines) < line:
+            compiled.constants.pop(name, None)
+            compiled.nonconstant[name] = (f"is a NumPy array changed in place (line {min(lines)}); Numba bakes in "
+                                          "its values when the kernel compiles, which numba2cuda cannot tell from "
+                                          "the source")
+    if line is None:
+        return compiled
+    for name, history in changing.items():
+        before = [node for at, node in history if at < line]
+        if not before:
+            continue
+        try:
+            compiled.constants[name] = const_eval(compiled, before[-1])
+            compiled.nonconstant.pop(name, None)
+        except ConstEvalError:
+            pass
+    return compiled
+
+
+def _first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
+    """The line of the first `kernel[grid, block](...)` (or `kernel.forall(n)(...)`) after the kernel's definition."""
+    start = view.reporter.location(fi.node).line
+    names = {fi.name, fi.node.name.value}
+    lines = []
+
+    class Launches(cst.CSTVisitor):
+        def visit_Call(self, node) -> None:
+            func = node.func
+            target = func.value if isinstance(func, cst.Subscript) else (
+                func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
+                and func.func.attr.value == "forall" else None)
+            if isinstance(target, cst.Name) and target.value in names:
+                at = view.reporter.location(node).line
+                if at > start:
+                    lines.append(at)
+
+    enclosing.body.visit(Launches())
+    return min(lines) if lines else None
+
+
+def _publishes_locals(fn: cst.FunctionDef) -> bool:
+    """Whether FN's body runs `globals().update(locals())`."""
+    for stmt in _body(fn):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                call = getattr(small, "value", None)
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                        call.func.attr.value == "update" and isinstance(call.func.value, cst.Call) and \
+                        isinstance(call.func.value.func, cst.Name) and call.func.value.func.value == "globals" and \
+                        len(call.args) == 1 and isinstance(call.args[0].value, cst.Call) and \
+                        isinstance(call.args[0].value.func, cst.Name) and call.args[0].value.func.value == "locals":
+                    return True
+    return False
 
 
 def _bind_call(info, fn: cst.FunctionDef, call: cst.Call) -> dict | None:

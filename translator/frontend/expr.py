@@ -150,6 +150,11 @@ class ExprLowerer:
                                   "translate with --import-module (numba2cuda then imports the module as Numba "
                                   "would and reads the value), or pass it as a kernel argument")
             raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
+        if self.info.star_imports:
+            raise Unsupported(node, f"unknown name '{name}'", f"it may come from `from {self.info.star_imports[0]} "
+                              "import *`, which numba2cuda cannot read without running it",
+                              "translate with --import-module (numba2cuda then imports the module as Numba would "
+                              "and reads the value), or import the name explicitly")
         raise Unsupported(node, f"unknown name '{name}'",
                           "it is not a parameter, local variable, module constant or import",
                           "define it before the kernel as a module-level constant, or pass it as an argument")

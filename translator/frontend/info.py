@@ -63,8 +63,11 @@ class ModuleInfo:
     emitted_constants: dict = field(default_factory=dict)  # C name -> value of constants from enclosing scopes
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
+    history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
+    mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place
     plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
     notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
+    star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
     root: ModuleInfo | None = None  # a scope view's module; None for the module itself

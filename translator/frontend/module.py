@@ -8,7 +8,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..ir import typesys as T
-from .bindings import Binder
+from .bindings import Binder, array_mutations
+from .constants import ConstArray
 from .discover import Discoverer, function_info, jit_parts
 from .importmode import apply_globals, apply_kernels, run_import
 from ..errors import Diagnostic, Location, Reporter, UserError
@@ -79,6 +80,9 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
     sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
     Binder(info, None, sibling).run(module.body)
+    _mutated_arrays(info)
+    if info.star_imports:
+        _assume_conventional_names(info)
     info.imported = imported
     if imported is not None:
         apply_globals(info, imported)
@@ -92,6 +96,48 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
             info.reporter.add(node, TYPES_DECLARATION, f"names {kernel!r}, which is not a @cuda.jit function here",
                               "use the kernel's name as the key")
     return info
+
+
+# What these names mean wherever Numba code is written; a star import that numba2cuda cannot read is taken to bring
+# them with these meanings (and says so), since a kernel decorated with numba.cuda.jit means nothing else.
+CONVENTIONAL_NAMES = {"numba": "numba", "cuda": "numba.cuda", "np": "numpy", "numpy": "numpy", "math": "math",
+                      "nb": "numba"}
+
+
+def _mutated_arrays(info: ModuleInfo) -> None:
+    """A module array that the module may change in place is not a constant: Numba bakes in the values it has
+    when the kernel compiles, which the source does not tell."""
+    arrays = {n for n, v in info.constants.items() if isinstance(v, ConstArray)}
+    for name, lines in (array_mutations(info, info.module, arrays) if arrays else {}).items():
+        del info.constants[name]
+        info.nonconstant[name] = (f"is a NumPy array changed in place (line {min(lines)}); Numba bakes in its values "
+                                  "when the kernel compiles, which numba2cuda cannot tell from the source")
+        info.needs_run.add(name)
+
+
+def _assume_conventional_names(info: ModuleInfo) -> None:
+    used = {n.value for n in _names_in(info.module)}
+    star = next((small for stmt in info.module.body if isinstance(stmt, cst.SimpleStatementLine)
+                 for small in stmt.body if isinstance(small, cst.ImportFrom)
+                 and isinstance(small.names, cst.ImportStar)), None)
+    for name, qualified in CONVENTIONAL_NAMES.items():
+        if name in used and name not in info.aliases and name not in info.constants and \
+                name not in info.nonconstant and name not in info.value_nodes:
+            info.aliases[name] = qualified
+            info.notices.append(info.reporter.make(star, f"'{name}'", f"taken to be {qualified}: this module does "
+                                                   f"not import it, and `from {info.star_imports[0]} import *` "
+                                                   "cannot be read without running it"))
+
+
+def _names_in(node) -> list:
+    found = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n) -> None:
+            found.append(n)
+
+    node.visit(Names())
+    return found
 
 
 class _SiblingLoader:

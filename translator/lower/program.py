@@ -221,6 +221,18 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
                           "name a kernel that calls it")
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
+    if plain is not None and plain[0].decorators:
+        dec = plain[0].decorators[0].decorator
+        text = info.code(dec)
+        head = text.split("(")[0].split(".")[0]
+        origin = info.aliases.get(head)
+        why = (f"its decorator @{text} comes from {origin.rsplit('.', 1)[0] or origin}, which numba2cuda cannot read "
+               "without running it" if origin and not origin.startswith(("numba", "numpy", "math"))
+               else f"its decorator @{text} does not apply cuda.jit as far as numba2cuda can read")
+        info.reporter.add(dec, f"--kernel {want}", why,
+                          "translate with --import-module (numba2cuda then imports the module and finds the kernels "
+                          "it makes, however made), or decorate it with @cuda.jit")
+        return UserError(info.reporter.diagnostics)
     if plain is not None:
         info.reporter.add(plain[0].name, f"--kernel {want}", "this function is not compiled with cuda.jit here",
                           f"decorate it with @cuda.jit, or compile it with {want}_gpu = cuda.jit(signature)({want})")
@@ -245,6 +257,7 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
                           "it runs is found with --import-module")
         info.reporter.raise_if_any()
     program = Program(info, options)
+    program.notices += info.notices
     for fi in kernels:
         try:
             program.add_kernel(fi)
