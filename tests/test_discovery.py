@@ -710,3 +710,23 @@ def test_min_max_of_an_int64_and_a_literal_compiles():
     """)
     outcome = check_cu(cu, "mod.py")
     assert outcome.compiler and outcome.ok, outcome.problems
+
+
+def test_the_drop_in_dispatches_several_signatures_by_argument_types():
+    import numpy as np
+    import torch
+    from translator.runtime.launch import Dispatcher
+
+    class Fake:  # a translated kernel: records what it was launched with
+        def __init__(self, name):
+            self.name = self.__doc__ = name
+
+        def __getitem__(self, config):
+            return lambda *args: self.name
+
+    d = Dispatcher("double", [Fake("double_float32"), Fake("double_float64")],
+                   [[("float32", 1), ("float32", 1)], [("float64", 1), ("float64", 1)]])
+    assert d[1, 32](np.zeros(4, np.float64), np.zeros(4, np.float64)) == "double_float64"
+    assert d[1, 32](torch.zeros(4), torch.zeros(4)) == "double_float32"
+    with pytest.raises(TypeError, match="no signature takes"):
+        d[1, 32](np.zeros(4, np.int32), np.zeros(4, np.int32))
