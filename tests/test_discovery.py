@@ -730,3 +730,27 @@ def test_the_drop_in_dispatches_several_signatures_by_argument_types():
     assert d[1, 32](torch.zeros(4), torch.zeros(4)) == "double_float32"
     with pytest.raises(TypeError, match="no signature takes"):
         d[1, 32](np.zeros(4, np.int32), np.zeros(4, np.int32))
+
+
+@pytest.mark.gpu
+def test_several_signatures_launch_like_numbas_dispatcher(tmp_path):
+    """On the GPU: one drop-in name, a C kernel per signature, picked by the arguments' element types."""
+    import torch
+    import numba2cuda
+
+    path = tmp_path / "double_sigs.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+
+        @cuda.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])
+        def double(x, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = 2 * x[i]
+    """))
+    mod = numba2cuda.load(path)
+    for dtype in (torch.float32, torch.float64):
+        x = torch.linspace(-3, 3, 1000, dtype=dtype, device="cuda")
+        out = torch.full_like(x, float("nan"))
+        mod.double[4, 256](x, out)
+        assert torch.equal(out, 2 * x)
