@@ -10,7 +10,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..ir import typesys as T
 from .bindings import Binder, array_mutations
 from .constants import ConstArray
-from .discover import Discoverer, function_info, jit_parts
+from .decorators import function_info, jit_parts
+from .discover import Discoverer
 from .importmode import apply_globals, apply_kernels, run_import
 from ..errors import Diagnostic, Location, Reporter, UserError
 from .info import FunctionInfo, ModuleInfo

@@ -1,0 +1,99 @@
+"""What an enclosing function's names hold when its kernel compiles, and what a factory call binds: Numba reads a
+kernel's closure variables when it compiles the kernel, at its definition when it has a signature, else at its
+first launch, and keeps what it saw."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .constants import ConstEvalError, const_eval
+from .decorators import body_of
+from .info import FunctionInfo, ModuleInfo
+
+def at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -> ModuleInfo:
+    """VIEW as the kernel sees it when it compiles (at its definition when it has a signature, else at its first
+    launch; Numba keeps what it saw for every later launch): a name the enclosing function assigns several times
+    (in straight-line code) holds the value it had then; an array changed in place before then (or when that
+    moment is unknown) is not a constant."""
+    changing = {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+    if not changing and not view.mutations:
+        return view
+    line = view.reporter.location(fi.node).line if fi.signatures else first_launch(view, fi, enclosing)
+    compiled = view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant))
+    for name, lines in view.mutations.items():
+        if line is None or min(lines) < line:
+            compiled.constants.pop(name, None)
+            compiled.nonconstant[name] = (f"is a NumPy array changed in place (line {min(lines)}); Numba bakes in "
+                                          "its values when the kernel compiles, which numba2cuda cannot tell from "
+                                          "the source")
+    if line is None:
+        return compiled
+    for name, history in changing.items():
+        before = [node for at, node in history if at < line]
+        if not before:
+            continue
+        try:
+            compiled.constants[name] = const_eval(compiled, before[-1])
+            compiled.nonconstant.pop(name, None)
+        except ConstEvalError:
+            pass
+    return compiled
+
+
+def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
+    """The line of the first `kernel[grid, block](...)` (or `kernel.forall(n)(...)`) after the kernel's definition."""
+    start = view.reporter.location(fi.node).line
+    names = {fi.name, fi.node.name.value}
+    lines = []
+
+    class Launches(cst.CSTVisitor):
+        def visit_Call(self, node) -> None:
+            func = node.func
+            target = func.value if isinstance(func, cst.Subscript) else (
+                func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
+                and func.func.attr.value == "forall" else None)
+            if isinstance(target, cst.Name) and target.value in names:
+                at = view.reporter.location(node).line
+                if at > start:
+                    lines.append(at)
+
+    enclosing.body.visit(Launches())
+    return min(lines) if lines else None
+
+
+def publishes_locals(fn: cst.FunctionDef) -> bool:
+    """Whether FN's body runs `globals().update(locals())`."""
+    for stmt in body_of(fn):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                call = getattr(small, "value", None)
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                        call.func.attr.value == "update" and isinstance(call.func.value, cst.Call) and \
+                        isinstance(call.func.value.func, cst.Name) and call.func.value.func.value == "globals" and \
+                        len(call.args) == 1 and isinstance(call.args[0].value, cst.Call) and \
+                        isinstance(call.args[0].value.func, cst.Name) and call.args[0].value.func.value == "locals":
+                    return True
+    return False
+
+
+def bind_call(info, fn: cst.FunctionDef, call: cst.Call) -> dict | None:
+    """{parameter: constant} of a call with constant arguments (defaults included), or None."""
+    params = [*fn.params.posonly_params, *fn.params.params]
+    values = {}
+    try:
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or len(positional) > len(params):
+            return None
+        for p, a in zip(params, positional):
+            values[p.name.value] = const_eval(info, a.value)
+        for a in call.args:
+            if a.keyword is not None:
+                values[a.keyword.value] = const_eval(info, a.value)
+        for p in params:
+            if p.name.value not in values:
+                if p.default is None:
+                    return None
+                values[p.name.value] = const_eval(info, p.default)
+    except ConstEvalError:
+        return None
+    return values
