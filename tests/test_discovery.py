@@ -754,3 +754,31 @@ def test_several_signatures_launch_like_numbas_dispatcher(tmp_path):
         out = torch.full_like(x, float("nan"))
         mod.double[4, 256](x, out)
         assert torch.equal(out, 2 * x)
+
+
+def test_the_signature_and_names_at_the_cuda_jit_call_site():
+    """numba-cuda's own tests: `sig` bound in each test method, a type bound to another name (a free variable)."""
+    src = """
+        import numpy as np
+        from numba import cuda, float64, int32
+
+        def kernel(A, i):
+            A[i] = 1
+
+        def uses_an_alias(A, i):
+            sdata = cuda.shared.array(size, dtype=nbtype)
+            A[i] = sdata[i]
+
+        size = 1024
+        nbtype = float64
+
+        class TestKernels:
+            def test_float(self):
+                sig = (float64[:], int32)
+                k = cuda.jit(sig)(kernel)
+                sig = (int32[:], int32)
+                k2 = cuda.jit(sig)(uses_an_alias)
+    """
+    cu = translate(src)
+    assert "void kernel(double *A, int i)" in cu and "void uses_an_alias(int *A, int i)" in cu
+    assert "__shared__ double sdata[size];" in cu

@@ -91,6 +91,8 @@ class AssignLowerer:
         args = [a.value for a in call.args if a.keyword is None]
         kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if canon == "cuda.const.array_like":
+            if len(args) == 1 and isinstance(args[0], cst.Name) and args[0].value in self.info.nonconstant:
+                raise self.unknown_value(args[0].value, args[0])
             if len(args) != 1 or not isinstance(args[0], cst.Name) or not isinstance(
                     self.info.constants.get(args[0].value), ConstArray):
                 raise Unsupported(call, "cuda.const.array_like()", "needs a module-level constant array",

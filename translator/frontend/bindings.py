@@ -157,8 +157,13 @@ class Binder:
         try:
             result = const_eval(self.view, value)
         except ConstEvalError:
-            self._unknown(name, why_not_constant(value, self.owner),
-                          run=isinstance(value, (cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation)))
+            qualified = self._qualified(value)
+            if qualified is not None:  # nbtype = float32, DT = np.float32, sq = math.sqrt: another name for it
+                self.view.nonconstant.pop(name, None)
+                self.view.aliases[name] = qualified
+                return
+            self._unknown(name, why_not_constant(value, self.owner), run=not isinstance(value, (
+                cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set)))
             return
         self._set_constant(name, result, value)
 
@@ -215,6 +220,16 @@ class Binder:
             else:
                 self._unknown(name, f"is set under {what} (line {line}), which numba2cuda cannot decide "
                                     "without running the module", run=True)
+
+    def _qualified(self, value) -> str | None:
+        """The qualified name a Name or dotted Attribute refers to through the imports, or None."""
+        name = dotted(value)
+        if not name:
+            return None
+        head, _, rest = name.partition(".")
+        if head not in self.view.aliases:
+            return None
+        return self.view.aliases[head] + ("." + rest if rest else "")
 
     def _history(self, name, value) -> None:
         """Straight-line assignments (not under an if, a loop or a try) in order: with the line a kernel compiles

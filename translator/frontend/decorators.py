@@ -132,15 +132,17 @@ def returned_expression(fn: cst.FunctionDef | None):
 # ------------------------------------------------------------------ one function
 
 def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: str, name: str | None = None,
-                  site=None) -> FunctionInfo:
-    """The FunctionInfo of FN compiled by a cuda.jit with arguments JIT (read in VIEW, where it is written)."""
+                  site=None, site_view: ModuleInfo | None = None) -> FunctionInfo:
+    """The FunctionInfo of FN (whose names VIEW holds) compiled by a cuda.jit with arguments JIT, read in SITE_VIEW
+    (where the cuda.jit is written: a test method's `cuda.jit(sig)(fn)`; default VIEW)."""
     args, kwargs = jit
+    at = site_view or view
     notes: list = []
-    options = read_options(view, kwargs, notes)
+    options = read_options(at, kwargs, notes)
     is_device = bool(options.get("device"))
-    signatures = read_signatures(view, args[0]) if args else []
+    signatures = read_signatures(at, args[0], site) if args else []
     if not args and "argtypes" in kwargs:
-        signatures = [argtypes_signature(view, kwargs)]
+        signatures = [argtypes_signature(at, kwargs)]
         notes.append((kwargs["argtypes"], "@cuda.jit(argtypes=...)", "read as the signature (numba-cuda now asks "
                       "for the signature as the first argument)"))
     params_node = fn.params

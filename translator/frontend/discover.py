@@ -79,9 +79,9 @@ class Discoverer:
             return
         self.register(view, fn, jit, enclosing, prefix + name, name, site)
 
-    def register(self, view, fn, jit, enclosing, key, name, site) -> FunctionInfo | None:
+    def register(self, view, fn, jit, enclosing, key, name, site, site_view=None) -> FunctionInfo | None:
         try:
-            fi = function_info(view, fn, jit, enclosing, key, name, site)
+            fi = function_info(view, fn, jit, enclosing, key, name, site, site_view)
         except Unsupported as exc:
             diag = view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)
             self.info.deferred[key] = [diag]
@@ -175,7 +175,7 @@ class Discoverer:
         existing = self.info.functions.get(key)
         if existing is not None and existing.node is fn and existing.signatures:
             try:  # another signature for the same function: Numba's dispatcher holds both
-                extra = function_info(view, fn, jit, existing.enclosing, key, name, call)
+                extra = function_info(fn_view, fn, jit, existing.enclosing, key, name, call, view)
             except Unsupported:
                 extra = None
             if extra is not None and extra.signatures and extra.is_device == existing.is_device:
@@ -184,7 +184,7 @@ class Discoverer:
                 existing.also_known_as |= {fn_name, bound} - {None}
                 self.made_at[call] = existing
                 return
-        fi = self.register(fn_view, fn, jit, None, key, name, call)
+        fi = self.register(fn_view, fn, jit, None, key, name, call, view)
         if fi is not None:
             fi.also_known_as |= {fn_name, bound} - {None}
             self.made_at[call] = fi

@@ -122,17 +122,28 @@ def _unqualified(info, name: str) -> str:
     return name
 
 
-def signature_node(info: ModuleInfo, node, depth: int = 0):
-    """Follow a name bound (once) to the signature's expression: SIG = "void(float32[:])"."""
-    while isinstance(node, cst.Name) and node.value in info.value_nodes and depth < 8:
-        node = info.value_nodes[node.value]
+def signature_node(info: ModuleInfo, node, depth: int = 0, at=None):
+    """Follow a name bound to the signature's expression (SIG = "void(float32[:])"): bound once, or, in straight-line
+    code, the last binding before AT (the cuda.jit that reads it)."""
+    while isinstance(node, cst.Name) and depth < 8:
+        history = info.history.get(node.value)
+        if at is not None and history and len(history) > 1:
+            line = info.reporter.location(at).line
+            before = [value for where, value in history if where < line]
+            if not before:
+                break
+            node = before[-1]
+        elif node.value in info.value_nodes:
+            node = info.value_nodes[node.value]
+        else:
+            break
         depth += 1
     return node
 
 
-def read_signatures(info: ModuleInfo, node) -> list:
-    """[(return type or None, [parameter types])] of a jit's first argument."""
-    node = signature_node(info, node)
+def read_signatures(info: ModuleInfo, node, at=None) -> list:
+    """[(return type or None, [parameter types])] of a jit's first argument (read at AT, the jit's site)."""
+    node = signature_node(info, node, at=at)
     if isinstance(node, cst.List) or (isinstance(node, cst.Tuple) and node.elements and all(
             isinstance(signature_node(info, e.value), (cst.SimpleString, cst.ConcatenatedString, cst.Call))
             for e in node.elements)):
