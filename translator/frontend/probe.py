@@ -254,6 +254,7 @@ def probe_module(args: dict, arrays: list):
     simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
     _record_jit(describer, simulator)
     os.chdir(os.path.dirname(path))
+    sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
     module = _import(path)
     for name, value in list(vars(module).items()):
         if _is_cuda_dispatcher(value):
