@@ -782,3 +782,20 @@ def test_the_signature_and_names_at_the_cuda_jit_call_site():
     cu = translate(src)
     assert "void kernel(double *A, int i)" in cu and "void uses_an_alias(int *A, int i)" in cu
     assert "__shared__ double sdata[size];" in cu
+
+
+def test_a_factory_whose_decorator_needs_its_parameters():
+    src = """
+        from numba import cuda
+
+        def make_copy(threads):
+            @cuda.jit("void(float32[::1], float32[::1])", launch_bounds=threads)
+            def copy(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i]
+            return copy
+
+        copy256 = make_copy(256)
+    """
+    assert "__global__ void __launch_bounds__(256) copy256(" in translate(src)

@@ -193,9 +193,13 @@ class Discoverer:
 
     # ------------------------------------------------------------ factories
     def returned_kernel(self, fn, child):
+        """(local name, FunctionInfo) of the kernel FN returns, read in CHILD; (name, None) when its decorator
+        failed there (it may not with the parameters bound); (None, None) when FN returns no kernel."""
         returned = returned_expression(fn)
         if isinstance(returned, cst.Name):
-            return returned.value, child.functions.maps[0].get(returned.value)
+            made = child.functions.maps[0].get(returned.value)
+            failed = returned.value in child.failed_functions.maps[0]
+            return (returned.value, made) if made is not None or failed else (None, None)
         if isinstance(returned, cst.Call) and returned in self.made_at:
             made = self.made_at[returned]
             return made.name, made
@@ -206,8 +210,8 @@ class Discoverer:
         factories = {}
         for fn, child in self.candidates:
             local, template = self.returned_kernel(fn, child)
-            if template is not None:
-                factories[fn] = (local, template)
+            if local is not None:
+                factories[fn] = (child, local, template)
         for name, value in list(self.info.value_nodes.items()):
             if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
                 continue
@@ -215,11 +219,14 @@ class Discoverer:
             if entry is None or entry[0] not in factories:
                 continue
             fn = entry[0]
-            local, template = factories[fn]
+            child, local, template = factories[fn]
             bound = bind_call(self.info, fn, value)
             if bound is None:
                 continue  # arguments known only by running: the template stays, with its parameters unknown
-            template.listed = False
+            if template is not None:
+                template.listed = False
+            else:  # its decorator needed the parameters: the instance reads it with them
+                self.info.deferred.pop(child.failed_functions.maps[0][local], None)
             view = self.scope_view(self.info, fn, bound)
             start = len(self.sites)
             self.walk(view, fn.body.body, fn, f"{name}.")
