@@ -97,8 +97,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
             if isinstance(node.operator, cst.Add) and isinstance(a, tuple) and isinstance(b, tuple):
                 return a + b
             raise ConstEvalError("tuple arithmetic")
-        if isinstance(node.operator, cst.Power) and isinstance(b, int) and abs(b) > 4096:
-            raise ConstEvalError("a power too large to evaluate")
+        if not _small_enough(node.operator, a, b):
+            raise ConstEvalError("a number too large to evaluate")
         try:
             return BINOPS[type(node.operator)](a, b)
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
@@ -138,6 +138,18 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     if isinstance(node, cst.Call):
         return _const_call(info, node, local_consts)
     raise ConstEvalError(type(node).__name__)
+
+
+_MAX_BITS = 1 << 12  # integers past this many bits are no kernel constant; computing them could take forever
+
+
+def _small_enough(op, a, b) -> bool:
+    """Whether `a op b` stays a size worth computing (2 ** 10 ** 9 or 1 << 10 ** 9 would not finish)."""
+    if isinstance(op, cst.Power) and isinstance(a, int) and isinstance(b, int):
+        return b <= 0 or max(abs(a), 2).bit_length() * b <= _MAX_BITS
+    if isinstance(op, cst.LeftShift) and isinstance(b, int):
+        return b <= _MAX_BITS
+    return not (isinstance(a, int) and a.bit_length() > _MAX_BITS or isinstance(b, int) and b.bit_length() > _MAX_BITS)
 
 
 def _plain(v):

@@ -80,7 +80,7 @@ NP_SCALAR_FUNCTIONS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan
 
 # NumPy functions that make an array from constants: name -> how many leading positional arguments are values
 NP_MAKERS = {"arange", "linspace", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "eye",
-              "identity", "logspace", "geomspace", "tri", "repeat", "tile", "concatenate", "cumsum", "outer",
+              "identity", "logspace", "geomspace", "tri", "concatenate", "cumsum",
               "sin", "cos", "exp", "sqrt", "log", "abs", "floor", "ceil", "power", "reshape", "flip", "diag"}
 ARRAY_METHODS = {"astype", "reshape", "copy", "ravel", "flatten", "transpose", "cumsum", "sum", "max", "min",
                   "prod", "item", "tolist"}
@@ -126,8 +126,11 @@ def array_op(op, a, b=None):
     if fn is None:
         raise ConstEvalError("array operation")
     try:
+        x, y = to_numpy_value(a), to_numpy_value(b)
+        if b is not None and math.prod(np.broadcast_shapes(np.shape(x), np.shape(y))) > MAX_CONST_ELEMENTS:
+            raise ConstEvalError("a large array")
         with np.errstate(all="ignore"):
-            result = fn(to_numpy_value(a)) if b is None else fn(to_numpy_value(a), to_numpy_value(b))
+            result = fn(x) if b is None else fn(x, y)
     except (TypeError, ValueError) as exc:
         raise ConstEvalError(str(exc)) from None
     return from_numpy_value(result)
