@@ -45,7 +45,7 @@ def test_a_translation_the_compiler_rejects_is_a_located_defect(module, tmp_path
     rc = main(["translate", str(module), "-o", str(out)])
     err = capsys.readouterr().err
     assert rc == EXIT_INTERNAL == 70
-    assert f"{module}:8: internal error: numba2cuda translated this into CUDA C that" in err
+    assert f"{module}:8:9: internal error: numba2cuda translated this into CUDA C that" in err
     assert "        a[i] = 2 * a[i]" in err and "--no-check" in err
     assert not out.exists()
 

@@ -127,7 +127,10 @@ def defect_report(outcome: CheckOutcome, path: str, source_lines: list[str]) -> 
     """The message for a translation the compiler rejected: a numba2cuda defect, located in the Python."""
     out = []
     for p in outcome.problems[:6]:
-        where = f"{path}:{p.py_line}" if p.py_line else path
+        where = path
+        if p.py_line and 0 < p.py_line <= len(source_lines):  # the statement's column: where its text starts
+            text = source_lines[p.py_line - 1]
+            where = f"{path}:{p.py_line}:{len(text) - len(text.lstrip()) + 1}"
         out.append(f"{where}: internal error: numba2cuda translated this into CUDA C that {outcome.compiler} rejects "
                    f"(.cu line {p.cu_line}: {p.message})")
         if p.py_line and 0 < p.py_line <= len(source_lines):
