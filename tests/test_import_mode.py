@@ -100,7 +100,7 @@ def test_several_signatures_and_project_machinery(tmp_path):
 
 def test_an_import_that_fails_is_a_user_error_with_its_message(tmp_path, capsys):
     path = write(tmp_path, "import numba_no_such_module\n")
-    rc = main(["translate", str(path), "--import-module", "-o", str(tmp_path / "out.cu")])
+    rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
     err = capsys.readouterr().err
     assert rc == 2 and "importing the module raised ModuleNotFoundError" in err and "Traceback" not in err
     assert not (tmp_path / "out.cu").exists()

@@ -64,7 +64,7 @@ def run_import(path, mode: str = "sim") -> tuple[dict, list]:
     except ChildError as exc:
         raise UserError(f"{path}: error: --import-module: importing the module raised {exc.kind}: {exc}\n"
                         "    hint: the module must import cleanly on its own (as `python -c 'import MODULE'` "
-                        "would), under the CUDA simulator unless --import-module=gpu") from None
+                        "would), under the CUDA simulator unless --import-module-gpu") from None
     except ChildFailed as exc:
         tail = "\n".join("    | " + line for line in exc.output.strip().splitlines()[-8:])
         raise UserError(f"{path}: error: --import-module: the import {exc.reason}" + (f"\n{tail}" if tail else "")
