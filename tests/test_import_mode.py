@@ -185,3 +185,37 @@ def test_load_of_a_kernel_object_runs_like_the_original():
     ref = cuda.device_array(1000, dtype=np.float32)
     kernel[4, 256](cuda.as_cuda_array(x), ref)
     assert np.array_equal(out.cpu().numpy(), ref.copy_to_host())
+
+
+def test_verify_with_the_import_mode(tmp_path, capsys):
+    """A factory called with a value computed at import: translated from the import, and equivalent on the CPU tier."""
+    path = write(tmp_path, """
+        import math
+        import os
+        import numpy as np
+        from numba import cuda
+
+        GAIN = float(os.environ.get("N2C_TEST_GAIN", "1.5"))
+
+        def make_gain(gain):
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def apply_gain(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i] * gain
+            return apply_gain
+
+        amplify = make_gain(GAIN * 2)
+
+        def example(rng, size="small"):
+            n = 300
+            x = rng.standard_normal(n).astype(np.float32)
+            out = np.zeros(n, dtype=np.float32)
+            return dict(kernel=amplify, griddim=math.ceil(n / 128), blockdim=128, shared=0, args=[x, out],
+                        expected={1: (x.astype(np.float64) * 3.0).astype(np.float32)}, rtol=0, atol=0)
+    """, name="gain.py")
+    rc = main(["verify", str(path), "--device", "cpu", "--import-module"])
+    out = capsys.readouterr()
+    assert rc == 0 and "verdict: EQUIVALENT" in out.out, out.out + out.err
+    rc = main(["verify", str(path), "--device", "cpu"])
+    assert rc == 2 and "--import-module" in capsys.readouterr().err

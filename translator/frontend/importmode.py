@@ -49,6 +49,14 @@ def project_import_mode(path) -> str | None:
     return None
 
 
+def import_mode_of(args) -> str | None:
+    """The import mode a command's ARGS ask for (--import-module, --import-module-gpu), else the project's."""
+    asked = getattr(args, "import_module", None)
+    if asked is True:
+        return "sim"
+    return asked or project_import_mode(args.file)
+
+
 def run_import(path, mode: str = "sim") -> tuple[dict, list]:
     """(description, arrays) of the module at PATH, imported in a child: under the CUDA simulator, or ("gpu")
     with the real CUDA target. A failure to import is the user's problem to see: UserError with its message."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..analysis import specialize
 from ..errors import UserError
 from ..ir.typesys import TypeStringError, parse_types_option
-from ..frontend.importmode import project_import_mode
+from ..frontend.importmode import import_mode_of
 from .program import Options
 
 TYPES_HELP = """argument types as Numba spells them, for kernels without a signature:
@@ -39,7 +39,7 @@ def add_rules_arguments(p) -> None:
 
 def options_from(args) -> Options:
     options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative,
-                      import_module=getattr(args, "import_module", None) or project_import_mode(args.file))
+                      import_module=import_mode_of(args))
     if args.types:
         try:
             options.types = parse_types_option(args.types)
