@@ -323,58 +323,6 @@ class Binder:
         self.bound = set(snap["bound"])
 
 
-# What may be done to an array without changing it: it is still the constant it was made as.
-_READS = {"copy", "astype", "sum", "mean", "max", "min", "reshape", "ravel", "tolist", "copy_to_host", "any", "all",
-          "std", "var", "argmax", "argmin", "nonzero", "transpose", "flatten", "view", "item", "prod", "dot",
-          "cumsum", "round", "clip", "tobytes"}
-_READING_CALLS = ("np.", "numpy.", "cuda.", "numba.cuda.", "len", "print", "range", "float", "int",
-                  "str", "repr", "isinstance", "type")
-_WRITING_NUMPY = ("np.copyto", "np.put", "np.place", "np.putmask", "np.fill_diagonal", "np.random.shuffle",
-                  "numpy.copyto", "numpy.put", "numpy.place", "numpy.putmask", "numpy.random.shuffle")
-
-
-def array_mutations(info: ModuleInfo, tree, names) -> dict:
-    """{name: [lines]} where one of NAMES (arrays) may be changed in place within TREE: an element or slice
-    assigned, a method that is not a read, or the array passed to a function that is not known to only read it
-    (a kernel launch copies a host array back). Numba bakes an array's values in when the kernel compiles, so
-    a change before that is a change numba2cuda must not miss."""
-    from .names import resolve
-
-    found: dict = {}
-
-    def note(name, node):
-        if name in names:
-            found.setdefault(name, []).append(info.reporter.location(node).line)
-
-    def root(node):
-        while isinstance(node, (cst.Subscript, cst.Attribute)):
-            node = node.value
-        return node.value if isinstance(node, cst.Name) else None
-
-    class Finder(cst.CSTVisitor):
-        def visit_AssignTarget(self, node) -> None:
-            if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-                note(root(node.target), node)
-
-        def visit_AugAssign(self, node) -> None:
-            if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-                note(root(node.target), node)
-
-        def visit_Call(self, node) -> None:
-            func = node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value not in _READS \
-                    and func.value.value in names:
-                note(func.value.value, node)
-            canon = resolve(info, func) or (func.value if isinstance(func, cst.Name) else "")
-            reads = canon.startswith(_READING_CALLS) and not canon.startswith(_WRITING_NUMPY)
-            for arg in node.args:
-                if isinstance(arg.value, cst.Name) and not reads:
-                    note(arg.value.value, node)
-
-    tree.visit(Finder())
-    return found
-
-
 def called_at_import(info: ModuleInfo, function: str) -> bool:
     """Whether a statement at module level calls FUNCTION (so importing the module makes what it makes)."""
     found = []

@@ -20,8 +20,8 @@ from collections import ChainMap
 import libcst as cst
 
 from ..errors import Unsupported
-from .bindings import Binder, array_mutations
-from .closures import at_compile, bind_call, publishes_locals
+from .bindings import Binder
+from .closures import array_mutations, at_compile, bind_call, publishes_locals
 from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo

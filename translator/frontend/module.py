@@ -8,7 +8,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..ir import typesys as T
-from .bindings import Binder, array_mutations
+from .bindings import Binder
+from .closures import array_mutations
 from .constants import ConstArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
