@@ -799,3 +799,22 @@ def test_a_factory_whose_decorator_needs_its_parameters():
         copy256 = make_copy(256)
     """
     assert "__global__ void __launch_bounds__(256) copy256(" in translate(src)
+
+
+def test_a_device_array_global_is_not_baked_in():
+    """numba-cuda's globals doc: a device array is captured by pointer, so its later contents reach the kernel."""
+    src = """
+        def test_capture():
+            import numpy as np
+            from numba import cuda
+
+            PRICES = cuda.to_device(np.array([10.0, 25.0, 5.0], dtype=np.float32))
+
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def totals(q, out):
+                i = cuda.grid(1)
+                if i < out.size:
+                    out[i] = q[i] * PRICES[i] + len(PRICES)
+    """
+    text = error(src)
+    assert "'PRICES': is a device array: Numba captures its pointer" in text

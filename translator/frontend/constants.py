@@ -14,11 +14,11 @@ if TYPE_CHECKING:
     from .info import ModuleInfo
 from .names import dotted, resolve, scalar_type_of_name
 from .values import (ARRAY_METHODS, BINOPS, CONSTANT_MEMORY_BYTES, MAX_CONST_ELEMENTS, NP_MAKERS, NP_SCALAR_FUNCTIONS,
-                     ConstArray, ConstEvalError, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
+                     ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
                      numpy_method)
 
-__all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "ConstArray", "ConstEvalError", "TimeDelta",
-           "Typed", "const_eval"]
+__all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "ConstArray", "ConstEvalError", "DeviceArray",
+           "TimeDelta", "Typed", "const_eval"]
 
 
 _COMPARES = {
@@ -161,6 +161,8 @@ def _plain(v):
 
 
 def _attribute(base, attr: str):
+    if isinstance(base, DeviceArray) and attr in ("shape", "size", "ndim"):
+        return {"shape": base.shape, "size": math.prod(base.shape), "ndim": len(base.shape)}[attr]
     if isinstance(base, ConstArray):
         if attr == "shape":
             return base.shape
@@ -203,14 +205,19 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         if len(flat) > MAX_CONST_ELEMENTS:
             raise ConstEvalError(f"an array of {len(flat)} elements")
         return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)
-    if canon in ("cuda.to_device", "np.ascontiguousarray") and len(args) == 1:
-        value = const_eval(info, args[0].value, local_consts)  # a copy on the device: the same shape and values
+    if canon == "np.ascontiguousarray" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)  # a copy: the same shape and values
         if isinstance(value, ConstArray):
             return value
         raise ConstEvalError(canon)
+    if canon == "cuda.to_device" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)
+        if isinstance(value, ConstArray):
+            return DeviceArray(value.shape, value.dtype)
+        raise ConstEvalError(canon)
     if canon == "len" and len(args) == 1:
         value = const_eval(info, args[0].value, local_consts)
-        if isinstance(value, ConstArray) and value.shape:
+        if isinstance(value, (ConstArray, DeviceArray)) and value.shape:
             return value.shape[0]
     if canon == "np.timedelta64" and len(args) == 2 and not kwargs:
         first, unit = args[0].value, args[1].value

@@ -11,7 +11,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
 from .bindings import called_at_import
-from .constants import CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, Typed
+from .constants import CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed
 from .names import canonical, dotted, resolve, scalar_type_of_name
 from ..ir.facts import is_pure
 
@@ -161,6 +161,11 @@ class ExprLowerer:
 
     def named_constant(self, name, node):
         value = self.info.constants[name]
+        if isinstance(value, (DeviceArray, TimeDelta)):
+            what = ("a device array: Numba captures its pointer, so the kernel sees what it holds when it runs, "
+                    "not a constant" if isinstance(value, DeviceArray) else "a timedelta64; kernels see it through "
+                    "an integer cast such as np.int64(...)")
+            raise Unsupported(node, f"'{name}'", f"is {what}", "pass it to the kernel as an argument")
         if isinstance(value, ConstArray):
             return self.global_array(name, value, node)
         lowered = self.constant(value, node)

@@ -64,6 +64,14 @@ def np_dtype(scalar: T.Scalar):
 
 
 @dataclass(frozen=True)
+class DeviceArray:
+    """cuda.to_device(a constant array): its shape is known (len(), .shape, .size), its contents are not a constant,
+    since Numba captures a device array by pointer and a kernel sees what it holds when it runs."""
+    shape: tuple
+    dtype: T.Scalar
+
+
+@dataclass(frozen=True)
 class TimeDelta:
     """np.timedelta64(count, unit): usable only through an integer cast (np.int64(...)), as kernels use it."""
     count: int
