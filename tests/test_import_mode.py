@@ -219,3 +219,11 @@ def test_verify_with_the_import_mode(tmp_path, capsys):
     assert rc == 0 and "verdict: EQUIVALENT" in out.out, out.out + out.err
     rc = main(["verify", str(path), "--device", "cpu"])
     assert rc == 2 and "--import-module" in capsys.readouterr().err
+
+
+def test_the_pyproject_key_is_a_known_setting(tmp_path):
+    from translator.settings import unknown_pyproject_keys
+
+    (tmp_path / "pyproject.toml").write_text("[tool.numba2cuda]\nimport_module = true\nimport_modul = true\n")
+    warnings = unknown_pyproject_keys(tmp_path)
+    assert len(warnings) == 1 and "import_modul " in warnings[0] and "did you mean import_module" in warnings[0]
