@@ -818,3 +818,13 @@ def test_a_device_array_global_is_not_baked_in():
     """
     text = error(src)
     assert "'PRICES': is a device array: Numba captures its pointer" in text
+
+
+def test_a_first_launch_that_may_not_run_leaves_the_value_unknown():
+    """A launch under an if may not happen; the kernel then compiles at a later launch, after the reassignment."""
+    src = CAPTURE.format(before="").replace("        totals[1, 32](np.ones(3), np.zeros(3))\n        TAX_RATE",
+                                            "        if np.random.rand() > 2:\n"
+                                            "            totals[1, 32](np.ones(3), np.zeros(3))\n        TAX_RATE", 1)
+    assert "if np.random.rand() > 2:" in src
+    text = error(src, types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "closure variable 'TAX_RATE': is assigned more than once" in text

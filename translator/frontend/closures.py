@@ -41,24 +41,58 @@ def at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -
 
 
 def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
-    """The line of the first `kernel[grid, block](...)` (or `kernel.forall(n)(...)`) after the kernel's definition."""
+    """The line of the kernel's first launch (`kernel[grid, block](...)`, `kernel.forall(n)(...)`) after its
+    definition, where that is certain: a statement that runs unconditionally (the enclosing function's own, or
+    inside a `with`). None when the kernel is first mentioned anywhere else (under an if, in a loop, in a nested
+    function, passed to a call): it may be launched from there, at a moment the source does not tell."""
     start = view.reporter.location(fi.node).line
     names = {fi.name, fi.node.name.value}
-    lines = []
 
-    class Launches(cst.CSTVisitor):
-        def visit_Call(self, node) -> None:
-            func = node.func
-            target = func.value if isinstance(func, cst.Subscript) else (
-                func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
-                and func.func.attr.value == "forall" else None)
-            if isinstance(target, cst.Name) and target.value in names:
-                at = view.reporter.location(node).line
-                if at > start:
-                    lines.append(at)
+    def mentions(node) -> list:
+        found = []
 
-    enclosing.body.visit(Launches())
-    return min(lines) if lines else None
+        class Names(cst.CSTVisitor):
+            def visit_Name(self, n) -> None:
+                if n.value in names:
+                    found.append(n)
+
+        node.visit(Names())
+        return found
+
+    def launches(node) -> int:
+        count = []
+
+        class Launches(cst.CSTVisitor):
+            def visit_Call(self, call) -> None:
+                func = call.func
+                target = func.value if isinstance(func, cst.Subscript) else (
+                    func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
+                    and func.func.attr.value == "forall" else None)
+                if isinstance(target, cst.Name) and target.value in names:
+                    count.append(call)
+
+        node.visit(Launches())
+        return len(count)
+
+    def scan(statements):
+        for stmt in statements:
+            if view.reporter.location(stmt).line <= start and not isinstance(stmt, cst.With):
+                continue
+            if isinstance(stmt, cst.With):
+                found = scan(stmt.body.body)
+                if found != 0:
+                    return found
+                continue
+            used = mentions(stmt)
+            if not used:
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine) and launches(stmt) == len(used):
+                return view.reporter.location(stmt).line
+            return None
+        return 0  # not mentioned
+
+    found = scan(body_of(enclosing))
+    return found or None
 
 
 def publishes_locals(fn: cst.FunctionDef) -> bool:
