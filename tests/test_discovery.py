@@ -827,4 +827,4 @@ def test_a_first_launch_that_may_not_run_leaves_the_value_unknown():
                                             "            totals[1, 32](np.ones(3), np.zeros(3))\n        TAX_RATE", 1)
     assert "if np.random.rand() > 2:" in src
     text = error(src, types=parse_types_option("q=float64[:], out=float64[:]"))
-    assert "closure variable 'TAX_RATE': is assigned more than once" in text
+    assert "closure variable 'PRICES': is a NumPy array changed in place (line 20)" in text
