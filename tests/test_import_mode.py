@@ -103,6 +103,7 @@ def test_an_import_that_fails_is_a_user_error_with_its_message(tmp_path, capsys)
     rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
     err = capsys.readouterr().err
     assert rc == 2 and "importing the module raised ModuleNotFoundError" in err and "Traceback" not in err
+    assert f"{path}:1:1: error: --import-module" in err  # located at the statement that raised
     assert not (tmp_path / "out.cu").exists()
 
 

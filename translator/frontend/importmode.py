@@ -67,8 +67,8 @@ def run_import(path, mode: str = "sim") -> tuple[dict, list]:
                     address_space=None if mode == "gpu" else 16 << 30)
     try:
         with Worker(limits=limits, env=base, name="import of the module") as worker:
-            return worker.call("translator.frontend.probe:probe_module",
-                               {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES})
+            result, arrays = worker.call("translator.frontend.probe:probe_module",
+                                         {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES})
     except ChildError as exc:
         raise UserError(f"{path}: error: --import-module: importing the module raised {exc.kind}: {exc}\n"
                         "    hint: the module must import cleanly on its own (as `python -c 'import MODULE'` "
@@ -78,6 +78,24 @@ def run_import(path, mode: str = "sim") -> tuple[dict, list]:
         raise UserError(f"{path}: error: --import-module: the import {exc.reason}" + (f"\n{tail}" if tail else "")
                         + "\n    hint: importing the module must not launch long work; keep it under "
                           f"`if __name__ == \"__main__\":` (the import mode waits {IMPORT_SECONDS:g} s)") from None
+    failed = result.get("import_error") if isinstance(result, dict) else None
+    if failed:
+        raise import_failure(path, failed)
+    return result, arrays
+
+
+def import_failure(path, failed: dict) -> UserError:
+    """The module raised while it was imported: located at the statement of the module that raised."""
+    from ..errors import Diagnostic, Location
+
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    line = int(failed.get("line") or 0)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = len(text) - len(text.lstrip())
+    hint = ("the module must import cleanly on its own (as `python -c 'import MODULE'` would), under the CUDA "
+            "simulator unless --import-module-gpu; without --import-module numba2cuda reads the source only")
+    return UserError([Diagnostic(Location(str(path), max(line, 1), col), "--import-module",
+                                 f"importing the module raised {failed['kind']}: {failed['message']}", hint, text)])
 
 
 # ------------------------------------------------------------------ values -> the frontend's tables

@@ -255,7 +255,19 @@ def probe_module(args: dict, arrays: list):
     _record_jit(describer, simulator)
     os.chdir(os.path.dirname(path))
     sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
-    module = _import(path)
+    try:
+        module = _import(path)
+    except Exception as exc:  # noqa: BLE001 - the user's module failed: where, and why, as data
+        line = 0
+        tb = exc.__traceback__
+        while tb is not None:  # the deepest frame of the module's own file: the statement that failed
+            if os.path.realpath(tb.tb_frame.f_code.co_filename) == path:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        if isinstance(exc, SyntaxError) and os.path.realpath(exc.filename or "") == path:
+            line = exc.lineno or line
+        return {"import_error": {"kind": type(exc).__name__, "message": str(exc).splitlines()[0] if str(exc) else "",
+                                 "line": line}}, []
     for name, value in list(vars(module).items()):
         if _is_cuda_dispatcher(value):
             describer.kernel(value, name)
