@@ -40,11 +40,15 @@ def test_the_file_holds_the_very_sources_and_imports_only_torch(torch_file, tmp_
     assert constant(tree, "CPP_SOURCE") == cpp  # what numba2cuda.load builds
     top = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names}
     top |= {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
-    assert top == {"hashlib", "os", "re", "shutil", "torch", "torch.utils.cpp_extension"}
+    assert top == {"hashlib", "os", "re", "shutil", "types", "torch", "torch.utils.cpp_extension"}
     lazy = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} - top
     assert lazy == {"numpy"}  # only when a NumPy array is passed, as in Numba
     launch = (ROOT / "translator" / "runtime" / "launch.py").read_text()
-    assert launch[launch.index("import torch"):] in text  # the launch logic, verbatim
+    launch = launch.replace("from . import launch_checks as checks\n", "checks = _launch_checks\n")
+    assert launch[launch.index("import torch"):] in text  # the launch logic, verbatim but for reaching the checks
+    checks = (ROOT / "translator" / "runtime" / "launch_checks.py").read_text()
+    exec_line = next(n for n in tree.body if isinstance(n, ast.Expr) and "exec" in ast.unparse(n))
+    assert exec_line.value.args[0].args[0].value == checks  # the launch checks, verbatim
     search = (ROOT / "translator" / "build" / "cudahome.py").read_text()
     assert search[search.index("import os"):] in text  # the toolkit search, verbatim
     assert main(["translate", str(MATMUL), "--emit", "torch", "-o", str(tmp_path / "again.py")]) == 0

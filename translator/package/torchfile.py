@@ -19,7 +19,9 @@ from ..runtime.dropin import extension_name, kernel_metadata, nvcc_flags
 from ..version import __version__
 
 LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
+CHECKS_SOURCE = LAUNCH_SOURCE.with_name("launch_checks.py")
 CUDA_HOME_SOURCE = Path(__file__).resolve().parents[1] / "build" / "cudahome.py"
+CHECKS_IMPORT = "from . import launch_checks as checks\n"  # launch.py's one import of numba2cuda's own
 
 
 def python_string(text: str) -> str:
@@ -38,6 +40,15 @@ def without_docstring(path: Path) -> str:
     return text
 
 
+def launch_source() -> str:
+    """launch.py without its docstring and with `checks` bound to the module the generated file makes of
+    launch_checks.py (one file has no package to import it from)."""
+    text = without_docstring(LAUNCH_SOURCE)
+    if CHECKS_IMPORT not in text:
+        raise RuntimeError("launch.py no longer imports launch_checks as the generated file expects")
+    return text.replace(CHECKS_IMPORT, "checks = _launch_checks\n", 1)
+
+
 def module_name(path) -> str:
     """The generated file's module name: <stem>_torch."""
     stem = extension_name(path)
@@ -50,15 +61,15 @@ def render_torch_module(path, program, cu_text: str) -> str:
     cpp_text = render_bindings(program, source_name)
     kernels = []
     for fn in program.kernels:
-        name, params, arrays, written, _ = kernel_metadata(fn)
-        kernels.append(dict(name=name, params=list(params), param_names=repr(params), array_positions=repr(arrays),
-                            written=("{" + ", ".join(map(str, sorted(written))) + "}") if written else "set()",
-                            python_signature=python_signature(fn)))
+        name, params, doc, static_shared = kernel_metadata(fn)
+        kernels.append(dict(name=name, params=[p[0] for p in params], metadata=repr(params), doc=repr(doc),
+                            static_shared=static_shared, python_signature=python_signature(fn)))
     # fast math as Numba's fastmath=True asks; the C++ standard is left to torch (its headers need their own)
     cuda_flags = ["-O3", *nvcc_flags(program)]
     text = environment().get_template("torch_module.py.j2").render(
         module=module_name(path), source_name=source_name, version=__version__, kernels=kernels,
-        cuda_source=python_string(cu_text), cpp_source=python_string(cpp_text), launch_source=without_docstring(LAUNCH_SOURCE),
+        cuda_source=python_string(cu_text), cpp_source=python_string(cpp_text), launch_source=launch_source(),
+        checks_source=python_string(CHECKS_SOURCE.read_text(encoding="utf-8")),
         cuda_home_source=without_docstring(CUDA_HOME_SOURCE),
         cuda_flags=repr(cuda_flags))
     compile(text, module_name(path) + ".py", "exec", dont_inherit=True)  # a bug here must not reach the user's disk
