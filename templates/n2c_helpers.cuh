@@ -346,3 +346,74 @@ __device__ __forceinline__ T atomic_cas(T *p, V expected_value, W desired_value)
     else
         return (T)atomicCAS((unsigned short *)p, (unsigned short)expected, (unsigned short)desired);
 }
+
+// @helper np_ufuncs
+// NumPy's element functions as Numba implements them: maximum/minimum return a NaN operand (the first when
+// both are), fmax/fmin the other one; ties keep the first operand, so -0.0 and 0.0 stay as Numba orders them.
+template <typename T>
+__device__ __forceinline__ T np_maximum(T a, T b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a >= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_minimum(T a, T b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a <= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_fmax(T a, T b)
+{
+    if (a != a || b != b)
+        return b != b ? a : b;
+    return a >= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_fmin(T a, T b)
+{
+    if (a != a || b != b)
+        return b != b ? a : b;
+    return a <= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_square(T a)
+{
+    return a * a;
+}
+template <typename T>
+__device__ __forceinline__ T np_negative(T a)
+{
+    return T(-a);
+}
+template <typename T>
+__device__ __forceinline__ T np_absolute(T a)
+{
+    if constexpr (std::is_floating_point<T>::value)
+        return sizeof(T) == 4 ? T(fabsf(float(a))) : T(fabs(double(a)));
+    else
+        return a < T(0) ? T(-a) : a;
+}
+// sign: -1, 0 or 1 of the same type; NaN stays NaN
+template <typename T>
+__device__ __forceinline__ T np_sign(T a)
+{
+    return a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a));
+}
+
+// @helper match_all
+// cuda.match_all_sync returns (mask, pred) as Numba's tuple: the mask of lanes holding the same value when all
+// of them do (else 0), and whether they all do.
+struct match_all_result {
+    int v0;
+    bool v1;
+};
+template <typename T>
+__device__ __forceinline__ match_all_result match_all_sync(unsigned int mask, T value)
+{
+    int pred;
+    const unsigned int same = __match_all_sync(mask, value, &pred);
+    return {(int)same, pred != 0};
+}

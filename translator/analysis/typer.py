@@ -86,7 +86,8 @@ class Typer:
                 return None
             if not isinstance(rt, T.Tuple) or len(rt.items) != len(s.targets):
                 n = len(rt.items) if isinstance(rt, T.Tuple) else 1
-                raise TypeErrorAt(s.node, "tuple unpacking", f"'{s.call.func_name}' returns {n} value(s), "
+                callee = s.call.func_name if isinstance(s.call, ir.DeviceCall) else s.call.intrinsic.key
+                raise TypeErrorAt(s.node, "tuple unpacking", f"'{callee}' returns {n} value(s), "
                                   f"unpacked into {len(s.targets)}")
             return rt.items[k]
         raise AssertionError(kind)

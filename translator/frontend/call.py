@@ -8,7 +8,8 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
-from .expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
+from ..ir.facts import mark_written, root_array
+from .expr import Dim3, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {
@@ -44,6 +45,9 @@ class CallLowerer:
             head = head.value
         if isinstance(head, cst.Name) and head.value in self.scope:
             self.value(head)  # a name whose definition already failed is not reported twice
+            func = self.value(node.func)
+            if isinstance(func, TypeValue):  # x.dtype.type(v), dt(v) with dt = x.dtype
+                return self.cast(node, func.scalar, args, kwargs)
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
             raise Reported(node.func.value)  # its definition's problem is already reported
         canon = canonical_call(self.info, node.func)
@@ -85,6 +89,9 @@ class CallLowerer:
 
     def call_float(self, node, args, kwargs):
         self._one_arg(node, "float", args, kwargs)
+        special = float_of_string(args[0])
+        if special is not None:
+            return const_expr(special, node)
         return ir.Cast("float", self.expr(args[0]))
 
     def call_bool(self, node, args, kwargs):
@@ -191,9 +198,15 @@ class CallLowerer:
         else:
             idx = self.value(args[1])
             indices = idx.items if isinstance(idx, TupleValue) else [idx]
-        if len(indices) != arr.ndim:
-            raise Unsupported(args[1], f"cuda.atomic.{op}() index", f"'{arr.name}' needs {arr.ndim} indices")
-        arr.written = True
+        target = self.index_array(arr, indices, node) if len(indices) <= arr.ndim else None
+        if not isinstance(target, ir.Load):
+            shown = arr.name or self.info.code(args[0])
+            raise Unsupported(args[1] if args[1] is not None else args[0], f"cuda.atomic.{op}() index",
+                              f"'{shown}' needs {arr.ndim} indices")
+        root = root_array(target.array)
+        if root.kind == "const":
+            raise Unsupported(args[0], f"cuda.atomic.{op}() on a constant array", f"'{root.name}' lives in constant memory")
+        mark_written(target.array)  # through a view too: the parameter it views is no longer const
         dtype = arr.dtype
         allowed = intrinsics.ATOMICS.get(op, ("", "", "iu"))[2]
         if dtype.kind not in allowed:
@@ -210,7 +223,7 @@ class CallLowerer:
         values = [self.expr(a) for a in args[2:]]
         entry = intrinsics.Intrinsic(f"cuda.atomic.{op}", c_name, lambda ts: dtype, (expected, expected),
                                      arg_types=lambda ts: [None] + [dtype] * len(values))
-        return ir.Call(entry, [ir.AddressOf(ir.Load(arr, indices))] + values)
+        return ir.Call(entry, [ir.AddressOf(target)] + values)
 
     # ------------------------------------------------------------ device functions
     def device_call(self, node, args, kwargs):
@@ -230,11 +243,22 @@ class CallLowerer:
                 ref = ir.ArrayRef(v)
                 ref.node = a
                 lowered.append(ref)
-            elif isinstance(v, (Dim3, TupleValue)):
+            elif isinstance(v, (Dim3, TupleValue, TypeValue)):
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
         return ir.DeviceCall(name, lowered)
+
+
+def float_of_string(node):
+    """float('inf'), float('-inf'), float('nan'): the value Python gives (Numba folds the constant the same way),
+    or None when the argument is not such a string literal."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    text = node.evaluated_value
+    if not isinstance(text, str) or text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
+        return None
+    return float(text)
 
 
 def _dim3(name, axis):

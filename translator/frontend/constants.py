@@ -58,6 +58,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
             return node.value == "True"
         if node.value in scope:
             return scope[node.value]
+        if resolve(info, node) in MATH_CONSTANTS:  # from math import pi
+            return MATH_CONSTANTS[resolve(info, node)]
         raise ConstEvalError(node.value)
     if isinstance(node, cst.Attribute):
         canon = resolve(info, node)
@@ -108,6 +110,11 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     if scalar is not None and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         return Typed(_convert(v.value if isinstance(v, Typed) else v, scalar), scalar)
+    if canon == "float" and len(args) == 1 and isinstance(args[0].value, cst.SimpleString):
+        text = args[0].value.evaluated_value
+        if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            return float(text)
+        raise ConstEvalError("float of a string")
     if canon in ("int", "float") and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)

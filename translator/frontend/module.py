@@ -15,6 +15,7 @@ from ..errors import Diagnostic, Location, Reporter, Unsupported, UserError
 from .info import FunctionInfo, ModuleInfo
 
 JIT_NAMES = {"cuda.jit"}
+CPU_JIT_NAMES = {"numba.jit", "numba.njit"}
 KNOWN_JIT_OPTIONS = {"device", "fastmath", "lineinfo", "debug", "inline", "forceinline", "opt", "cache",
                      "max_registers", "boundscheck"}
 
@@ -164,12 +165,24 @@ def _bool_option(node) -> bool | None:
     return None
 
 
+def _cpu_jit(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
+    """Is FN a CPU @numba.jit/@njit function? Numba-cuda compiles one called from a kernel as a device function
+    (its cpu_gpu_compat example), typed by the call's arguments: its CPU signature and options do not apply."""
+    for dec in fn.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if resolve(info, target) in CPU_JIT_NAMES:
+            return True
+    return False
+
+
 def _function_info(info: ModuleInfo, fn: cst.FunctionDef, enclosing) -> FunctionInfo | None:
     jit = None
     for dec in fn.decorators:
         jit = _jit_decorator(info, dec)
         if jit is not None:
             break
+    if jit is None and _cpu_jit(info, fn):
+        jit = ([], {"device": cst.Name("True")})
     if jit is None:
         return None
     args, kwargs = jit

@@ -103,6 +103,12 @@ class Legalizer:
             s.items = [i if isinstance(i, ir.StringLit) else self.expr(i) for i in s.items]
         elif isinstance(s, ir.TupleCall):
             s.call = self.expr(s.call)
+        elif isinstance(s, ir.ArrayBind):
+            if s.cond is not None:
+                s.cond = self.expr(s.cond, condition=True)
+            for arr in (s.source, s.orelse):
+                if arr is not None:
+                    self.unnamed_view(arr)
         elif isinstance(s, ir.ArrayDecl):
             arr = s.array
             if arr.offset is not None:
@@ -273,6 +279,7 @@ class Legalizer:
         return e
 
     def x_Load(self, e):
+        self.unnamed_view(e.array)
         e.indices = [self.expr(i) for i in e.indices]
         e.wrap = [not self.bounds.at_least(i, 0) for i in e.indices]
         if any(e.wrap):
@@ -280,6 +287,19 @@ class Legalizer:
             if e.array.kind == "dynamic" or (e.array.kind == "view" and root_array(e.array).kind == "dynamic"):
                 self.helpers.add("dynamic_smem_bytes")
         return e
+
+    def x_ArrayRef(self, e):
+        self.unnamed_view(e.array)
+        return e
+
+    def unnamed_view(self, arr):
+        """A view used in place (`f(res[g:])`) has no declaration to legalize its offset; do it here, once."""
+        while arr is not None and arr.kind == "view" and not arr.name and not getattr(arr, "legalized", False):
+            arr.legalized = True
+            if arr.offset is not None:
+                arr.offset = self.expr(arr.offset)
+            arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
+            arr = arr.base
 
     def x_AddressOf(self, e):
         e.target = self.expr(e.target)

@@ -9,6 +9,7 @@ from ..analysis.calls import device_calls, reachable_functions
 from ..analysis import specialize
 from ..ir import typesys as T
 from ..errors import Unsupported, UserError
+from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
 from .legalize import Legalizer
 from ..frontend.stmt import FunctionLowerer
@@ -135,10 +136,7 @@ def _propagate_writes(fn: ir.Function) -> None:
     for call in device_calls(fn.body):
         for arg, param in zip(call.args, call.target.params):
             if isinstance(arg, ir.ArrayRef) and param.array is not None and param.array.written:
-                root = arg.array
-                while root.base is not None:
-                    root = root.base
-                root.written = True
+                mark_written(arg.array)
 
 
 def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
