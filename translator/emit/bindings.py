@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..version import __version__
 from ..ir import typesys as T
 from .codegen import c_type
-from .render import environment, python_signature
+from .render import environment, is_cooperative, python_signature
 
 AT_TYPES = {
     "bool": "at::kBool", "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong",
@@ -46,6 +46,7 @@ def kernel_context(fn) -> dict:
         checks.append(f'TORCH_CHECK({name} >= 0, "{fn.c_name}(): {name} must be >= 0, got ", {name}, '
                       f'" (the translation assumes it; translate with --no-assume-nonnegative to allow negatives)");')
     return dict(name=fn.c_name, launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
+                cooperative=is_cooperative(fn),
                 checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),
                 first_array=arrays[0].name if arrays else "")
 

@@ -9,7 +9,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import mark_written, root_array
-from .expr import Dim3, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
+from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {
@@ -43,11 +43,15 @@ class CallLowerer:
         head = node.func
         while isinstance(head, cst.Attribute):
             head = head.value
-        if isinstance(head, cst.Name) and head.value in self.scope:
+        in_scope = isinstance(head, cst.Name) and head.value in self.scope
+        if in_scope:
             self.value(head)  # a name whose definition already failed is not reported twice
-            func = self.value(node.func)
+        if in_scope or (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
+            func = self.value(node.func)  # a method of a translation-time object: g.sync(), this_grid().sync()
             if isinstance(func, TypeValue):  # x.dtype.type(v), dt(v) with dt = x.dtype
                 return self.cast(node, func.scalar, args, kwargs)
+            if isinstance(func, GridSync):
+                return self.grid_sync(node, args, kwargs)
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
             raise Reported(node.func.value)  # its definition's problem is already reported
         canon = canonical_call(self.info, node.func)
@@ -168,6 +172,21 @@ class CallLowerer:
         if not (isinstance(n, ir.Const) and n.value in (1, 2, 3)):
             raise Unsupported(args[0], "cuda.grid() dimension", "must be the constant 1, 2 or 3")
         return n.value
+
+    # ------------------------------------------------------------ cooperative groups
+    def call_cuda_cg_this_grid(self, node, args, kwargs):
+        if args or kwargs:
+            raise Unsupported(node, "cuda.cg.this_grid()", "takes no arguments")
+        return GridGroup()
+
+    def grid_sync(self, node, args, kwargs):
+        """g.sync(): every thread of the grid waits here, so Numba launches such a kernel cooperatively
+        (all blocks resident at once) and so does the translation's launcher."""
+        if args or kwargs:
+            raise Unsupported(node, "grid sync()", "takes no arguments")
+        self.cooperative = True
+        entry = intrinsics.lookup("cuda.cg.this_grid.sync")
+        return ir.Call(entry, [])
 
     def call_cuda_shared_array(self, node, args, kwargs):
         raise Unsupported(node, "cuda.shared.array()", "must be assigned to a name on its own line",

@@ -61,6 +61,16 @@ class TypeValue:
 
 
 @dataclass
+class GridGroup:
+    """cuda.cg.this_grid(): the whole grid, whose only method Numba has is sync()."""
+
+
+@dataclass
+class GridSync:
+    """`g.sync` of a GridGroup, before it is called."""
+
+
+@dataclass
 class ArraySelect:
     """`x if c else y` of two arrays: only an assignment can take it (the name then points at either)."""
     cond: ir.Expr
@@ -115,6 +125,8 @@ class ExprLowerer:
         if isinstance(value, ArraySelect):
             raise Unsupported(node, "conditional array", "an array chosen by a condition can only be assigned to a name",
                               "a = x if c else y, then use a")
+        if isinstance(value, (GridGroup, GridSync)):
+            raise Unsupported(node, "grid group used as a value", "it can only be synchronised", "call g.sync()")
         if isinstance(value, (Dim3, TupleValue)):
             raise Unsupported(node, "tuple used as a value", "tuples can only be unpacked or indexed with a constant",
                               "unpack it: a, b = ...")
@@ -201,6 +213,10 @@ class ExprLowerer:
             return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
         if isinstance(base, ir.ArrayVar):
             return self.array_attribute(base, attr, node)
+        if isinstance(base, GridGroup):
+            if attr != "sync":
+                raise Unsupported(node, f"grid group .{attr}", "Numba's grid group has only sync()", "call g.sync()")
+            return GridSync()
         if isinstance(base, TypeValue) and attr == "type":
             return base  # arr.dtype.type: NumPy's scalar class, callable as a cast like the dtype
         raise Unsupported(node, f"attribute .{attr}", "only arrays (.shape, .size, .ndim) and cuda.* have attributes here")
@@ -340,7 +356,7 @@ class ExprLowerer:
             v = self.value(el.slice.value)
             out.extend(v.items if isinstance(v, TupleValue) else [v])
         for v in out:
-            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue, TypeValue)):
+            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue, TypeValue, GridGroup)):
                 raise Unsupported(node, "array index", "indices must be integers",
                                   "index with integer expressions such as a[i, j]")
         return out
@@ -409,5 +425,5 @@ def canonical_call(info, func_node) -> str | None:
     return canon
 
 
-__all__ = ["ExprLowerer", "ArraySelect", "Dim3", "TupleValue", "TypeValue", "const_expr", "canonical_call", "dotted", "canonical",
+__all__ = ["ExprLowerer", "ArraySelect", "Dim3", "GridGroup", "GridSync", "TupleValue", "TypeValue", "const_expr", "canonical_call", "dotted", "canonical",
            "scalar_type_of_name", "AUG_OPS"]

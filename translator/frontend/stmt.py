@@ -43,6 +43,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         self.arrays: list[ir.ArrayVar] = []
         self.local_consts: dict = {}  # names bound once to an integer constant (for array shapes)
         self.prologue: list = []  # declarations that must precede the whole body
+        self.cooperative = False  # calls cuda.cg.this_grid().sync(): launched cooperatively
         self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
         self.loop_depth = 0
@@ -70,8 +71,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         for arr in self.arrays:
             if arr.kind == "alias" and arr.written:
                 mark_written(arr)  # a write seen before a later binding reaches that array too
-        return ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
-                           options=dict(self.fn.options))
+        fn = ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
+                         options=dict(self.fn.options))
+        fn.cooperative = self.cooperative
+        return fn
 
     def block(self, body) -> list:
         if isinstance(body, cst.SimpleStatementSuite):

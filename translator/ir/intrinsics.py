@@ -70,6 +70,9 @@ _add("cuda.threadfence", "__threadfence", _fixed(T.VOID), 0)
 _add("cuda.threadfence_block", "__threadfence_block", _fixed(T.VOID), 0)
 _add("cuda.threadfence_system", "__threadfence_system", _fixed(T.VOID), 0)
 
+# cuda.cg.this_grid().sync(): the CUDA spelling; the CPU runtime provides the same namespace
+_add("cuda.cg.this_grid.sync", "cooperative_groups::this_grid().sync", _fixed(T.VOID), 0)
+
 # --- warp-level
 _add("cuda.shfl_sync", "__shfl_sync", _shfl_value, 3, arg_types=lambda ts: [None, ts[1], None])
 _add("cuda.shfl_up_sync", "__shfl_up_sync", _shfl_value, 3, arg_types=lambda ts: [None, ts[1], None])
