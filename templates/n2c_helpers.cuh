@@ -417,3 +417,74 @@ __device__ __forceinline__ match_all_result match_all_sync(unsigned int mask, T 
     const unsigned int same = __match_all_sync(mask, value, &pred);
     return {(int)same, pred != 0};
 }
+
+// @helper xoroshiro128p
+// numba.cuda.random, step for step: xoroshiro128+ over the state layout create_xoroshiro128p_states makes (two
+// uint64 per generator), so a state array from Numba is drawn from in place and gives Numba's numbers.
+struct xoroshiro128p_state {
+    uint64_t s0;
+    uint64_t s1;
+};
+__device__ __forceinline__ uint64_t xoroshiro128p_rotl(uint64_t x, uint32_t k)
+{
+    return (x << k) | (x >> (64u - k));
+}
+__device__ __forceinline__ uint64_t xoroshiro128p_next(xoroshiro128p_state *state)
+{
+    const uint64_t s0 = state->s0;
+    uint64_t s1 = state->s1;
+    const uint64_t result = s0 + s1;
+    s1 ^= s0;
+    state->s0 = xoroshiro128p_rotl(s0, 55u) ^ s1 ^ (s1 << 14u);
+    state->s1 = xoroshiro128p_rotl(s1, 36u);
+    return result;
+}
+// the top 53 bits as a double in [0, 1); the float32 draw rounds that double (so it can round up to 1.0f)
+__device__ __forceinline__ double xoroshiro128p_uniform_float64(xoroshiro128p_state *state)
+{
+    return (double)(xoroshiro128p_next(state) >> 11u) * (1.0 / 9007199254740992.0);
+}
+__device__ __forceinline__ float xoroshiro128p_uniform_float32(xoroshiro128p_state *state)
+{
+    return (float)xoroshiro128p_uniform_float64(state);
+}
+// Box-Muller from two float32 draws, the second value discarded, as numba-cuda does (its float64 normal
+// also draws float32 uniforms and takes a float32 log)
+__device__ __forceinline__ float xoroshiro128p_normal_float32(xoroshiro128p_state *state)
+{
+    const float u1 = xoroshiro128p_uniform_float32(state);
+    const float u2 = xoroshiro128p_uniform_float32(state);
+    return sqrtf(-2.0f * logf(u1)) * cosf(6.2831855f * u2);
+}
+__device__ __forceinline__ double xoroshiro128p_normal_float64(xoroshiro128p_state *state)
+{
+    const float u1 = xoroshiro128p_uniform_float32(state);
+    const float u2 = xoroshiro128p_uniform_float32(state);
+    return sqrt(-2.0 * (double)logf(u1)) * cos(6.283185307179586 * (double)u2);
+}
+// advance by 2**64 draws
+__device__ __forceinline__ void xoroshiro128p_jump(xoroshiro128p_state *state)
+{
+    const uint64_t jump[2] = {0xBEAC0467EBA5FACBull, 0xD86B048B86AA9922ull};
+    uint64_t s0 = 0, s1 = 0;
+    for (int i = 0; i < 2; ++i)
+        for (uint32_t b = 0; b < 64u; ++b) {
+            if (jump[i] & (1ull << b)) {
+                s0 ^= state->s0;
+                s1 ^= state->s1;
+            }
+            xoroshiro128p_next(state);
+        }
+    state->s0 = s0;
+    state->s1 = s1;
+}
+// SplitMix64 of the seed, as init_xoroshiro128p_state
+__device__ __forceinline__ void init_xoroshiro128p_state(xoroshiro128p_state *state, uint64_t seed)
+{
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30u)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27u)) * 0x94D049BB133111EBull;
+    z = z ^ (z >> 31u);
+    state->s0 = z;
+    state->s1 = z;
+}

@@ -127,3 +127,166 @@ def k(a, b):
     a, b = np.zeros(256, np.int32), np.zeros(256, np.int32)
     load_cpu(source=src).k[8, 32](a, b)
     assert b.tolist() == list(range(255, -1, -1))
+
+
+# ------------------------------------------------------------------ numba.cuda.random
+
+RANDOM = '''import numpy as np
+from numba import cuda
+from numba.cuda.random import (init_xoroshiro128p_state, xoroshiro128p_jump, xoroshiro128p_next,
+                               xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
+                               xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+NUMBA2CUDA_TYPES = {"draw": "states=xoroshiro128p_type[::1], out=float64[:, ::1]",
+                    "reseed": "states=xoroshiro128p_type[::1], seed=int64, out=uint64[::1]"}
+
+@cuda.jit
+def draw(states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        for k in range(0, out.shape[1] - 1, 5):
+            out[i, k] = xoroshiro128p_uniform_float32(states, i)
+            out[i, k + 1] = xoroshiro128p_uniform_float64(states, i)
+            out[i, k + 2] = xoroshiro128p_normal_float32(states, i)
+            out[i, k + 3] = xoroshiro128p_normal_float64(states, i)
+            out[i, k + 4] = xoroshiro128p_next(states, i) >> 11
+        out[i, out.shape[1] - 1] = xoroshiro128p_uniform_float32(states, i - out.shape[0])
+
+@cuda.jit
+def reseed(states, seed, out):
+    i = cuda.grid(1)
+    if i < states.shape[0]:
+        init_xoroshiro128p_state(states, i, seed + i)
+        xoroshiro128p_jump(states, i)
+        out[i] = xoroshiro128p_next(states, i)
+'''
+
+
+def numba_cpu_draws(states, cols):
+    """The same draws by numba-cuda's own functions, compiled for the CPU (the reference here)."""
+    import numba
+    from numba.cuda.random import (xoroshiro128p_next, xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
+                                   xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+    @numba.njit
+    def run(states, out):
+        n = out.shape[0]
+        for i in range(n):
+            for k in range(0, out.shape[1] - 1, 5):
+                out[i, k] = xoroshiro128p_uniform_float32(states, i)
+                out[i, k + 1] = xoroshiro128p_uniform_float64(states, i)
+                out[i, k + 2] = xoroshiro128p_normal_float32(states, i)
+                out[i, k + 3] = xoroshiro128p_normal_float64(states, i)
+                out[i, k + 4] = xoroshiro128p_next(states, i) >> 11
+            out[i, out.shape[1] - 1] = xoroshiro128p_uniform_float32(states, i - n + len(states))
+
+    out = np.zeros((len(states) if cols else 0, cols))
+    run(states, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def random_module():
+    return load_cpu(source=RANDOM)
+
+
+def test_xoroshiro128p_state_layout_and_calls(random_module):
+    cu = random_module.cu
+    assert "__global__ void draw(n2c::xoroshiro128p_state *states, int64_t states_shape0, double *out" in cu
+    assert "n2c::xoroshiro128p_uniform_float32(&states[i])" in cu
+    assert "struct xoroshiro128p_state {\n    uint64_t s0;\n    uint64_t s1;\n};" in cu
+
+
+def test_draws_from_numbas_states_are_numbas_numbers(random_module):
+    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+
+    states = np.empty(70, dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(states, 1234, 0)  # what create_xoroshiro128p_states copies to the GPU
+    mine = states.copy()
+    out = np.zeros((70, 16))
+    random_module.draw[3, 32](mine, out)
+    expected = numba_cpu_draws(states, 16)  # advances `states` as the kernel advances `mine`
+    assert np.array_equal(out, expected)
+    assert np.array_equal(mine, states)
+
+
+def test_seeding_and_jumping_in_a_kernel(random_module):
+    import numba
+    from numba.cuda.random import (init_xoroshiro128p_state, xoroshiro128p_dtype, xoroshiro128p_jump,
+                                   xoroshiro128p_next)
+
+    @numba.njit
+    def reference(states, seed, out):
+        for i in range(states.shape[0]):
+            init_xoroshiro128p_state(states, i, seed + i)
+            xoroshiro128p_jump(states, i)
+            out[i] = xoroshiro128p_next(states, i)
+
+    states = np.zeros(40, dtype=xoroshiro128p_dtype)
+    ref_states, out, ref = states.copy(), np.zeros(40, np.uint64), np.zeros(40, np.uint64)
+    random_module.reseed[2, 32](states, -5, out)
+    reference(ref_states, -5, ref)
+    assert np.array_equal(out, ref) and np.array_equal(states, ref_states)
+
+
+def test_states_must_be_xoroshiro128p_records(random_module):
+    with pytest.raises(TypeError, match="argument 'states' must be a 1-D"):
+        random_module.draw[1, 32](np.zeros((32, 2), np.uint64), np.zeros((32, 6)))
+    src = RANDOM.replace("xoroshiro128p_uniform_float32(states, i - out.shape[0])",
+                         "xoroshiro128p_uniform_float32(out, i)")
+    from translator.errors import UserError
+    with pytest.raises(UserError, match="xoroshiro128p_uniform_float32\\(\\) states: must be the 1-D array of "
+                                        "xoroshiro128p states"):
+        translate_source(src)
+
+
+# ------------------------------------------------------------------ the GPU: Numba's own launches beside ours
+
+@pytest.mark.gpu
+def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
+    """On the GPU: states from create_xoroshiro128p_states give Numba's numbers bit for bit (passed as Numba's
+    device array, as a NumPy copy and as torch words), and a cooperative launch matches Numba's."""
+    import importlib.util
+
+    import torch
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states
+
+    import numba2cuda
+
+    path = tmp_path / "gpu_library.py"
+    path.write_text(RANDOM + GRID_SYNC.replace(HEAD, "\nimport math\nfrom numba import float32, float64, int32, int64\n"))
+    spec = importlib.util.spec_from_file_location("gpu_library", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+
+    n = 5000
+    numba_states, our_states = create_xoroshiro128p_states(n, seed=42), create_xoroshiro128p_states(n, seed=42)
+    numba_out = cuda.to_device(np.zeros((n, 16)))
+    original.draw[(n + 127) // 128, 128](numba_states, numba_out)
+    our_out = torch.zeros((n, 16), dtype=torch.float64, device="cuda")
+    translated.draw[(n + 127) // 128, 128](our_states, our_out)
+    torch.cuda.synchronize()
+    assert np.array_equal(our_out.cpu().numpy(), numba_out.copy_to_host())
+    assert np.array_equal(our_states.copy_to_host(), numba_states.copy_to_host())
+    host = numba_states.copy_to_host()  # a NumPy record array: copied in and, being advanced, back out
+    translated.draw[(n + 127) // 128, 128](host, our_out)
+    original.draw[(n + 127) // 128, 128](numba_states, numba_out)
+    assert np.array_equal(host, numba_states.copy_to_host())
+    assert np.array_equal(our_out.cpu().numpy(), numba_out.copy_to_host())
+
+    size = 1001
+    data = np.zeros(size)
+    data[500] = 10000.0
+    nb0, nb1 = cuda.to_device(data), cuda.to_device(np.zeros(size))
+    original.heat[(size + 127) // 128, 128](nb0, nb1, 500, 0.25)
+    t0 = torch.tensor(data, device="cuda")
+    t1 = torch.zeros(size, dtype=torch.float64, device="cuda")
+    translated.heat[(size + 127) // 128, 128](t0, t1, 500, 0.25)
+    torch.cuda.synchronize()
+    assert np.array_equal(t0.cpu().numpy(), nb0.copy_to_host()) and np.array_equal(t1.cpu().numpy(), nb1.copy_to_host())
+    big = torch.zeros(10_000_000, dtype=torch.float64, device="cuda")
+    with pytest.raises(RuntimeError, match=r"cudaErrorCooperativeLaunchTooLarge: it calls cuda.cg.this_grid\(\)"
+                                           r"\.sync\(\).* at most \d+ blocks of 128 threads"):
+        translated.heat[(10_000_000 + 127) // 128, 128](big, big.clone(), 1, 0.25)

@@ -134,7 +134,7 @@ class Typer:
         if any(t is None for t in ts):
             return None
         for o, t in zip(operands, ts):
-            if not isinstance(t, T.Scalar):
+            if not isinstance(t, T.Scalar) or t.kind == "r":
                 raise TypeErrorAt(o.node or e.node, "non-scalar operand", f"{t} cannot be used in arithmetic")
         return ts
 

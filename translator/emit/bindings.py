@@ -28,8 +28,12 @@ def kernel_context(fn) -> dict:
             ct = c_type(p.type.dtype)
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
             params.append(f"const at::Tensor &{p.name}")
-            checks.append(f'check_array("{fn.c_name}", "{p.name}", {p.name}, {AT_TYPES[p.type.dtype.name]}, '
-                          f'{p.type.ndim});')
+            if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
+                checks.append(f'check_records("{fn.c_name}", "{p.name}", {p.name}, {p.type.ndim}, '
+                              f'{p.type.dtype.bits // 64});')
+            else:
+                checks.append(f'check_array("{fn.c_name}", "{p.name}", {p.name}, {AT_TYPES[p.type.dtype.name]}, '
+                              f'{p.type.ndim});')
             if p is arrays[0]:
                 device_checks.append(f'check_on_gpu("{fn.c_name}", "{p.name}", {p.name});')
             else:
@@ -53,5 +57,7 @@ def kernel_context(fn) -> dict:
 
 def render_bindings(program, source_name: str) -> str:
     kernels = [kernel_context(fn) for fn in program.kernels]
-    return environment().get_template("bindings.cpp.j2").render(
+    records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
+                      if p.array is not None and p.type.dtype.kind == "r"})
+    return environment().get_template("bindings.cpp.j2").render(records=records,
         version=__version__, source_name=source_name, kernels=kernels)

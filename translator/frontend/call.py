@@ -65,6 +65,8 @@ class CallLowerer:
             return handler(node, args, kwargs)
         if canon.startswith("cuda.atomic."):
             return self.atomic(node, canon.rsplit(".", 1)[1], args, kwargs)
+        if canon.startswith("cuda.random."):
+            return self.random_draw(node, canon, args, kwargs)
         entry = intrinsics.lookup(canon)
         if entry is None:
             raise Unsupported(node.func, f"call to {canon}()", "is not supported in kernels",
@@ -243,6 +245,31 @@ class CallLowerer:
         entry = intrinsics.Intrinsic(f"cuda.atomic.{op}", c_name, lambda ts: dtype, (expected, expected),
                                      arg_types=lambda ts: [None] + [dtype] * len(values))
         return ir.Call(entry, [ir.AddressOf(target)] + values)
+
+    # ------------------------------------------------------------ numba.cuda.random
+    def random_draw(self, node, canon, args, kwargs):
+        """xoroshiro128p_uniform_float32(states, i) and friends: the helper gets &states[i] (Numba indexes the
+        states array as any array, negative indices included) and advances that state in place."""
+        name = canon.rsplit(".", 1)[1]
+        entry = intrinsics.lookup(canon)
+        if entry is None:
+            hint = ("make the states on the host with create_xoroshiro128p_states(n, seed) and pass them to the kernel"
+                    if "states" in name else "use xoroshiro128p_uniform_float32/64, xoroshiro128p_normal_float32/64 "
+                    "or xoroshiro128p_next")
+            raise Unsupported(node.func, f"{canon}()", "is not a device function of numba.cuda.random", hint)
+        want = entry.nargs[0] + 1
+        if kwargs or len(args) != want:
+            raise Unsupported(node, f"{name}()", f"takes {want} positional arguments: (states, index"
+                              + (", seed)" if want == 3 else ")"))
+        states = self.value(args[0])
+        if not (isinstance(states, ir.ArrayVar) and states.dtype == T.XOROSHIRO128P and states.ndim == 1):
+            raise Unsupported(args[0], f"{name}() states", "must be the 1-D array of xoroshiro128p states",
+                              "pass the array create_xoroshiro128p_states(n, seed) made (its type: "
+                              "xoroshiro128p_type[::1])")
+        target = self.index_array(states, [self.expr(args[1])], node)
+        mark_written(states)
+        self.use_helper(entry.helper)
+        return ir.Call(entry, [ir.AddressOf(target)] + [self.expr(a) for a in args[2:]])
 
     # ------------------------------------------------------------ device functions
     def device_call(self, node, args, kwargs):

@@ -191,6 +191,15 @@ for _name in ("maximum", "minimum", "fmax", "fmin", "square", "sign", "negative"
          helper="np_ufuncs", arg_types=_np_args(_name))
 TABLE["np.abs"] = TABLE["np.absolute"]
 
+# numba.cuda.random: xoroshiro128+ exactly as numba-cuda computes it; the first argument is the address of
+# states[index] (the frontend makes it), so states made by create_xoroshiro128p_states are drawn from in place.
+for _name, _result in (("xoroshiro128p_next", T.UINT64), ("xoroshiro128p_uniform_float32", T.FLOAT32),
+                       ("xoroshiro128p_uniform_float64", T.FLOAT64), ("xoroshiro128p_normal_float32", T.FLOAT32),
+                       ("xoroshiro128p_normal_float64", T.FLOAT64), ("xoroshiro128p_jump", T.VOID)):
+    _add(f"cuda.random.{_name}", f"n2c::{_name}", _fixed(_result), 1, helper="xoroshiro128p")
+_add("cuda.random.init_xoroshiro128p_state", "n2c::init_xoroshiro128p_state", _fixed(T.VOID), 2,
+     helper="xoroshiro128p", arg_types=lambda ts: [None, T.UINT64])
+
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)
     "add": ("n2c::atomic_add", "atomic_add", "iuf"),

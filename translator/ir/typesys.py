@@ -59,6 +59,11 @@ INT8, INT16, INT32, INT64 = (Scalar(f"int{b}", "i", b) for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}", "u", b) for b in (8, 16, 32, 64))
 FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}", "f", b) for b in (16, 32, 64))
 
+# numba.cuda.random's generator state: a record of two uint64 (s0, s1), as create_xoroshiro128p_states makes it;
+# an array element only, passed to the xoroshiro128p_* functions (kind "r": no arithmetic).
+XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
+RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
+
 SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32, FLOAT64)}
 # Numba and NumPy aliases that users write in signatures and casts.
 ALIASES = {
@@ -71,7 +76,7 @@ ALIASES = {
 C_NAMES = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
-    "float32": "float", "float64": "double",
+    "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
 }
 
 
@@ -105,7 +110,7 @@ def parse_type(text: str) -> Scalar | Array:
         if t is None:
             raise TypeStringError(f"unknown type '{text}'")
         return t
-    dtype = scalar_by_name(m.group(1))
+    dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
         raise TypeStringError(f"unknown element type '{m.group(1)}'")
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]

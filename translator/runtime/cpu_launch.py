@@ -21,6 +21,13 @@ CTYPES = {
 }
 
 
+def numpy_dtype(t: T.Scalar) -> np.dtype:
+    """The NumPy dtype of an array element type; records as Numba lays them out (aligned structs)."""
+    if t == T.XOROSHIRO128P:
+        return np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+    return np.dtype(t.name)
+
+
 class CpuKernel:
     """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]."""
 
@@ -43,7 +50,7 @@ class CpuKernel:
         flat, types = [], []
         for p, a in zip(self.params, args):
             if isinstance(p.type, T.Array):
-                want = np.dtype(p.type.dtype.name if p.type.dtype.name != "bool" else "bool")
+                want = numpy_dtype(p.type.dtype)
                 if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != p.type.ndim:
                     got = f"{a.dtype}[{a.ndim}-D]" if isinstance(a, np.ndarray) else type(a).__name__
                     raise TypeError(f"{self.name}: argument '{p.name}' must be a {p.type.ndim}-D {want} array, got {got}")

@@ -38,6 +38,27 @@ def stream_handle(stream):
     return int(stream)
 
 
+class _Words:
+    """A device array of records (create_xoroshiro128p_states' states) seen as its uint64 words, which torch holds."""
+
+    def __init__(self, cai, words):
+        strides = cai.get("strides")
+        self.__cuda_array_interface__ = dict(
+            cai, shape=tuple(cai["shape"]) + (words,), typestr="<u8", descr=[("", "<u8")],
+            strides=None if strides is None else tuple(strides) + (8,))
+
+
+def _record_words(a):
+    cai = a.__cuda_array_interface__
+    if not str(cai.get("typestr", "")).startswith("|V"):
+        return a
+    fields = [f for f in cai.get("descr", []) if f[0]]
+    if not fields or any(f[1] != "<u8" for f in fields):
+        raise TypeError(f"records of {cai.get('descr')} are not supported; only records of uint64 fields "
+                        "(numba.cuda.random's states)")
+    return _Words(cai, len(fields))
+
+
 class Launch:
     """A configured kernel: what kernel[grid, block, stream, shared_bytes] returns."""
 
@@ -120,7 +141,7 @@ class Kernel:
                 continue
             name = self.param_names[i]
             if hasattr(a, "__cuda_array_interface__"):
-                converted[i] = torch.as_tensor(a, device="cuda")
+                converted[i] = torch.as_tensor(_record_words(a), device="cuda")
             elif hasattr(a, "__array_interface__") or type(a).__module__ == "numpy":
                 import numpy as np
 
@@ -128,6 +149,8 @@ class Kernel:
                 if not host.flags.c_contiguous:
                     raise TypeError(f"{self.name}(): argument '{name}' must be C-contiguous "
                                     "(numba2cuda indexes row-major); pass np.ascontiguousarray(...)")
+                if host.dtype.names is not None:  # records (RNG states): their uint64 words, same memory
+                    host = host.view("<u8").reshape(host.shape + (host.dtype.itemsize // 8,))
                 converted[i] = torch.from_numpy(host).to("cuda")
                 if i in self.written:
                     copies.append((host, converted[i]))

@@ -157,6 +157,8 @@ def describe(ex, case, seed, size, combo, dist, sweep):
             meta["scalars"][str(i)] = a.item() if isinstance(a, np.generic) else a
     for i, e in ex["expected"].items():
         i = int(i)
+        if ex["args"][i].dtype.names is not None and i not in meta["inout"]:
+            meta["inout"].append(i)  # records (RNG states) are advanced in place: their contents are an input
         if meta["expected_valid"]:
             arrays[f"expected{i}"] = np.asarray(e)
         a = ex["args"][i]
