@@ -3,6 +3,8 @@ cmath, cuda.fp16, vectorize/guvectorize; translated and run on the CPU runtime a
 
 from __future__ import annotations
 
+import cmath
+
 import numpy as np
 import pytest
 
@@ -290,3 +292,142 @@ def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
     with pytest.raises(RuntimeError, match=r"cudaErrorCooperativeLaunchTooLarge: it calls cuda.cg.this_grid\(\)"
                                            r"\.sync\(\).* at most \d+ blocks of 128 threads"):
         translated.heat[(10_000_000 + 127) // 128, 128](big, big.clone(), 1, 0.25)
+
+
+def test_record_arrays_cross_into_torch_as_their_words():
+    pytest.importorskip("torch")
+    from numba.cuda.random import xoroshiro128p_dtype
+
+    from translator.runtime.launch import _record_words
+    from translator.runtime.records import as_words, from_words
+    from translator.verify.compare import compare_arrays
+
+    states = np.zeros(5, dtype=xoroshiro128p_dtype)
+    states["s1"] = np.arange(5)
+
+    class DeviceStates:  # what create_xoroshiro128p_states returns, as far as __cuda_array_interface__ goes
+        __cuda_array_interface__ = {"shape": (5,), "typestr": "|V16", "descr": xoroshiro128p_dtype.descr,
+                                    "data": (1234, False), "strides": None, "version": 3}
+
+    cai = _record_words(DeviceStates()).__cuda_array_interface__
+    assert cai["shape"] == (5, 2) and cai["typestr"] == "<u8" and cai["data"] == (1234, False)
+    words = as_words(states)
+    assert words.shape == (5, 2) and words[:, 1].tolist() == list(range(5)) and np.shares_memory(words, states)
+    assert np.array_equal(from_words(words, states), states)
+    other = states.copy()
+    other["s0"][3] = 9
+    report = compare_arrays(states, other)
+    assert not report.ok and report.first_index == (3, 0)
+
+
+# ------------------------------------------------------------------ complex numbers and cmath
+
+def complex_arithmetic(z, w):
+    a = z * w + 1.5j
+    b = a / (z + np.float32(2))  # complex64 + float32 stays complex64
+    c = z - w * 2  # an int64 makes it complex128
+    d = complex(z.real, w.imag) + complex(abs(z))
+    e = -z + z.conjugate() * w.imag
+    f = z ** 2
+    g = 0j
+    for k in range(3):
+        g += w / (k + 1j)
+    return a, b, c, d, e, f, g, z == w, z != w
+
+
+def complex_cmath(z, w):
+    r, phi = cmath.polar(z)
+    return (cmath.exp(z), cmath.log(w), cmath.sqrt(z), cmath.sqrt(w * 1e30), cmath.sin(z), cmath.cos(w),
+            cmath.tan(z), cmath.sinh(w), cmath.cosh(z), cmath.tanh(w), cmath.log10(z), cmath.phase(w),
+            cmath.rect(r, phi), cmath.rect(np.float32(2.5), phi), cmath.exp(np.float32(0.5)),
+            cmath.isnan(z), cmath.isinf(w), cmath.isfinite(z))
+
+
+def complex_kernel_source(fn, arity, dtype):
+    import inspect
+    import textwrap
+
+    body = textwrap.dedent(inspect.getsource(fn))
+    outs = ", ".join(f"r{k}" for k in range(arity))
+    stores = "\n        ".join(f"out[i, {k}] = r{k}" for k in range(arity))
+    return f'''import cmath
+import math
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+{body}
+
+@cuda.jit("void({dtype}[::1], {dtype}[::1], complex128[:, ::1])")
+def apply(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        {outs} = {fn.__name__}(a[i], b[i])
+        {stores}
+'''
+
+
+def complex_inputs(dtype):
+    rng = np.random.default_rng(11)
+    parts = rng.standard_normal((2, 2, 120)) * 3
+    special = [0j, -0j, complex(np.inf, 0.5), complex(-np.inf, 2), complex(0.5, np.inf), complex(np.nan, 1),
+               complex(1, np.nan), 3e38 + 2e38j, -2.5 + 0j, 1j, complex(-np.inf, np.inf), 1e-30 + 1e-30j]
+    z = np.concatenate([parts[0, 0] + 1j * parts[0, 1], special, special[::-1]]).astype(dtype)
+    w = np.concatenate([parts[1, 0] + 1j * parts[1, 1], special[::-1], special]).astype(dtype)
+    return z, w
+
+
+@pytest.mark.parametrize("fn", [complex_arithmetic, complex_cmath], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_numbers_match_numba(fn, dtype):
+    import numba
+
+    z, w = complex_inputs(dtype)
+    reference = numba.njit(fn)
+    with np.errstate(all="ignore"):
+        expected = np.array([[complex(v) for v in reference(a, b)] for a, b in zip(z, w)])
+    module = load_cpu(source=complex_kernel_source(fn, expected.shape[1], dtype))
+    out = np.full(expected.shape, np.nan + 0j)
+    module.apply[(len(z) + 63) // 64, 64](z, w, out)
+    same = (out.view(np.float64) == expected.view(np.float64)) | (np.isnan(out.view(np.float64))
+                                                                  & np.isnan(expected.view(np.float64)))
+    if not same.all():
+        i, k = np.argwhere(~same.reshape(len(z), -1, 2).any(axis=2) | ~same.reshape(len(z), -1, 2).all(axis=2))[0]
+        pytest.fail(f"{fn.__name__}[{dtype}]: output {k} for ({z[i]!r}, {w[i]!r}): C gave {out[i, k]!r}, "
+                    f"Numba gives {expected[i, k]!r}")
+
+
+def test_complex_arrays_and_their_types_in_the_c():
+    src = HEAD + '''
+@cuda.jit("void(complex64[::1], complex128[:, ::1])")
+def k(z, out):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        out[i, 0] = z[i] * 2j
+        out[i, 1] = np.complex64(z[i].real) + z[i].imag
+'''
+    module = load_cpu(source=src)
+    assert "__global__ void k(const n2c::complex64 *z, int64_t z_shape0, n2c::complex128 *out" in module.cu
+    z = (np.arange(5) + 1j * np.arange(5, 10)).astype(np.complex64)
+    out = np.zeros((5, 2), np.complex128)
+    module.k[1, 8](z, out)
+    assert np.array_equal(out[:, 0], z.astype(np.complex128) * 2j)
+    assert np.array_equal(out[:, 1], z.real.astype(np.complex64) + z.imag)
+
+
+def test_complex_scalar_kernel_parameters_and_orderings_are_located_errors():
+    from translator.errors import UserError
+
+    with pytest.raises(UserError, match="complex kernel parameter 'c'"):
+        translate_source(HEAD + '''
+@cuda.jit("void(complex64[::1], complex64)")
+def k(z, c):
+    z[0] = c
+''')
+    with pytest.raises(UserError, match="'<' on a complex number"):
+        translate_source(HEAD + '''
+@cuda.jit("void(complex64[::1], int32[::1])")
+def k(z, out):
+    out[0] = z[0] < z[1]
+''')

@@ -144,6 +144,8 @@ class Typer:
             return None
         a, b = ts
         op = e.op
+        if (a.is_complex or b.is_complex) and op not in ("+", "-", "*", "/", "**"):
+            raise TypeErrorAt(e.node, f"'{op}' on a complex number", "complex numbers have +, -, *, / and ** 2 only")
         if op in "+-*":
             return T.arith_result(a, b)
         if op == "/":
@@ -162,13 +164,22 @@ class Typer:
         ts = self._scalars(e, e.operand)
         if ts is None:
             return None
-        if e.op == "~" and ts[0].is_float:
+        if e.op == "~" and (ts[0].is_float or ts[0].is_complex):
             raise TypeErrorAt(e.node, "'~' on a float", "bit operations need integers")
         return T.unary_result(e.op, ts[0])
 
     def t_Compare(self, e):
-        self._scalars(e, e.left, e.right)
+        ts = self._scalars(e, e.left, e.right)
+        if ts and any(t.is_complex for t in ts) and e.op not in ("==", "!="):
+            raise TypeErrorAt(e.node, f"'{e.op}' on a complex number", "complex numbers are not ordered",
+                              "compare abs(z) or z.real")
         return T.BOOL
+
+    def t_Member(self, e):
+        ts = self._scalars(e, e.value)
+        if ts is None:
+            return None
+        return T.underlying(ts[0]) if ts[0].is_complex else ts[0]
 
     def t_BoolOp(self, e):
         self._scalars(e, *e.values)
@@ -183,6 +194,9 @@ class Typer:
         if ts is None:
             return None
         t = ts[0]
+        if t.is_complex and (e.to in ("int", "float") or not e.to.is_complex):
+            raise TypeErrorAt(e.node, f"{e.to}() of a complex number", "Numba cannot convert a complex number to a "
+                              "real one", "take z.real, z.imag or abs(z)")
         if e.to == "int":
             return t if t.is_int else T.INT64
         if e.to == "float":

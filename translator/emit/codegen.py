@@ -21,6 +21,9 @@ INDENT = "    "
 
 
 def c_literal(value, t: T.Scalar) -> str:
+    if t.is_complex:
+        part = T.underlying(t)
+        return f"{T.c_name(t)}({c_literal(complex(value).real, part)}, {c_literal(complex(value).imag, part)})"
     if t.kind == "b":
         return "true" if value else "false"
     if t.is_float:
@@ -114,7 +117,12 @@ class CPrinter:
         p = PRECEDENCE["?:"]
         return f"{self.wrap(e.cond, p + 1)} ? {self.wrap(e.then, p + 1)} : {self.wrap(e.orelse, p)}", p
 
+    def visit_Member(self, e):
+        return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{'re' if e.field == 'real' else 'im'}", PRECEDENCE["postfix"]
+
     def visit_Cast(self, e):
+        if e.to.is_complex:  # a constructor: n2c::complex64(x), n2c::complex128(z64)
+            return f"{c_type(e.to)}({self.expr(e.value)})", PRECEDENCE["postfix"]
         return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
 
     def visit_Call(self, e):

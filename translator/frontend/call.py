@@ -9,6 +9,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import mark_written, root_array
+from .names import resolve
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -25,7 +26,7 @@ NATIVE_ATOMICS = {
     "dec": ("atomicDec", {"uint32"}),
     "cas": ("atomicCAS", {"int32", "uint32"}),
 }
-HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}}
+HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"}}
 
 
 class CallLowerer:
@@ -43,6 +44,12 @@ class CallLowerer:
         head = node.func
         while isinstance(head, cst.Attribute):
             head = head.value
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "conjugate" \
+                and resolve(self.info, node.func) is None:
+            if args or kwargs:
+                raise Unsupported(node, "conjugate()", "takes no arguments")
+            self.use_helper("complex")
+            return ir.Call(intrinsics.lookup("np.conjugate"), [self.expr(node.func.value)])
         in_scope = isinstance(head, cst.Name) and head.value in self.scope
         if in_scope:
             self.value(head)  # a name whose definition already failed is not reported twice
@@ -106,8 +113,19 @@ class CallLowerer:
 
     def call_abs(self, node, args, kwargs):
         self._one_arg(node, "abs", args, kwargs)
-        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: ts[0], (1, 1))
+        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: T.underlying(ts[0]) if ts[0].is_complex else ts[0],
+                                     (1, 1))
         return ir.Call(entry, [self.expr(args[0])])
+
+    def call_complex(self, node, args, kwargs):
+        """complex(x) and complex(re, im): complex64 from float32 (both parts), else complex128, as Numba types it."""
+        if kwargs or not 1 <= len(args) <= 2:
+            raise Unsupported(node, "complex()", "takes the real part and, optionally, the imaginary part")
+        self.use_helper("complex")
+        entry = intrinsics.Intrinsic("complex", _complex_c_name, _complex_type, (1, 2),
+                                     arg_types=lambda ts: [T.COMPLEX128] if ts[0].is_complex
+                                     else [T.underlying(_complex_type(ts))] * len(ts))
+        return ir.Call(entry, [self.expr(a) for a in args])
 
     def call_round(self, node, args, kwargs):
         if len(args) != 1 or kwargs:
@@ -311,8 +329,20 @@ def _dim3(name, axis):
     return ir.Builtin(f"{name}.{axis}", T.INT32, T.UINT32)
 
 
+def _complex_type(ts):
+    if any(t.is_complex for t in ts[1:]) or (len(ts) == 2 and ts[0].is_complex):
+        return None  # complex(z, w) of complex parts: Numba rejects it too
+    return T.COMPLEX64 if all(t == T.FLOAT32 for t in ts) else T.COMPLEX128
+
+
+def _complex_c_name(ts):
+    return T.c_name(_complex_type(ts))
+
+
 def _abs_c_name(ts):
     t = ts[0]
+    if t.is_complex:
+        return "n2c::cabs"
     if t.is_float:
         return "fabsf" if t == T.FLOAT32 else "fabs"
     return "llabs" if t.bits == 64 else "abs"

@@ -41,7 +41,9 @@ _BINOPS = {
     cst.BitAnd: lambda a, b: a & b, cst.BitOr: lambda a, b: a | b, cst.BitXor: lambda a, b: a ^ b,
 }
 MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
-                  "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan}
+                  "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan,
+                  "cmath.pi": math.pi, "cmath.e": math.e, "cmath.tau": math.tau, "cmath.inf": math.inf,
+                  "cmath.nan": math.nan, "cmath.infj": complex(0, math.inf), "cmath.nanj": complex(0, math.nan)}
 
 
 def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
@@ -52,6 +54,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     if isinstance(node, cst.Integer):
         return node.evaluated_value
     if isinstance(node, cst.Float):
+        return node.evaluated_value
+    if isinstance(node, cst.Imaginary):
         return node.evaluated_value
     if isinstance(node, cst.Name):
         if node.value in ("True", "False"):

@@ -42,7 +42,6 @@ UNSUPPORTED_EXPRS = {
     cst.NamedExpr: ("assignment expression (:=)", "not supported", "assign on its own line first"),
     cst.Await: ("await", "kernels are not coroutines", "remove it"),
     cst.Yield: ("yield", "kernels cannot be generators", "write results into an output array"),
-    cst.Imaginary: ("complex literal", "complex numbers are not supported", "use separate real and imaginary parts"),
     cst.StarredElement: ("starred expression", "not supported", "pass arguments one by one"),
     cst.Ellipsis: ("Ellipsis", "not supported", "index every dimension explicitly"),
 }
@@ -95,6 +94,8 @@ def const_expr(value, node=None) -> ir.Expr:
         e = ir.Const(value, T.INT64 if value < 2**63 else T.UINT64)
     elif isinstance(value, float):
         e = ir.Const(value, T.FLOAT64)
+    elif isinstance(value, complex):
+        e = ir.Const(value, T.COMPLEX128)
     else:
         raise Unsupported(node, "constant", f"a {type(value).__name__} constant cannot be used here")
     e.node = node
@@ -155,6 +156,9 @@ class ExprLowerer:
     def lower_Float(self, node):
         return const_expr(node.evaluated_value, node)
 
+    def lower_Imaginary(self, node):
+        return const_expr(complex(node.evaluated_value), node)
+
     def lower_Name(self, node):
         name = node.value
         if name in self.scope:
@@ -213,6 +217,8 @@ class ExprLowerer:
             return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
         if isinstance(base, ir.ArrayVar):
             return self.array_attribute(base, attr, node)
+        if isinstance(base, ir.Expr) and attr in ("real", "imag"):
+            return ir.Member(base, attr)
         if isinstance(base, GridGroup):
             if attr != "sync":
                 raise Unsupported(node, f"grid group .{attr}", "Numba's grid group has only sync()", "call g.sync()")

@@ -58,6 +58,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
             else:
+                if not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
+                    raise Unsupported(self.fn.node.name, f"complex kernel parameter '{name}'",
+                                      "the launcher passes numbers as int64, float64 or bool",
+                                      f"pass '{name}' as a 1-element {ty} array, or its real and imaginary parts")
                 if self.assign_counts.get(name):
                     self.scalar_names.add(name)
                 params.append(ir.Param(name, ty))

@@ -191,6 +191,36 @@ for _name in ("maximum", "minimum", "fmax", "fmin", "square", "sign", "negative"
          helper="np_ufuncs", arg_types=_np_args(_name))
 TABLE["np.abs"] = TABLE["np.absolute"]
 
+# cmath: a real argument is made complex as Numba's overload resolution does (float32 and small integers to
+# complex64, anything wider to complex128); the n2c::c* helpers compute in Numba's precisions.
+def _as_complex(t):
+    return t if t.is_complex else T.unify(t, T.COMPLEX64)
+
+
+def _complex_only(result):
+    return lambda ts: result(ts[0]) if ts[0].is_complex else None
+
+
+for _name, _c in (("exp", "cexp"), ("log", "clog"), ("sqrt", "csqrt"), ("sin", "csin"), ("cos", "ccos"),
+                  ("tan", "ctan")):
+    _add(f"cmath.{_name}", f"n2c::{_c}", lambda ts: _as_complex(ts[0]), 1, helper="cmath",
+         arg_types=lambda ts: [_as_complex(ts[0])])
+for _name in ("isnan", "isinf", "isfinite"):
+    _add(f"cmath.{_name}", f"n2c::c{_name}", _fixed(T.BOOL), 1, helper="complex",
+         arg_types=lambda ts: [_as_complex(ts[0])])
+_add("cmath.sinh", "n2c::csinh", _complex_only(lambda t: t), 1, helper="cmath")
+_add("cmath.cosh", "n2c::ccosh", _complex_only(lambda t: t), 1, helper="cmath")
+_add("cmath.tanh", "n2c::ctanh", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
+_add("cmath.log10", "n2c::clog10", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
+_add("cmath.phase", "n2c::phase", _complex_only(T.underlying), 1, helper="cmath")
+_add("cmath.polar", "n2c::polar", _complex_only(lambda t: T.Tuple((T.underlying(t), T.underlying(t)))), 1,
+     helper="cmath", tuple_result=True)
+_add("cmath.rect", "n2c::rect",
+     lambda ts: (T.COMPLEX64 if ts == [T.FLOAT32, T.FLOAT32] else T.COMPLEX128) if all(t.is_float for t in ts)
+     else None, 2, helper="cmath")
+for _name in ("conjugate", "conj"):
+    _add(f"np.{_name}", "n2c::conj", lambda ts: ts[0] if ts[0].kind != "b" else None, 1, helper="complex")
+
 # numba.cuda.random: xoroshiro128+ exactly as numba-cuda computes it; the first argument is the address of
 # states[index] (the frontend makes it), so states made by create_xoroshiro128p_states are drawn from in place.
 for _name, _result in (("xoroshiro128p_next", T.UINT64), ("xoroshiro128p_uniform_float32", T.FLOAT32),

@@ -114,6 +114,13 @@ class IfExp(Expr):
 
 
 @dataclass(eq=False)
+class Member(Expr):
+    """z.real / z.imag: a part of a complex number (of a real number: the number itself, or zero)."""
+    value: Expr
+    field: str  # "real" | "imag"
+
+
+@dataclass(eq=False)
 class Cast(Expr):
     to: T.Scalar
     value: Expr

@@ -16,6 +16,15 @@ from ..ir.facts import root_array
 def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
     if to == c.const_type:
         return c
+    if to.is_complex:
+        value = complex(c.value)
+        if to == T.COMPLEX64:
+            value = complex(float(np.float32(value.real)), float(np.float32(value.imag)))
+        out = ir.Const(value, to)
+        out.node = c.node
+        return out
+    if isinstance(c.value, complex):
+        return None  # Numba has no complex-to-real conversion (the typer reports it)
     if to.kind == "b":
         value = bool(c.value)
     elif to.is_float:
@@ -55,6 +64,9 @@ class Legalizer:
         self.bounds = Bounds(fn, assume_nonnegative)
 
     def run(self):
+        if any(getattr(a, "dtype", None) is not None and a.dtype.is_complex for a in getattr(self.fn, "arrays", [])) \
+                or any(isinstance(v.type, T.Scalar) and v.type.is_complex for v in self.fn.variables):
+            self.helpers.add("complex")  # the kernel's complex64/complex128 need the types' definitions
         self.block(self.fn.body)
         self.fn.assumptions |= self.bounds.assumed
 
@@ -126,6 +138,8 @@ class Legalizer:
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, condition=False):
+        if isinstance(e.type, T.Scalar) and e.type.is_complex:
+            self.helpers.add("complex")
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
             return self.x_BoolOp(e, condition)
@@ -144,6 +158,16 @@ class Legalizer:
                 return folded
         e.to = e.type
         return e
+
+    def x_Member(self, e):
+        e.value = self.expr(e.value)
+        if e.value.type.is_complex:
+            return e
+        if e.field == "real":  # x.real of a real number is x; x.imag is a zero of its type
+            return e.value
+        zero = ir.Const(0, e.type) if not e.type.is_float else ir.Const(0.0, e.type)
+        zero.node = e.node
+        return zero
 
     def x_BinOp(self, e):
         e.left, e.right = self.expr(e.left), self.expr(e.right)
@@ -185,6 +209,19 @@ class Legalizer:
     def power(self, e):
         R = e.type
         base, exp = e.left, e.right
+        if R.is_complex:
+            # Numba computes z ** 2 as z * z and calls a cpow numba-cuda does not provide for anything else
+            two = isinstance(exp, ir.Const) and exp.value == 2
+            if not two:
+                raise Unsupported(e.node, "complex power", "numba-cuda compiles only z ** 2 of a complex number",
+                                  "multiply it out, or use cmath.exp(w * cmath.log(z))")
+            b = cast_to(base, R)
+            if isinstance(b, (ir.Name, ir.Load)):
+                out = ir.BinOp("*", b, b)
+                out.type, out.node = R, e.node
+                return out
+            self.helpers.add("np_ufuncs")
+            return self.helper_call("n2c::np_square", [b], R, e, explicit=False)
         if exp.type.is_int or exp.type.kind == "b":
             if isinstance(exp, ir.Const) and exp.value == 2 and isinstance(base, (ir.Name, ir.Load)):
                 # Numba's x ** 2 is exactly one multiplication
@@ -333,6 +370,8 @@ def _compares_exactly(a: T.Scalar, b: T.Scalar, common: T.Scalar) -> bool:
     c = T.c_common(a, b)
     if c == common:
         return True
+    if c is None or common.is_complex:
+        return False
     if a.kind in "iub" and b.kind in "iub":
         return c.kind == "i" or (a.kind in "ub" and b.kind in "ub")
     if c.is_float:
