@@ -256,6 +256,11 @@ class Typer:
                         not (isinstance(s, ir.ExprStmt) and s.value is node):
                     raise TypeErrorAt(node.node or s.node, f"'{node.func_name}' returns no value",
                                       "its result cannot be used", "call it on its own line")
+        if isinstance(s, ir.Store) and isinstance(s.value.type, T.Scalar) and s.value.type.is_complex \
+                and not s.target.type.is_complex:
+            raise TypeErrorAt(s.node, f"{s.value.type} stored into a {s.target.type} array",
+                              "Numba cannot convert a complex number to a real one",
+                              "store z.real, z.imag or abs(z), or make the array complex")
         if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
             raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
 
