@@ -431,3 +431,96 @@ def k(z, c):
 def k(z, out):
     out[0] = z[0] < z[1]
 ''')
+
+
+# ------------------------------------------------------------------ vectorize / guvectorize
+
+UFUNCS = '''import math
+import numpy as np
+from numba import cuda, guvectorize, vectorize
+
+@vectorize(["float32(float32, float32)", "float64(float64, float64)", "int64(int64, int64)"], target="cuda")
+def rel_diff(x, y):
+    return 2 * abs(x - y) / (abs(x) + abs(y) + 1)
+
+@vectorize("float64(float64)", target="cpu")
+def on_the_cpu(x):
+    return x + 1
+
+@guvectorize(["void(float32[:], float32, float32[:])", "void(float64[:], float64, float64[:])"], "(n),()->(n)",
+             target="cuda")
+def scale_row(row, f, out):
+    for k in range(row.shape[0]):
+        out[k] = row[k] * f + k
+'''
+
+
+@pytest.fixture(scope="module")
+def ufunc_module():
+    return load_cpu(source=UFUNCS)
+
+
+def test_vectorize_makes_one_elementwise_kernel_per_signature(ufunc_module):
+    cu = ufunc_module.cu
+    assert "__global__ void rel_diff__float32_float32(const float *x, int64_t x_step, const float *y, " \
+           "int64_t y_step, float *out, int64_t out_shape0)" in cu
+    assert "out[tid] = rel_diff(x[tid * x_step], y[tid * y_step]);" in cu
+    assert "rel_diff__int64_int64" in cu and "on_the_cpu" not in cu
+    assert "scale_row(row + tid * row_shape1, row_shape1, f[tid], out + tid * out_shape1, out_shape1);" in cu
+
+
+def test_vectorize_call_broadcasts_and_picks_the_loop_as_numba(ufunc_module):
+    rel_diff = ufunc_module.rel_diff
+    ref = lambda x, y: 2 * np.abs(x - y) / (np.abs(x) + np.abs(y) + 1)  # noqa: E731
+    x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    r = rel_diff(x, np.float32(2.5))
+    assert r.dtype == np.float32 and r.shape == (2, 3)
+    assert np.array_equal(r, ref(x.astype(np.float64), 2.5).astype(np.float32))
+    assert rel_diff(x, 2.5).dtype == np.float32  # an untyped scalar takes the arrays' loop
+    r64 = rel_diff(np.arange(3.0), np.ones((4, 3)))  # (3,) against (4, 3)
+    assert r64.shape == (4, 3) and np.array_equal(r64, np.broadcast_to(ref(np.arange(3.0), 1.0), (4, 3)))
+    i = rel_diff(np.arange(5), 3)
+    assert i.dtype == np.int64 and np.array_equal(i, (2 * np.abs(np.arange(5) - 3) / (np.arange(5) + 4)).astype(np.int64))
+    out = np.zeros((2, 3), np.float32)
+    assert rel_diff(x, x[1], out=out) is out and np.array_equal(out, ref(x, x[1]).astype(np.float32))
+    with pytest.raises(TypeError, match="no matching version"):
+        rel_diff(x, np.ones(3))  # float32 with float64 arrays: casting='no', as Numba
+    with pytest.raises(TypeError, match="ambiguous signature"):
+        rel_diff(np.int32(1), np.int32(2))  # no loop of their own type: every loop matches
+
+
+def test_guvectorize_call_loops_over_the_outer_dimensions(ufunc_module):
+    scale_row = ufunc_module.scale_row
+    rows = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    r = scale_row(rows, np.float32(2))
+    assert r.shape == (2, 3, 4) and np.array_equal(r, rows * 2 + np.arange(4, dtype=np.float32))
+    out = np.zeros_like(rows)
+    scale_row(rows, np.array([[1, 2, 3]], np.float32), out)
+    assert np.array_equal(out, rows * np.array([1, 2, 3], np.float32)[None, :, None] + np.arange(4))
+    assert scale_row(np.ones(4), 3.0).dtype == np.float64
+
+
+@pytest.mark.gpu
+def test_gpu_ufuncs_match_numbas(tmp_path):
+    import importlib.util
+
+    import torch
+    from numba import cuda
+
+    import numba2cuda
+
+    path = tmp_path / "ufuncs.py"
+    path.write_text(UFUNCS)
+    spec = importlib.util.spec_from_file_location("ufuncs", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+    x = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
+    y = np.random.default_rng(2).standard_normal(7).astype(np.float32)
+    assert np.array_equal(translated.rel_diff(x, y), original.rel_diff(x, y))  # host in, host out
+    dx = torch.from_numpy(x).cuda()
+    got = translated.rel_diff(dx, np.float32(0.5))  # a device input: the result stays on the device
+    assert isinstance(got, torch.Tensor) and got.is_cuda
+    assert np.array_equal(got.cpu().numpy(), original.rel_diff(cuda.to_device(x), np.float32(0.5)).copy_to_host())
+    rows = np.random.default_rng(3).standard_normal((50, 9)).astype(np.float64)
+    assert np.array_equal(translated.scale_row(rows, 1.5), original.scale_row(rows, 1.5))

@@ -22,6 +22,7 @@ class FunctionInfo:
     annotations: dict  # param -> type, from annotations
     options: dict
     enclosing: cst.FunctionDef | None  # set for kernels defined inside a function
+    ufunc: object = None  # a frontend.ufuncs.UfuncSpec for @vectorize/@guvectorize(target="cuda")
 
 
 @dataclass

@@ -13,6 +13,7 @@ from .constants import ConstEvalError, const_eval
 from .names import dotted, resolve
 from ..errors import Diagnostic, Location, Reporter, Unsupported, UserError
 from .info import FunctionInfo, ModuleInfo
+from .ufuncs import ufunc_decorator
 
 JIT_NAMES = {"cuda.jit"}
 CPU_JIT_NAMES = {"numba.jit", "numba.njit"}
@@ -183,6 +184,11 @@ def _function_info(info: ModuleInfo, fn: cst.FunctionDef, enclosing) -> Function
             break
     if jit is None and _cpu_jit(info, fn):
         jit = ([], {"device": cst.Name("True")})
+    if jit is None:
+        spec = ufunc_decorator(info, fn, type_text)
+        if spec is not None:  # a device function plus one generated kernel per signature (lower/ufuncs.py)
+            params = [p.name.value for p in fn.params.params]
+            return FunctionInfo(fn.name.value, fn, True, params, None, {}, {}, enclosing, ufunc=spec)
     if jit is None:
         return None
     args, kwargs = jit

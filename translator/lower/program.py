@@ -12,6 +12,7 @@ from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
 from .legalize import Legalizer
+from .ufuncs import build_ufunc_kernels
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
 
@@ -32,6 +33,7 @@ class Program:
     instances: dict = field(default_factory=dict)  # (name, param types) -> ir.Function
     helpers: set = field(default_factory=set)
     in_progress: set = field(default_factory=set)
+    ufuncs: dict = field(default_factory=dict)  # name -> lower.ufuncs.UfuncInfo (@vectorize/@guvectorize)
 
     # ------------------------------------------------------------ device functions
     def instantiate(self, name: str, arg_types: list, node, arg_nodes=None) -> ir.Function:
@@ -141,7 +143,7 @@ def _propagate_writes(fn: ir.Function) -> None:
 
 def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
     """The module's kernels, or those --kernel names (an unknown name is an error listing the kernels)."""
-    kernels = [f for f in info.functions.values() if not f.is_device]
+    kernels = [f for f in info.functions.values() if not f.is_device or f.ufunc is not None]
     if options.kernels:
         unknown = [k for k in options.kernels if k not in info.functions]
         if unknown:
@@ -161,6 +163,9 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
     program = Program(info, options)
     for fi in kernels:
         try:
+            if fi.ufunc is not None:
+                program.ufuncs[fi.name] = build_ufunc_kernels(program, fi)
+                continue
             program.add_kernel(fi)
         except Unsupported as exc:
             info.reporter.add_unsupported(exc)

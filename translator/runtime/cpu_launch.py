@@ -9,6 +9,7 @@ import numpy as np
 
 from ..ir import typesys as T
 from .cpurun import compile_cpu, launch
+from .ufunc import NumpyBackend, UFunc
 from .dropin import extension_name, program_for
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
@@ -72,6 +73,9 @@ class CpuModule:
         self.program = program
         for fn in program.kernels:
             setattr(self, fn.c_name, CpuKernel(lib, fn))
+        for name, info in getattr(program, "ufuncs", {}).items():
+            kernels = {loop.kernel: getattr(self, loop.kernel) for loop in info.loops}
+            setattr(self, name, UFunc(info, kernels, NumpyBackend()))
 
 
 def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = None) -> CpuModule:

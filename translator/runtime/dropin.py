@@ -28,6 +28,10 @@ class Module:
             kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
             self.kernels[fn.c_name] = kernel
             setattr(self, fn.c_name, kernel)
+        for name, info in getattr(program, "ufuncs", {}).items():  # @vectorize/@guvectorize: called like Numba's
+            from .ufunc import UFunc
+
+            setattr(self, name, UFunc(info, self.kernels))
 
     def __repr__(self):
         return f"<numba2cuda module {self.path}: {', '.join(self.kernels)}>"
