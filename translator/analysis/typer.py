@@ -353,6 +353,12 @@ class Typer:
                 result = T.unify(result, t)
             elif isinstance(result, T.Tuple) and isinstance(t, T.Tuple) and len(result.items) == len(t.items):
                 result = T.Tuple(tuple(T.unify(a, b) for a, b in zip(result.items, t.items)))
+            elif T.VOID in (t, result):
+                other = result if t == T.VOID else t
+                where = r if t == T.VOID else next(x for x in found if not x.values)
+                raise TypeErrorAt(where.node, "return None", f"returns None here and {other} elsewhere: Numba makes "
+                                  "the result an Optional, whose every use checks it, and the translation has none",
+                                  "return a sentinel value (such as -1) that the caller tests instead of None")
             else:
                 raise TypeErrorAt(r.node, "return", f"returns {t} here but {result} elsewhere",
                                   "return the same kind of value on every path")

@@ -27,7 +27,7 @@ from .case import Case, Variant, bench_sizes, param_combos, params_key, run_case
 from .stats import Sampling
 from ..errors import UserError
 from ..runtime.records import from_words, is_record_array, numba_view, to_torch
-from ..verify.reference import accepts as accepts_keyword, kernel_name  # the reference side's own
+from ..verify.reference import accepts as accepts_keyword, kernel_name, launcher  # the reference side's own
 
 FORMAT = "numba2cuda-bench/1"
 
@@ -161,7 +161,7 @@ def _plain(v):
 
 def _fill_value(dtype, expected):
     """NaN for floats; for integers a value the expected output never holds (skipped elements show)."""
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         return float("nan")
     if dtype.kind == "b":
         return not bool(np.all(expected))
@@ -227,8 +227,8 @@ def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
     args = dev.variant_args()
     nargs = as_numba_args(args, dev.torch.Tensor, dev.records)  # made once: Numba's cheapest launch
     grid, block, shared = dev.grid, dev.block, dev.shared
-    return _variant(name, "numba", params, key, dev, args,
-                    lambda: kernel[grid, block, stream, shared](*nargs), default=default)
+    launch = launcher(kernel, (grid, block, stream, shared))
+    return _variant(name, "numba", params, key, dev, args, lambda: launch(*nargs), default=default)
 
 
 def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
@@ -237,7 +237,7 @@ def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
     grid, block, shared, tensor = dev.grid, dev.block, dev.shared, dev.torch.Tensor
 
     def launch():
-        kernel[grid, block, stream, shared](*as_numba_args(args, tensor, dev.records))
+        launcher(kernel, (grid, block, stream, shared))(*as_numba_args(args, tensor, dev.records))
 
     return _variant(name, "numba-torch", params, key, dev, args, launch, default=True)
 

@@ -129,6 +129,8 @@ class CPrinter:
         return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
     def visit_ShapeOf(self, e):
+        if e.array.kind == "dynamic":
+            return self.extent(e.array, e.dim), PRECEDENCE["unary"]
         e.array.shape_used.add(e.dim)
         return f"{e.array.name}_shape{e.dim}", PRECEDENCE["primary"]
 

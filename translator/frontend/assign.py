@@ -55,6 +55,9 @@ class AssignLowerer:
             except Unsupported:
                 self.scope[name] = Poisoned(name)
                 raise
+        made = value_node.value if isinstance(value_node, cst.Subscript) else None
+        if isinstance(made, cst.Call) and resolve(self.info, made.func) in ARRAY_MAKERS:
+            return self.view_of_new_array(name, resolve(self.info, made.func), value_node, target)
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
@@ -92,6 +95,25 @@ class AssignLowerer:
                               "before they are read", "write a, b = ... instead")
         self.scope[name] = value
         return []
+
+    def view_of_new_array(self, name, canon, subscript, node) -> list:
+        """`v = cuda.shared.array(0, dtype=np.int32)[1:]`: the array gets a name of its own, then the view is taken."""
+        base = f"{name}_array"
+        while base in self.scope or base in self.assign_counts:
+            base += "_"
+        try:
+            out = self.declare_array(base, canon, subscript.value)
+            arr = self.scope[base]
+            if any(isinstance(el.slice, cst.Slice) for el in subscript.slice):
+                view = self.slice_view(arr, subscript)
+            else:
+                view = self.index_array(arr, self.index_list(subscript), subscript)
+        except Unsupported:
+            self.scope[name] = Poisoned(name)
+            raise
+        if not isinstance(view, ir.ArrayVar):
+            raise Unsupported(subscript, f"element of a new {canon}()", "it has no value yet", "index it later")
+        return out + self.bind(name, view, node)
 
     def bind_alias(self, name, value, node) -> list:
         """An array name bound to several arrays (on two branches, or `x if c else y`): a pointer that Numba's

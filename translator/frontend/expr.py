@@ -261,7 +261,7 @@ class ExprLowerer:
         raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim and .dtype are supported")
 
     def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
-        if arr.kind in ("param", "alias"):
+        if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
             return ir.ShapeOf(arr, dim)
         return arr.shape[dim]
 

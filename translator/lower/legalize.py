@@ -148,6 +148,11 @@ class Legalizer:
     def x_Name(self, e):
         return e
 
+    def x_ShapeOf(self, e):
+        if e.array.kind == "dynamic":
+            self.helpers.add("dynamic_smem_bytes")
+        return e
+
     def x_Cast(self, e):
         e.value = self.expr(e.value)
         if e.value.ctype == e.type:

@@ -13,6 +13,7 @@ from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
+from ..frontend.scan import random_state_params
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
 
@@ -125,11 +126,16 @@ def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
             missing.append(p)
         types.append(t)
     if missing:
+        states = random_state_params(fi.node)  # numba.cuda.random's states: a type no signature string spells
+        first = next((p for p in missing if p in states), missing[0])
+        spelled = f"{first}={'xoroshiro128p_type[::1]' if first in states else 'float32[:, ::1]'}"
+        note = (f" ({', '.join(sorted(p for p in missing if p in states))}: the states create_xoroshiro128p_states "
+                "makes, spelled xoroshiro128p_type[::1])") if states & set(missing) else ""
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
                           "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
-                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{missing[0]}=float32[:, ::1], "
-                          f"...\"}} in the module, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
+                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
+                          f"...\"}} in the module, or pass --types \"{spelled}, ...\"{note}")
     return types
 
 

@@ -75,7 +75,9 @@ class CpuModule:
             setattr(self, fn.c_name, CpuKernel(lib, fn))
         for name, info in getattr(program, "ufuncs", {}).items():
             kernels = {loop.kernel: getattr(self, loop.kernel) for loop in info.loops}
-            setattr(self, name, UFunc(info, kernels, NumpyBackend()))
+            ufunc = UFunc(info, kernels, NumpyBackend())
+            ufunc.lib = lib  # its kernels' library: set_poison() etc. reach it as for a kernel
+            setattr(self, name, ufunc)
 
 
 def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = None) -> CpuModule:

@@ -31,7 +31,9 @@ class Module:
         for name, info in getattr(program, "ufuncs", {}).items():  # @vectorize/@guvectorize: called like Numba's
             from .ufunc import UFunc
 
-            setattr(self, name, UFunc(info, self.kernels))
+            ufunc = UFunc(info, dict(self.kernels))
+            setattr(self, name, ufunc)
+            self.kernels[name] = ufunc
 
     def __repr__(self):
         return f"<numba2cuda module {self.path}: {', '.join(self.kernels)}>"

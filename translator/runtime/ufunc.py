@@ -116,6 +116,21 @@ class UFunc:
     def __repr__(self):
         return f"<numba2cuda {self.info.kind} ufunc {self.info.name}>"
 
+    @property
+    def param_names(self):
+        """The inputs, then the outputs: the argument list of `ufunc[config](*inputs, *outputs)`."""
+        nout = len(self.info.core_outputs) if self.info.kind == "guvectorize" else 1
+        return tuple(f"in{i}" for i in range(self.nin)) + tuple(f"out{i}" for i in range(nout))
+
+    def __getitem__(self, config):
+        """ufunc[grid, block, stream, shared](*inputs, *outputs): the kernel launch line of numba2cuda's verify and
+        bench conventions (example() launches everything so). The ufunc chooses its own grid; the outputs are
+        written in place, on the given stream."""
+        stream = config[2] if isinstance(config, tuple) and len(config) > 2 else 0
+        if self.info.kind == "guvectorize":
+            return lambda *args: self(*args, stream=stream)
+        return lambda *args: self(*args[:-1], out=args[-1], stream=stream)
+
     def __call__(self, *args, out=None, stream=0):
         if self.info.kind == "guvectorize":
             return self._gufunc(args, out, stream)
@@ -140,8 +155,10 @@ class UFunc:
         host_out = None
         if out is not None and be.is_device(out):
             result = be.device(out)
-        else:
+        elif out is not None:  # its contents travel too: an element the kernel skips keeps its value
             host_out = out
+            result = be.device(np.asarray(out))
+        else:
             result = be.empty((n,), np.dtype(loop.outputs[0]))
         flat = result.reshape(-1)
         if n:
@@ -151,7 +168,8 @@ class UFunc:
                 out.copy_(result.reshape(out.shape))
             return out
         if host_out is not None:
-            return be.host(flat, into=host_out)
+            written_in_place = isinstance(flat, np.ndarray) and np.shares_memory(flat, host_out)
+            return host_out if written_in_place else be.host(flat, into=host_out)
         result = flat.reshape(shape)
         return result if any_device else be.host(result)
 
