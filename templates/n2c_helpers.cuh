@@ -746,3 +746,6 @@ __device__ __forceinline__ C ctan(C z)
     const complex128 r = ctanh(C(-z.im, z.re));
     return C(complex128(r.im, -r.re));
 }
+
+// @helper fp16
+// float16 is CUDA's __half (<cuda_fp16.h>): its operators and the cuda.fp16 functions are cuda_fp16.h's own.

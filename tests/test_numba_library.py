@@ -524,3 +524,41 @@ def test_gpu_ufuncs_match_numbas(tmp_path):
     assert np.array_equal(got.cpu().numpy(), original.rel_diff(cuda.to_device(x), np.float32(0.5)).copy_to_host())
     rows = np.random.default_rng(3).standard_normal((50, 9)).astype(np.float64)
     assert np.array_equal(translated.scale_row(rows, 1.5), original.scale_row(rows, 1.5))
+
+
+# ------------------------------------------------------------------ float16 and cuda.fp16
+
+FP16 = '''import math
+import numpy as np
+from numba import cuda, float16, float32
+from numba.cuda import fp16
+
+@cuda.jit("void(float16[::1], float16[::1], float16, float32[::1])")
+def k(a, b, s, out32):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x = a[i]
+        y = b[i]
+        z = fp16.hfma(x, y, s) + x * y - fp16.hdiv(x, s)
+        w = math.sqrt(fp16.habs(z))
+        b[i] = w if fp16.hgt(w, x) else fp16.hneg(w)
+        out32[i] = float32(z) + np.float16(0.5) * 2 + float32(fp16.hmax(x, y))
+'''
+
+
+def test_float16_through_cuda_fp16_rounds_as_the_gpu():
+    module = load_cpu(source=FP16)
+    assert "__global__ void k(const __half *a, int64_t a_shape0, __half *b, __half s, float *out32)" in module.cu
+    assert "__half z = __hfma(x, y, s) + x * y - __hdiv(x, s);" in module.cu and "#include <cuda_fp16.h>" in module.cu
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(300) * 4).astype(np.float16)
+    b0 = (rng.standard_normal(300) * 4).astype(np.float16)
+    s = np.float16(1.75)
+    b, out32 = b0.copy(), np.zeros(300, np.float32)
+    module.k[10, 32](a, b, s, out32)
+    h = np.float16
+    fma = (a.astype(np.float64) * b0 + np.float64(s)).astype(h)  # one rounding, as __hfma
+    z = (fma + (a * b0)) - (a / s)  # NumPy rounds each float16 operation to half, as the GPU does
+    w = np.sqrt(np.abs(z))
+    assert np.array_equal(b, np.where(w > a, w, -w))
+    assert np.array_equal(out32, (z.astype(np.float64) + 1.0 + np.fmax(a, b0).astype(np.float32)).astype(np.float32))

@@ -10,7 +10,7 @@ from .render import environment, is_cooperative, python_signature
 AT_TYPES = {
     "bool": "at::kBool", "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong",
     "uint8": "at::kByte", "uint16": "at::kUInt16", "uint32": "at::kUInt32", "uint64": "at::kUInt64",
-    "float32": "at::kFloat", "float64": "at::kDouble", "complex64": "at::kComplexFloat",
+    "float16": "at::kHalf", "float32": "at::kFloat", "float64": "at::kDouble", "complex64": "at::kComplexFloat",
     "complex128": "at::kComplexDouble",
 }
 
@@ -60,5 +60,6 @@ def render_bindings(program, source_name: str) -> str:
     kernels = [kernel_context(fn) for fn in program.kernels]
     records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
                       if p.array is not None and c_type(p.type.dtype).startswith("n2c::")})
-    return environment().get_template("bindings.cpp.j2").render(records=records,
+    fp16 = any(T.FLOAT16 in (p.type, getattr(p.type, "dtype", None)) for fn in program.kernels for p in fn.params)
+    return environment().get_template("bindings.cpp.j2").render(records=records, fp16=fp16,
         version=__version__, source_name=source_name, kernels=kernels)

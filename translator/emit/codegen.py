@@ -21,6 +21,8 @@ INDENT = "    "
 
 
 def c_literal(value, t: T.Scalar) -> str:
+    if t == T.FLOAT16:  # the value is a half already: as a float it converts exactly
+        return f"__half({c_literal(value, T.FLOAT32)})"
     if t.is_complex:
         part = T.underlying(t)
         return f"{T.c_name(t)}({c_literal(complex(value).real, part)}, {c_literal(complex(value).imag, part)})"
@@ -121,6 +123,12 @@ class CPrinter:
         return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{'re' if e.field == 'real' else 'im'}", PRECEDENCE["postfix"]
 
     def visit_Cast(self, e):
+        if e.value.ctype == T.FLOAT16 and e.to != T.FLOAT32:
+            # __half converts to float exactly, then as Numba converts a half; its other conversions are ambiguous
+            return f"({c_type(e.to)})(float){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
+        if e.to == T.FLOAT16 and e.value.ctype.is_int:
+            # through double: exact below 2**53, and anything past 65504 is infinite in half anyway
+            return f"(__half)(double){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
         if e.to.is_complex:  # a constructor: n2c::complex64(x), n2c::complex128(z64)
             return f"{c_type(e.to)}({self.expr(e.value)})", PRECEDENCE["postfix"]
         return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]

@@ -213,6 +213,7 @@ class Renderer:
         helpers = "\n\n".join(sections[h] for h in sorted(program.helpers, key=order.index))
         cooperative = any(k["cooperative"] for k in kernels)
         text = environment().get_template("module.cu.j2").render(cooperative=cooperative,
+                                                                 fp16="fp16" in program.helpers,
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
             kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes,

@@ -230,6 +230,37 @@ for _name, _result in (("xoroshiro128p_next", T.UINT64), ("xoroshiro128p_uniform
 _add("cuda.random.init_xoroshiro128p_state", "n2c::init_xoroshiro128p_state", _fixed(T.VOID), 2,
      helper="xoroshiro128p", arg_types=lambda ts: [None, T.UINT64])
 
+# cuda.fp16: cuda_fp16.h's own functions (numba-cuda binds these same ones), on __half
+_FP16 = {"hadd": ("__hadd", 2), "hsub": ("__hsub", 2), "hmul": ("__hmul", 2), "hdiv": ("__hdiv", 2),
+         "hmax": ("__hmax", 2), "hmin": ("__hmin", 2), "hneg": ("__hneg", 1), "habs": ("__habs", 1),
+         "hfma": ("__hfma", 3), "hsin": ("hsin", 1), "hcos": ("hcos", 1), "hlog": ("hlog", 1), "hlog2": ("hlog2", 1),
+         "hlog10": ("hlog10", 1), "hexp": ("hexp", 1), "hexp2": ("hexp2", 1), "hexp10": ("hexp10", 1),
+         "hsqrt": ("hsqrt", 1), "hrsqrt": ("hrsqrt", 1), "hrcp": ("hrcp", 1), "hceil": ("hceil", 1),
+         "hfloor": ("hfloor", 1), "htrunc": ("htrunc", 1), "hrint": ("hrint", 1), "htanh": ("htanh", 1)}
+for _name, (_c, _n) in _FP16.items():
+    for _key in (_name, _c if _c.startswith("__") else None):
+        if _key:
+            _add(f"cuda.fp16.{_key}", _c, _fixed(T.FLOAT16), _n, helper="fp16",
+                 arg_types=(lambda n: lambda ts: [T.FLOAT16] * n)(_n))
+for _name in ("heq", "hne", "hgt", "hge", "hlt", "hle"):
+    for _key in (_name, f"__{_name}"):
+        _add(f"cuda.fp16.{_key}", f"__{_name}", _fixed(T.BOOL), 2, helper="fp16",
+             arg_types=lambda ts: [T.FLOAT16, T.FLOAT16])
+# math.* of a float16: numba-cuda overloads these with the fp16 functions (a float16 result)
+for _name, _c in (("sin", "hsin"), ("cos", "hcos"), ("exp", "hexp"), ("exp2", "hexp2"), ("log", "hlog"),
+                  ("log2", "hlog2"), ("log10", "hlog10"), ("sqrt", "hsqrt"), ("tanh", "htanh"), ("floor", "hfloor"),
+                  ("ceil", "hceil"), ("trunc", "htrunc"), ("fabs", "__habs")):
+    _base = TABLE[f"math.{_name}"]
+
+    def _h(base, c):
+        half = lambda ts: ts and all(t == T.FLOAT16 for t in ts)  # noqa: E731
+        return Intrinsic(base.key, lambda ts: c if half(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
+                         lambda ts: T.FLOAT16 if half(ts) else base.result(ts), base.nargs, base.helper,
+                         lambda ts: [T.FLOAT16] if half(ts) else base.arg_types(ts),
+                         lambda ts: None if half(ts) else (base.c_result(ts) if base.c_result else None))
+
+    TABLE[f"math.{_name}"] = _h(_base, _c)
+
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)
     "add": ("n2c::atomic_add", "atomic_add", "iuf"),

@@ -69,22 +69,22 @@ COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 
 XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
 RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
 
-SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32, FLOAT64,
-                              COMPLEX64, COMPLEX128)}
+SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32,
+                              FLOAT64, COMPLEX64, COMPLEX128)}
 # Numba and NumPy aliases that users write in signatures and casts.
 ALIASES = {
     "boolean": BOOL, "bool_": BOOL, "b1": BOOL,
     "i1": INT8, "i2": INT16, "i4": INT32, "i8": INT64, "intp": INT64, "intc": INT32, "int_": INT64,
     "u1": UINT8, "u2": UINT16, "u4": UINT32, "u8": UINT64, "uintp": UINT64, "uintc": UINT32, "byte": UINT8,
     "f4": FLOAT32, "f8": FLOAT64, "float_": FLOAT64, "double": FLOAT64, "single": FLOAT32,
-    "c8": COMPLEX64, "c16": COMPLEX128, "complex_": COMPLEX128, "csingle": COMPLEX64, "cdouble": COMPLEX128,
+    "f2": FLOAT16, "half": FLOAT16, "c8": COMPLEX64, "c16": COMPLEX128, "complex_": COMPLEX128, "csingle": COMPLEX64, "cdouble": COMPLEX128,
 }
 
 C_NAMES = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
     "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
-    "complex64": "n2c::complex64", "complex128": "n2c::complex128",
+    "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half",
 }
 
 
@@ -304,8 +304,8 @@ def c_promote(t: Scalar) -> Scalar:
 def c_common(a: Scalar, b: Scalar) -> Scalar | None:
     """The type a C binary arithmetic operator computes in (None: complex operands of different types, which
     C++ does not mix: the legalizer converts them)."""
-    if a.is_complex or b.is_complex:
-        return a if a == b else None
+    if a.is_complex or b.is_complex or FLOAT16 in (a, b):
+        return a if a == b else None  # __half mixes with nothing in C++ (ambiguous): the legalizer converts
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
             return a if a.bits >= b.bits else b

@@ -67,6 +67,10 @@ class Legalizer:
         if any(getattr(a, "dtype", None) is not None and a.dtype.is_complex for a in getattr(self.fn, "arrays", [])) \
                 or any(isinstance(v.type, T.Scalar) and v.type.is_complex for v in self.fn.variables):
             self.helpers.add("complex")  # the kernel's complex64/complex128 need the types' definitions
+        if any(getattr(a, "dtype", None) == T.FLOAT16 for a in getattr(self.fn, "arrays", [])) \
+                or any(v.type == T.FLOAT16 for v in self.fn.variables) \
+                or any(p.type == T.FLOAT16 for p in self.fn.params):
+            self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
         self.block(self.fn.body)
         self.fn.assumptions |= self.bounds.assumed
 
@@ -140,6 +144,8 @@ class Legalizer:
     def expr(self, e, condition=False):
         if isinstance(e.type, T.Scalar) and e.type.is_complex:
             self.helpers.add("complex")
+        if e.type == T.FLOAT16:
+            self.helpers.add("fp16")
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
             return self.x_BoolOp(e, condition)
@@ -295,7 +301,7 @@ class Legalizer:
             e.args = [a if w is None else cast_to(a, w) for a, w in zip(e.args, wanted)]
         if not e.c_name:
             e.c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
-        if entry.c_result is not None:
+        if entry.c_result is not None and entry.c_result(ts) is not None:
             e.result_ctype = entry.c_result(ts)
             if e.result_ctype.kind != e.type.kind or e.result_ctype.is_float != e.type.is_float:
                 c = ir.Cast(e.type, e)

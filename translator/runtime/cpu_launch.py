@@ -61,6 +61,9 @@ class CpuKernel:
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
+            elif p.type == T.FLOAT16:  # a __half by value: its bits, as an unsigned short
+                flat.append(int(np.float16(a).view(np.uint16)))
+                types.append(ctypes.c_uint16)
             else:
                 flat.append(a)
                 types.append(CTYPES[p.type.name])
