@@ -375,3 +375,21 @@ def test_numpy_math_on_scalars_matches_numba():
     # the same loops, so the same types; libm's float32 sin may differ from NumPy's by an ulp
     np.testing.assert_allclose(out, expected, rtol=4e-7, equal_nan=True)
     assert "sinf(" in module.cu and "atan2f(" in module.cu and "sqrt(7.0)" in module.cu
+
+
+def test_a_kernel_without_parameters_and_a_view_of_a_new_dynamic_array(capfd):
+    src = HEAD + '''
+@cuda.jit
+def views():
+    floats = cuda.shared.array(0, dtype=np.float32)
+    ints = cuda.shared.array(0, dtype=np.int32)[1:]
+    floats[0] = 2.5
+    ints[0] = 7
+    print(floats[0], ints[0], len(ints))
+'''
+    module = load_cpu(source=src)
+    assert 'extern "C" cudaError_t views_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream)\n' \
+        in module.cu and "void **args = nullptr;" in module.cu
+    assert "int *ints = ints_array + 1;" in module.cu
+    module.views[1, 1, 0, 12]()
+    assert "2.500000 7 2\n" in capfd.readouterr().out

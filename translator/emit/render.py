@@ -178,7 +178,7 @@ class Renderer:
                          "resident at once; a larger grid is an error naming the limit)")
         return dict(name=fn.c_name, python_signature=python_signature(fn), notes=notes, code=code,
                     cooperative=cooperative, launch="n2c_launch_cooperative" if cooperative else "n2c_launch",
-                    launcher_params="    " + ",\n    ".join(launcher) if launcher else "    void",
+                    launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
                     arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
                     switch_on=templates[0][0] if len(templates) == 1 else "",
                     cases=[(cond.split(" == ")[1], kernel) for cond, kernel in dispatch])
