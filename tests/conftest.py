@@ -3,6 +3,10 @@
 Marker ``gpu``: the test needs a real CUDA GPU.  It is skipped unless ``numba.cuda`` sees
 one in a process with the simulator switched off (the check runs in a subprocess, once,
 so a ``NUMBA_ENABLE_CUDASIM=1`` in the environment cannot fake a GPU).
+
+Marker ``needs("g++")`` / ``needs("nvcc")``: the test compiles with the CPU runtime's g++, or builds a torch
+extension (nvcc and the host compiler c++). Where the tool is missing the test is skipped with the reason and
+fix `numba2cuda doctor` gives (its probes, run once), instead of erroring.
 """
 import functools
 import os
@@ -11,9 +15,25 @@ import sys
 
 import pytest
 
+from translator.doctor import tool_checks
+
+#: what each needs(...) name requires of this machine: a torch extension build needs nvcc and the host compiler
+TOOLS = {"g++": ("g++",), "c++": ("c++",), "nvcc": ("nvcc", "c++")}
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a real CUDA GPU (skipped without one)")
+    config.addinivalue_line("markers", "needs(*tools): needs these tools (g++, c++, nvcc); skipped where missing")
+
+
+def missing_tools_reason(names) -> str | None:
+    """The skip reason for a test that needs NAMES, or None when this machine has them all."""
+    checks = tool_checks()
+    missing = [checks[t] for name in names for t in TOOLS[name] if not checks[t].ok]
+    missing = list({c.name: c for c in missing}.values())
+    if not missing:
+        return None
+    return "; ".join(f"{c.name} missing: {c.detail}; fix (numba2cuda doctor): {c.fix}" for c in missing)
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,6 +49,15 @@ def gpu_available():
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = [name for mark in item.iter_markers("needs") for name in mark.args]
+        unknown = [n for n in names if n not in TOOLS]
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid}: needs({', '.join(map(repr, unknown))}): known tools are "
+                                    f"{', '.join(TOOLS)}")
+        reason = missing_tools_reason(names) if names else None
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
     gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_items and not gpu_available():
         skip = pytest.mark.skip(reason="no CUDA GPU (numba.cuda.is_available() is False)")

@@ -243,15 +243,16 @@ def test_tuned_answers_only_when_asked_and_never_changes_a_passed_value():
     from translator.runtime.launch import Kernel
 
     calls = []
-    k = Kernel(lambda *a: calls.append(a), "matmul_k_numba", ("m", "n", "out", "tw"), [0, 1, 2], {2},
-               tuning={"tw": {"bench": 32, "4096": 32}})
+    params = (("m", "float32[:, ::1]", False, ""), ("n", "float32[:, ::1]", False, ""),
+              ("out", "float32[:, ::1]", True, ""), ("tw", "int64", False, "> 0: a tile width"))
+    k = Kernel(lambda *a: calls.append(a), "matmul_k_numba", params, tuning={"tw": {"bench": 32, "4096": 32}})
     assert k.tuned("tw", size="bench", default=16) == 32
     assert k.tuned("tw", size="other", default=16) == 16 and k.tuned("bm", default=4) == 4
     assert k.tuned("tw", default=16) == 32  # no size: the value every recorded size agrees on
     m = torch.zeros(2, 2)
     k[1, (8, 8), 0, 512](m, m, m, 8)  # the caller passes tw=8: it stays 8
     assert calls[-1][-1] == 8 and calls[-1][3:5] == (8, 8)
-    assert Kernel(None, "k", (), [], set()).tuned("tw", "bench", 16) == 16
+    assert Kernel(None, "k", ()).tuned("tw", "bench", 16) == 16
 
 
 def test_dropin_module_hands_the_table_to_its_kernels():
@@ -311,6 +312,19 @@ def test_report_shows_every_variant_and_the_verdict(use_rich):
         assert needle in text, needle
     wrong = bench_report.format_report(synthetic_doc(wrong=True), use_rich=use_rich)
     assert "MISMATCH" in wrong and "1 variant WRONG" in wrong and "(not timed)" in wrong
+
+
+@pytest.mark.parametrize("use_rich", [False, None])
+def test_default_table_fits_120_columns_and_wide_json_and_markdown_have_every_column(use_rich):
+    doc = synthetic_doc()
+    text = bench_report.format_report(doc, autotune=True, use_rich=use_rich)
+    assert max(len(line) for line in text.splitlines()) <= 120, text
+    assert "quartiles" not in text and "TFLOP/s" not in text  # detail kept for --wide, JSON and Markdown
+    wide = bench_report.format_report(doc, autotune=True, use_rich=use_rich, wide=True)
+    assert all(column in wide for column in bench_report.COLUMNS) and "TFLOP/s" in wide
+    md = bench_report.format_markdown(doc)
+    assert "| " + " | ".join(bench_report.COLUMNS) + " |" in md and "TFLOP/s" in md and "5.83x" in md
+    assert "q1_us" in json.dumps(doc) and "enqueue_us" in json.dumps(doc)
 
 
 def test_plot_renders_from_saved_json(tmp_path):

@@ -21,10 +21,7 @@ from translator import build  # noqa: E402
 from translator.build import cache, compile as build_compile, toolchain  # noqa: E402
 from translator.build import BuildError, build_extension, plan_extension  # noqa: E402
 
-try:
-    build.cuda_home()
-except BuildError as exc:
-    pytest.skip(f"no CUDA toolkit (nvcc) to build with: {exc}", allow_module_level=True)
+pytestmark = pytest.mark.needs("nvcc")  # builds run nvcc and the host compiler
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from corpus_harness import LLM_ONLY
 
+pytestmark = pytest.mark.needs("g++")  # the translations run on the CPU runtime (g++)
+
 ROOT = Path(__file__).resolve().parent.parent
 # LLM_ONLY: the LLM backend's corpus (tests/test_llm.py), not translated by the rules
 CORPUS = sorted(p for p in (ROOT / "kernels").glob("*.py") if p.stem not in LLM_ONLY)

@@ -25,12 +25,14 @@ def matmul():
     return numba2cuda.load(MATMUL, progress=False)
 
 
+@pytest.mark.needs("nvcc")
 def test_builds_and_exposes_the_kernel(matmul):
     assert list(matmul.kernels) == ["matmul_k_numba"]
     assert "template <int TW>" in matmul.cu and "#include <torch/extension.h>" not in matmul.cu
     assert "#include <torch/csrc/utils/pybind.h>" in matmul.cpp
 
 
+@pytest.mark.needs("nvcc")
 def test_launch_configuration_like_numba(matmul):
     k = matmul.matmul_k_numba
     assert k[4, 16].config == (4, 1, 1, 16, 1, 1, CURRENT_STREAM, 0)
@@ -38,7 +40,7 @@ def test_launch_configuration_like_numba(matmul):
     assert k[(4, 5, 6), (8, 8, 2), 7].config == (4, 5, 6, 8, 8, 2, 7, 0)
     with pytest.raises(ValueError, match="grid"):
         k[(0, 1), 16]
-    with pytest.raises(ValueError, match="1 to 3"):
+    with pytest.raises(ValueError, match="1, 2 or 3 integers"):
         k[(1, 1, 1, 1), 16]
     with pytest.raises(ValueError, match="launch as"):
         k[4]
@@ -66,25 +68,28 @@ def test_streams_from_every_library():
     assert stream_handle(NumbaLike()) == 77
 
 
+@pytest.mark.needs("nvcc")
 def test_argument_errors_name_the_argument(matmul):
+    """Type problems of every argument before the device: tests/test_launch.py has one test per mistake."""
     k = matmul.matmul_k_numba[(1, 1), (8, 8), 0, 512]
     m = torch.zeros(8, 8)
     with pytest.raises(TypeError, match=r"takes 4 arguments \(3 given\)"):
         k(m, m, m)
-    with pytest.raises(RuntimeError, match="argument 'n' must have dtype Float, got Double"):
+    with pytest.raises(TypeError, match=r"argument 'n' must be array\(float32, 2d, C\), got array\(float64, 2d, C\)"):
         k(m, m.double(), m, 8)
-    with pytest.raises(RuntimeError, match="argument 'out' must be 2-D, got 1-D"):
+    with pytest.raises(TypeError, match=r"argument 'out' must be array\(float32, 2d, C\), got array\(float32, 1d, C\)"):
         k(m, m, torch.zeros(64), 8)
-    with pytest.raises(RuntimeError, match="argument 'm' must be C-contiguous"):
+    with pytest.raises(TypeError, match="argument 'm' must be .* not C-contiguous"):
         k(m.t(), m, m, 8)
-    with pytest.raises(RuntimeError, match="argument 'm' must be on a CUDA device"):
+    with pytest.raises(TypeError, match="argument 'm' must be on a CUDA device"):
         k(m, m, m, 8)
-    with pytest.raises(TypeError, match="argument 'm' must be C-contiguous"):
+    with pytest.raises(TypeError, match="argument 'm' must be .* not C-contiguous"):
         k(np.zeros((8, 8), np.float32).T, m, m, 8)
-    with pytest.raises(TypeError, match="argument 'n' must be an array"):
+    with pytest.raises(TypeError, match="argument 'n' must be array"):
         k(m, [[0.0]], m, 8)
 
 
+@pytest.mark.needs("nvcc")
 def test_warm_load_does_not_rebuild(matmul):
     code = "import sys, time, numba2cuda; t = time.perf_counter(); numba2cuda.load(sys.argv[1]); " \
            "print(time.perf_counter() - t)"
@@ -96,6 +101,7 @@ def test_warm_load_does_not_rebuild(matmul):
 
 
 @pytest.mark.gpu
+@pytest.mark.needs("nvcc")
 def test_every_specialisation_matches_numba_on_the_gpu(matmul):
     from numba import cuda
 

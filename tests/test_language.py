@@ -7,6 +7,8 @@ import re
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.needs("g++")  # most cases run the translation on the CPU runtime (g++)
+
 from translator import translate_source
 from translator.runtime.cpu_launch import load_cpu
 from translator.lower.program import Options

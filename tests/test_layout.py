@@ -8,6 +8,7 @@ built" and translator/__init__.py describe."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import zipfile
@@ -20,10 +21,10 @@ PACKAGE = ROOT / "translator"
 
 #: stage -> rank: a module may import modules of its own rank or lower, never higher.
 STAGES = {
-    "errors": 0, "atomic": 0, "sandbox": 0, "version": 0,
+    "errors": 0, "atomic": 0, "sandbox": 0, "version": 0, "progress": 0, "extras": 0, "batch": 0,
     "ir": 1, "frontend": 2, "analysis": 3, "lower": 4, "emit": 5, "build": 6, "runtime": 7,
     "verify": 8, "llm": 9, "bench": 10, "package": 11,
-    "translator": 12, "api": 12, "testing": 12, "pytest_plugin": 12, "doctor": 12,
+    "translator": 12, "api": 12, "testing": 12, "pytest_plugin": 12, "doctor": 12, "settings": 12,
     "cli": 13, "__main__": 14,
 }
 
@@ -169,14 +170,16 @@ def test_wheel_holds_the_package_data_and_imports_in_a_clean_venv(tmp_path):
     stages = {n.split("/")[1] for n in names if n.startswith("translator/") and n.count("/") == 2}
     assert {"frontend", "ir", "analysis", "lower", "emit", "build", "runtime", "verify", "bench", "llm",
             "package"} <= stages
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed wheel, not a checkout
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300,
+                   env=env)
     py = venv / "bin" / "python"
-    proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall",
+                           str(wheel)], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     code = ("import translator, numba2cuda, translator.testing; "
             "assert translator.__file__.startswith(%r), translator.__file__; "
             "print(numba2cuda.translate_file(%r).count('__global__'))") % (str(venv), str(ROOT / "kernels" / "matmul.py"))
-    proc = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert proc.returncode == 0 and int(proc.stdout.strip()) >= 1, proc.stdout + proc.stderr

@@ -126,6 +126,7 @@ def test_without_configuration_auto_is_rules_and_says_how_to_enable(tmp_path, ca
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.needs("g++")
 def test_correct_translation_is_verified_written_and_replays_offline(tmp_path, capsys):
     with ScriptedServer([{"content": answer("correct")}]) as server:
         r = run(translate_args(server.base_url, tmp_path), capsys)
@@ -160,6 +161,7 @@ def test_correct_translation_is_verified_written_and_replays_offline(tmp_path, c
     assert "verdict: EQUIVALENT" in r.out
 
 
+@pytest.mark.needs("g++")
 def test_wrong_translation_is_repaired(tmp_path, capsys):
     with ScriptedServer([{"content": answer("wrong")}, {"content": answer("correct")}]) as server:
         r = run(translate_args(server.base_url, tmp_path), capsys)
@@ -174,6 +176,7 @@ def test_wrong_translation_is_repaired(tmp_path, capsys):
     assert "frexpf(x[i], &e)" in (tmp_path / "out.cu").read_text()
 
 
+@pytest.mark.needs("g++")
 def test_code_that_does_not_compile_is_repaired(tmp_path, capsys):
     with ScriptedServer([{"content": answer("noncompiling")}, {"content": answer("correct")}]) as server:
         r = run(translate_args(server.base_url, tmp_path), capsys)
@@ -184,6 +187,7 @@ def test_code_that_does_not_compile_is_repaired(tmp_path, capsys):
     assert (tmp_path / "out.cu").exists()
 
 
+@pytest.mark.needs("g++")
 def test_committed_cache_replays_the_corpus_kernel_offline(request, tmp_path, capsys):
     """What CI runs: the LLM path of the corpus kernel from tests/llm_cache, with no network."""
     args = ["translate", KERNEL, "--backend", "llm", "--model", MODEL, "--llm-cache", COMMITTED_CACHE,
@@ -208,6 +212,7 @@ def test_committed_cache_replays_the_corpus_kernel_offline(request, tmp_path, ca
     assert entry["request"]["prompt_version"] == "1" and entry["request"]["model"] == MODEL
 
 
+@pytest.mark.needs("g++")
 def test_verify_command_uses_the_model_where_the_rules_reject(tmp_path, capsys):
     r = run(["verify", KERNEL, "--model", MODEL, "--llm-cache", COMMITTED_CACHE, "--replay", "--device", "cpu",
              "--dists", "none"], capsys)
@@ -237,6 +242,7 @@ def test_request_timeout(tmp_path, capsys):
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.needs("g++")
 def test_rate_limit_retry_after_is_honoured(tmp_path, capsys):
     script = [{"status": 429, "headers": {"Retry-After": "1"}, "body": '{"error": {"message": "slow down"}}'},
               {"content": answer("correct")}]
@@ -308,6 +314,7 @@ def test_unusable_answers_are_refused(tmp_path, capsys, reply, message):
     ("mantissa[i + (1LL << 40)] = 0.0f;", "crashed the CPU runtime (SIGSEGV)", "60"),
     ("while (x_shape0 > 0) {}", "did not finish within the", "6"),
 ], ids=["crash", "hang"])
+@pytest.mark.needs("g++")
 def test_a_kernel_that_crashes_or_hangs_is_one_failed_attempt(tmp_path, capsys, statement, message, budget):
     code = answer("correct").split("```cuda\n")[1].split("```")[0]
     code = code.replace("        mantissa[i] = m;", "        mantissa[i] = m;\n        " + statement)
@@ -339,6 +346,7 @@ def test_replay_miss_is_an_error_without_network(tmp_path, capsys):
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.needs("g++")
 def test_corrupt_cache_entry_fails_replay(tmp_path, capsys):
     with ScriptedServer([{"content": answer("correct")}]) as server:
         assert run(translate_args(server.base_url, tmp_path), capsys).rc == 0
@@ -352,6 +360,7 @@ def test_corrupt_cache_entry_fails_replay(tmp_path, capsys):
     assert_nothing_written(tmp_path)
 
 
+@pytest.mark.needs("g++")
 def test_kernel_comment_that_instructs_the_model_changes_nothing_outside_the_body(tmp_path, capsys):
     source = KERNEL.read_text().replace(
         "    i = cuda.grid(1)\n",
@@ -376,6 +385,7 @@ def test_kernel_comment_that_instructs_the_model_changes_nothing_outside_the_bod
     assert launcher == clean[clean.index("// Launch on the caller's stream"):]  # ours, whatever the comment says
 
 
+@pytest.mark.needs("g++", "nvcc")  # it checks that the gate's nvcc -c ran without the key too
 def test_api_key_never_leaves_the_request(tmp_path, capsys, monkeypatch, shared_cache):
     """The key reaches the server's Authorization header and nothing else: no artifact, log, cache entry,
     error or subprocess environment (the user's module asserts it at import, in verify's subprocess)."""

@@ -83,7 +83,7 @@ def test_grid_sync_is_a_cooperative_launch(grid_sync_module):
     assert "#include <cooperative_groups.h>" in cu
     assert "cooperative_groups::this_grid().sync();  // <string>:" in cu
     assert "cudaLaunchCooperativeKernel(kernel, grid, block, args, shared_bytes, stream)" in cu
-    assert "return n2c_launch_cooperative(sequential_rows, grid, block, args, shared_bytes, stream);" in cu
+    assert "return n2c_launch_cooperative(sequential_rows, grid, block, args, shared_bytes, static_shared, stream);" in cu
 
 
 def test_grid_barrier_orders_every_block_on_the_cpu_runtime(grid_sync_module):
@@ -232,7 +232,7 @@ def test_seeding_and_jumping_in_a_kernel(random_module):
 
 
 def test_states_must_be_xoroshiro128p_records(random_module):
-    with pytest.raises(TypeError, match="argument 'states' must be a 1-D"):
+    with pytest.raises(TypeError, match="argument 'states' must be a C-contiguous 1-D array of xoroshiro128p states"):
         random_module.draw[1, 32](np.zeros((32, 2), np.uint64), np.zeros((32, 6)))
     src = RANDOM.replace("xoroshiro128p_uniform_float32(states, i - out.shape[0])",
                          "xoroshiro128p_uniform_float32(out, i)")

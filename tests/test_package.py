@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from translator.doctor import tool_checks
 from translator.runtime import dropin
 from translator.errors import UserError
 from translator.package.cli import cli_package
@@ -26,12 +27,12 @@ from corpus_harness import LLM_ONLY
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = ROOT / "kernels" / "matmul.py"
-NVCC = shutil.which("nvcc")
+NVCC = tool_checks()["nvcc"].data.get("nvcc")  # the one numba2cuda builds with
 NAME = "matmul_cuda"
 FORBIDDEN = ("numba2cuda", "translator", "numba", "libcst")
-EXPECTED_FILES = ["MANIFEST.in", "README.md", "csrc/matmul_bindings.cpp", "csrc/matmul_kernels.cu",
-                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", f"{NAME}/_launch.py", "pyproject.toml", "setup.py",
-                  f"tests/test_{NAME}.py"]
+EXPECTED_FILES = ["MANIFEST.in", "README.md", "_cuda_home.py", "csrc/matmul_bindings.cpp", "csrc/matmul_kernels.cu",
+                  f"{NAME}/__init__.py", f"{NAME}/_build_info.py", f"{NAME}/_launch.py", f"{NAME}/launch_checks.py",
+                  "pyproject.toml", "setup.py", f"tests/test_{NAME}.py"]
 
 # Imports the package in a subprocess where numba2cuda, translator, numba and libcst cannot be imported.
 BLOCKER = """
@@ -145,7 +146,8 @@ def test_runtime_imports_nothing_of_numba2cuda(project):
                 names = [node.module or ""] if node.level == 0 else []
             else:
                 continue
-            assert all(n.split(".")[0] in ("torch", "numpy") for n in names), (py.name, names)
+            assert all(n.split(".")[0] in ("torch", "numpy") or n.split(".")[0] in sys.stdlib_module_names
+                       for n in names), (py.name, names)
 
 
 def _stub_copy(out: Path, dest: Path) -> Path:
@@ -173,10 +175,15 @@ def _generated_runtime(out: Path, torch_module):
     src = (out / NAME / "__init__.py").read_text()
     src = src.replace("from . import _build_info\n", "").replace("from ._build_info import __version__\n", "")
     src = src.replace("import torch\n", "", 1).replace("from . import _C", "_C = _STUB_C")
+    checks = types.ModuleType("launch_checks")
+    exec((out / NAME / "launch_checks.py").read_text(), checks.__dict__)
     launch = types.ModuleType("launch")
-    launch.__dict__["torch"] = torch_module
-    exec((out / NAME / "_launch.py").read_text().replace("import torch\n", "", 1), launch.__dict__)
-    src = src.replace("from ._launch import Kernel", "Kernel = _LAUNCH.Kernel")
+    launch.__dict__.update(torch=torch_module, _CHECKS=checks)
+    launch_src = (out / NAME / "_launch.py").read_text().replace("import torch\n", "", 1)
+    exec(launch_src.replace("from . import launch_checks as checks\n", "checks = _CHECKS\n"), launch.__dict__)
+    src = src.replace("from ._launch import Kernel, KernelFaultError, LaunchError, synchronize",
+                      "Kernel, KernelFaultError, LaunchError, synchronize = (_LAUNCH.Kernel, _LAUNCH.KernelFaultError, "
+                      "_LAUNCH.LaunchError, _LAUNCH.synchronize)")
     mod.__dict__.update(torch=torch_module, _build_info=info, __version__=info.__version__, _LAUNCH=launch,
                         _STUB_C=types.SimpleNamespace(matmul_k_numba=lambda *a: ("launched", a)))
     exec(compile(src, str(out / NAME / "__init__.py"), "exec"), mod.__dict__)
@@ -229,6 +236,8 @@ def test_launch_logic_matches_dropin(project):
     from translator.runtime.launch import Kernel
 
     assert (out / NAME / "_launch.py").read_bytes() == (ROOT / "translator" / "runtime" / "launch.py").read_bytes()
+    assert (out / NAME / "launch_checks.py").read_bytes() == \
+        (ROOT / "translator" / "runtime" / "launch_checks.py").read_bytes()
     original = Kernel(ext.matmul_k_numba, *dropin.kernel_metadata(program.kernels[0]))
     copy = mod.matmul_k_numba
     assert (copy.nparams, copy.array_positions, copy.written) == \
@@ -259,10 +268,8 @@ def test_launch_logic_matches_dropin(project):
     assert calls == [(2, 3, 1, 4, 1, 1, 0, 16, t, t, t, 4)]
 
 
+@pytest.mark.needs("nvcc")
 def test_kernel_file_compiles_for_sm_90(project, tmp_path):
-    if NVCC is None:
-        assert not os.environ.get("CI"), "CI must have nvcc"
-        pytest.skip("nvcc is not installed")
     out, _ = project
     proc = subprocess.run([NVCC, "-c", str(out / "csrc/matmul_kernels.cu"), "-o", str(tmp_path / "k.o"),
                            "-O3", "-std=c++17", "-gencode", "arch=compute_90,code=sm_90"],
@@ -274,11 +281,67 @@ def test_setup_py_gencode(project):
     """SASS for each arch and PTX for the newest, exactly; torch's own arch choice is then off."""
     out, _ = project
     setup = (out / "setup.py").read_text()
-    start, end = setup.index("HERE = "), setup.index("setup(\n")
-    ns = {"os": os, "__file__": str(out / "setup.py")}
+    start = setup.index("INFO = {}")
+    end = setup.index("\n", setup.index("NVCC_FLAGS = "))
+    ns = {"os": os, "HERE": str(out)}
     exec(setup[start:end], ns)
     assert ns["NVCC_FLAGS"] == ["-O3", "-std=c++17", "-gencode=arch=compute_80,code=sm_80",
                                 "-gencode=arch=compute_90,code=sm_90", "-gencode=arch=compute_90,code=compute_90"]
+
+
+SETUP_HEAD = """
+import os, runpy, sys
+setup = open(sys.argv[1]).read()
+head = setup[:setup.index("import torch")]
+ns = {"__file__": sys.argv[1], "__name__": "setup"}
+exec(compile(head, sys.argv[1], "exec"), ns)
+print("CUDA_HOME=" + os.environ["CUDA_HOME"] if ns["CUDA_PROBLEM"] is None else "PROBLEM=" + ns["CUDA_PROBLEM"])
+"""
+
+
+def test_setup_py_finds_the_toolkit_as_numba2cuda_does(project, tmp_path):
+    """The generated setup.py runs numba2cuda's own search (build/cudahome.py, verbatim) before torch's builder:
+    a wrapper script on PATH leads to the real toolkit; nothing anywhere is one message naming each place."""
+    out, _ = project
+    assert (out / "_cuda_home.py").read_bytes() == (ROOT / "translator" / "build" / "cudahome.py").read_bytes()
+    assert "_cuda_home.py" in (out / "MANIFEST.in").read_text()
+    real = tmp_path / "cuda-x" / "bin"
+    real.mkdir(parents=True)
+    (real / "nvcc").write_text("#!/bin/sh\necho real\n")
+    (real / "nvcc").chmod(0o755)
+    wrappers = tmp_path / "wrappers"
+    wrappers.mkdir()
+    (wrappers / "nvcc").write_text(f'#!/bin/sh\nexec {real / "nvcc"} "$@"\n')
+    (wrappers / "nvcc").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
+    proc = subprocess.run([sys.executable, "-c", SETUP_HEAD, str(out / "setup.py")], capture_output=True, text=True,
+                          env={**env, "PATH": str(wrappers)})
+    assert proc.returncode == 0 and proc.stdout.strip() == f"CUDA_HOME={tmp_path / 'cuda-x'}", proc.stderr
+    proc = subprocess.run([sys.executable, "-c", SETUP_HEAD, str(out / "setup.py")], capture_output=True, text=True,
+                          env={**env, "PATH": str(wrappers), "CUDA_HOME": str(tmp_path / "elsewhere")})
+    assert proc.stdout.strip() == f"CUDA_HOME={tmp_path / 'cuda-x'}"  # a CUDA_HOME without nvcc is passed over
+
+    nowhere = tmp_path / "proj"  # the same project where even the default folder has no toolkit
+    shutil.copytree(out, nowhere)
+    search = (nowhere / "_cuda_home.py").read_text()
+    (nowhere / "_cuda_home.py").write_text(search.replace('DEFAULT_HOME = "/usr/local/cuda"',
+                                                          f'DEFAULT_HOME = "{tmp_path / "none"}"'))
+    proc = subprocess.run([sys.executable, "-c", SETUP_HEAD, str(nowhere / "setup.py")], capture_output=True,
+                          text=True, env={**env, "PATH": str(tmp_path)})
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == (
+        f"PROBLEM=cannot find the CUDA toolkit (nvcc): $CUDA_HOME is not set, no nvcc on PATH, "
+        f"no {tmp_path / 'none'}/bin/nvcc"), proc.stdout + proc.stderr
+    # a build stops with that one message; an sdist (no compiler involved) is still made
+    build = subprocess.run([sys.executable, "setup.py", "-q", "build_ext"], cwd=nowhere, capture_output=True,
+                           text=True, env={**env, "PATH": f"{tmp_path}{os.pathsep}{Path(sys.executable).parent}"})
+    assert build.returncode == 1 and build.stderr.strip().splitlines()[-2:] == [
+        f"error: building {NAME}: cannot find the CUDA toolkit (nvcc): $CUDA_HOME is not set, no nvcc on PATH, "
+        f"no {tmp_path / 'none'}/bin/nvcc",
+        "    hint: install the CUDA toolkit (its nvcc must match torch's CUDA major version) and put its bin/ on "
+        "PATH, or set CUDA_HOME to it"], build.stderr
+    sdist = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sd")], cwd=nowhere,
+                           capture_output=True, text=True, env={**env, "PATH": str(tmp_path)})
+    assert sdist.returncode == 0 and list((tmp_path / "sd").glob("*.tar.gz")), sdist.stderr
 
 
 def test_sdist_contains_the_sources(project, tmp_path):
@@ -362,10 +425,9 @@ def test_wheel_build_failure_exits_1_with_the_compiler_errors(tmp_path, monkeypa
 
 
 @pytest.mark.slow
+@pytest.mark.needs("nvcc")
 def test_wheel_builds_and_imports_without_gpu_or_numba2cuda(tmp_path):
     pytest.importorskip("torch")
-    if NVCC is None:
-        pytest.skip("nvcc is not installed")
     out = tmp_path / "proj"
     result = package(MATMUL, out, wheel=True)
     assert result.wheel is not None and result.wheel.exists()

@@ -16,6 +16,8 @@ import textwrap
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.needs("g++")  # the emitted C runs on the CPU runtime (g++)
+
 numba = pytest.importorskip("numba")
 
 from translator.runtime.cpu_launch import load_cpu  # noqa: E402

@@ -73,6 +73,7 @@ def k(a, tw, th):
 
 
 @pytest.mark.parametrize("tw", [8, 16, 32, 5, 12, 1])
+@pytest.mark.needs("g++")
 def test_every_instantiation_and_the_generic_kernel_agree_bit_for_bit(tw, tmp_path_factory):
     module = load_cpu(MATMUL)
     rng = np.random.default_rng(11)

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.needs("g++")  # the CPU tier compiles the translation with g++
+
 from translator.cli import main
 from translator.verify.compare import compare_arrays
 from translator.errors import UserError

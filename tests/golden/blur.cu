@@ -37,12 +37,14 @@ __global__ void box_blur(const float *img, int64_t img_shape0, int64_t img_shape
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -60,5 +62,6 @@ extern "C" cudaError_t box_blur_launch(dim3 grid, dim3 block, size_t shared_byte
     int64_t out_shape1)
 {
     void *args[] = {&img, &img_shape0, &img_shape1, &out, &out_shape1};
-    return n2c_launch(box_blur, grid, block, args, shared_bytes, stream);
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
+    return n2c_launch(box_blur, grid, block, args, shared_bytes, static_shared, stream);
 }

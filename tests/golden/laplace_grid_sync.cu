@@ -54,12 +54,14 @@ __global__ void laplace_sweeps(float *a, int64_t a_shape0, int64_t a_shape1, flo
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -71,9 +73,9 @@ static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args
 // must be resident at once, and a larger grid fails with cudaErrorCooperativeLaunchTooLarge.
 template <typename Kernel>
 static cudaError_t n2c_launch_cooperative(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                                          cudaStream_t stream)
+                                          size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -107,15 +109,16 @@ extern "C" cudaError_t laplace_sweeps_launch(dim3 grid, dim3 block, size_t share
     int sweeps)
 {
     void *args[] = {&a, &a_shape0, &a_shape1, &b, &b_shape1, &sweeps};
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
     switch (sweeps) {
     case 8:
-        return n2c_launch_cooperative(laplace_sweeps<8>, grid, block, args, shared_bytes, stream);
+        return n2c_launch_cooperative(laplace_sweeps<8>, grid, block, args, shared_bytes, static_shared, stream);
     case 16:
-        return n2c_launch_cooperative(laplace_sweeps<16>, grid, block, args, shared_bytes, stream);
+        return n2c_launch_cooperative(laplace_sweeps<16>, grid, block, args, shared_bytes, static_shared, stream);
     case 32:
-        return n2c_launch_cooperative(laplace_sweeps<32>, grid, block, args, shared_bytes, stream);
+        return n2c_launch_cooperative(laplace_sweeps<32>, grid, block, args, shared_bytes, static_shared, stream);
     default: // any other value runs the generic kernel
-        return n2c_launch_cooperative(laplace_sweeps<0>, grid, block, args, shared_bytes, stream);
+        return n2c_launch_cooperative(laplace_sweeps<0>, grid, block, args, shared_bytes, static_shared, stream);
     }
 }
 

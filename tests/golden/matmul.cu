@@ -3,7 +3,7 @@
 // or tune this file and check it with `numba2cuda verify matmul.py --cu THIS_FILE`.
 //
 // kernel matmul_k_numba(m: float32[:, ::1], n: float32[:, ::1], out: float32[:, ::1], tw: int64)
-//     assumes tw >= 0 (used as indices or divisors; the launcher rejects negatives)
+//     the launcher rejects tw unless tw > 0: it sizes the shared-memory views ms, ns; it divides (/); the translation assumes it >= 0
 //     specialised: tw in {8, 16, 32} -> template <int TW>; any other value runs the generic kernel
 //
 // Arrays are passed as a pointer plus one int64 extent per dimension and must be
@@ -45,12 +45,14 @@ __global__ void matmul_k_numba(const float *m, int64_t m_shape0, int64_t m_shape
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -71,17 +73,18 @@ extern "C" cudaError_t matmul_k_numba_launch(dim3 grid, dim3 block, size_t share
     int64_t out_shape1,
     int64_t tw)
 {
-    if (tw < 0) // matmul_k_numba assumes tw >= 0
+    if (tw < 1) // matmul_k_numba needs tw > 0
         return cudaErrorInvalidValue;
     void *args[] = {&m, &m_shape0, &m_shape1, &n, &n_shape1, &out, &out_shape1, &tw};
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
     switch (tw) {
     case 8:
-        return n2c_launch(matmul_k_numba<8>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(matmul_k_numba<8>, grid, block, args, shared_bytes, static_shared, stream);
     case 16:
-        return n2c_launch(matmul_k_numba<16>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(matmul_k_numba<16>, grid, block, args, shared_bytes, static_shared, stream);
     case 32:
-        return n2c_launch(matmul_k_numba<32>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(matmul_k_numba<32>, grid, block, args, shared_bytes, static_shared, stream);
     default: // any other value runs the generic kernel
-        return n2c_launch(matmul_k_numba<0>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(matmul_k_numba<0>, grid, block, args, shared_bytes, static_shared, stream);
     }
 }

@@ -103,12 +103,14 @@ __global__ void monte_carlo_pi(n2c::xoroshiro128p_state *states, int64_t states_
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -125,14 +127,15 @@ extern "C" cudaError_t monte_carlo_pi_launch(dim3 grid, dim3 block, size_t share
     int64_t /* hits_shape0 */)
 {
     void *args[] = {&states, &states_shape0, &darts, &hits};
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
     switch (darts) {
     case 8:
-        return n2c_launch(monte_carlo_pi<8>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(monte_carlo_pi<8>, grid, block, args, shared_bytes, static_shared, stream);
     case 16:
-        return n2c_launch(monte_carlo_pi<16>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(monte_carlo_pi<16>, grid, block, args, shared_bytes, static_shared, stream);
     case 32:
-        return n2c_launch(monte_carlo_pi<32>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(monte_carlo_pi<32>, grid, block, args, shared_bytes, static_shared, stream);
     default: // any other value runs the generic kernel
-        return n2c_launch(monte_carlo_pi<0>, grid, block, args, shared_bytes, stream);
+        return n2c_launch(monte_carlo_pi<0>, grid, block, args, shared_bytes, static_shared, stream);
     }
 }

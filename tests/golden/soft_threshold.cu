@@ -3,9 +3,11 @@
 // or tune this file and check it with `numba2cuda verify soft_threshold.py --cu THIS_FILE`.
 //
 // kernel soft_threshold__float32_float32(x: float32[::1], x_step: int64, t: float32[::1], t_step: int64, out: float32[::1])
-//     assumes t_step, x_step >= 0 (used as indices or divisors; the launcher rejects negatives)
+//     the launcher rejects x_step unless x_step >= 0: the translation assumes it >= 0
+//     the launcher rejects t_step unless t_step >= 0: the translation assumes it >= 0
 // kernel soft_threshold__float64_float64(x: float64[::1], x_step: int64, t: float64[::1], t_step: int64, out: float64[::1])
-//     assumes t_step, x_step >= 0 (used as indices or divisors; the launcher rejects negatives)
+//     the launcher rejects x_step unless x_step >= 0: the translation assumes it >= 0
+//     the launcher rejects t_step unless t_step >= 0: the translation assumes it >= 0
 //
 // Arrays are passed as a pointer plus one int64 extent per dimension and must be
 // C-contiguous (the launcher's caller checks); element types are exactly Numba's.
@@ -52,12 +54,14 @@ __global__ void soft_threshold__float64_float64(const double *x, int64_t x_step,
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -76,12 +80,13 @@ extern "C" cudaError_t soft_threshold__float32_float32_launch(dim3 grid, dim3 bl
     float *out,
     int64_t out_shape0)
 {
-    if (t_step < 0) // soft_threshold__float32_float32 assumes t_step >= 0
+    if (x_step < 0) // soft_threshold__float32_float32 needs x_step >= 0
         return cudaErrorInvalidValue;
-    if (x_step < 0) // soft_threshold__float32_float32 assumes x_step >= 0
+    if (t_step < 0) // soft_threshold__float32_float32 needs t_step >= 0
         return cudaErrorInvalidValue;
     void *args[] = {&x, &x_step, &t, &t_step, &out, &out_shape0};
-    return n2c_launch(soft_threshold__float32_float32, grid, block, args, shared_bytes, stream);
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
+    return n2c_launch(soft_threshold__float32_float32, grid, block, args, shared_bytes, static_shared, stream);
 }
 
 // Host launcher: soft_threshold__float64_float64[grid, block, stream, shared_bytes](...) as Numba launches it.
@@ -95,10 +100,11 @@ extern "C" cudaError_t soft_threshold__float64_float64_launch(dim3 grid, dim3 bl
     double *out,
     int64_t out_shape0)
 {
-    if (t_step < 0) // soft_threshold__float64_float64 assumes t_step >= 0
+    if (x_step < 0) // soft_threshold__float64_float64 needs x_step >= 0
         return cudaErrorInvalidValue;
-    if (x_step < 0) // soft_threshold__float64_float64 assumes x_step >= 0
+    if (t_step < 0) // soft_threshold__float64_float64 needs t_step >= 0
         return cudaErrorInvalidValue;
     void *args[] = {&x, &x_step, &t, &t_step, &out, &out_shape0};
-    return n2c_launch(soft_threshold__float64_float64, grid, block, args, shared_bytes, stream);
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
+    return n2c_launch(soft_threshold__float64_float64, grid, block, args, shared_bytes, static_shared, stream);
 }

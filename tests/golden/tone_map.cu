@@ -69,12 +69,14 @@ __global__ void tone_map(const float *hdr, int64_t hdr_shape0, int64_t hdr_shape
     }
 }
 
-// Launch on the caller's stream; above 48 KiB of dynamic shared memory a kernel must opt in.
+// Launch on the caller's stream. A block gets 48 KiB of shared memory (static + dynamic) unless its kernel
+// opts in to more, and each instantiation the switch may pick opts in on its own; the caller checked the
+// total against the device's opt-in maximum.
 template <typename Kernel>
 static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args, size_t shared_bytes,
-                              cudaStream_t stream)
+                              size_t static_shared, cudaStream_t stream)
 {
-    if (shared_bytes > 48 * 1024) {
+    if (static_shared + shared_bytes > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes);
         if (err != cudaSuccess)
             return err;
@@ -95,5 +97,6 @@ extern "C" cudaError_t tone_map_launch(dim3 grid, dim3 block, size_t shared_byte
     int64_t out_shape2)
 {
     void *args[] = {&hdr, &hdr_shape0, &hdr_shape1, &hdr_shape2, &exposure, &out, &out_shape1, &out_shape2};
-    return n2c_launch(tone_map, grid, block, args, shared_bytes, stream);
+    const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
+    return n2c_launch(tone_map, grid, block, args, shared_bytes, static_shared, stream);
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .dataflow import walk_expr, walk_statements
+from .dataflow import walk_body, walk_expr, walk_statements
 from ..errors import UserError
 from ..ir.facts import root_array
 
@@ -99,3 +99,49 @@ def instantiations(fn: ir.Function) -> list[tuple]:
     for _, _, values in fn.template_params:
         combos = [c + (v,) for c in combos for v in values]
     return combos
+
+
+def _param_named(e, names) -> str | None:
+    """The integer parameter an expression is (through casts), else None."""
+    while isinstance(e, ir.Cast):
+        e = e.value
+    if isinstance(e, ir.Name) and e.name in names and e.var is not None and e.var.is_param:
+        return e.name
+    return None
+
+
+def value_rules(fn: ir.Function) -> dict[str, tuple[str, str]]:
+    """Integer parameters a launch checks before the kernel runs: name -> (condition, why), the condition
+    "> 0", ">= 0" or "!= 0". Only values where the kernel itself is valid pass: a tile width (it sizes or
+    offsets a shared-memory view) of 0 or less gives an empty or negative tile the kernel still indexes; a
+    divisor of `/` of 0 gives inf (Numba's thread raises ZeroDivisionError instead); a range() step of 0 never
+    ends. The translation's assumptions (fn.assumptions, from the bounds analysis) add ">= 0"."""
+    names = {p.name for p in fn.params if p.array is None and isinstance(p.type, T.Scalar) and p.type.is_int}
+    views: dict = {}
+    nonzero: dict = {}
+    for s in walk_statements(fn.body):
+        if isinstance(s, ir.ArrayDecl) and s.array.kind == "view" and \
+                root_array(s.array).kind in ("shared", "dynamic"):
+            for name in _params_in([s.array.offset] + list(s.array.shape), names):
+                views.setdefault(name, []).append(s.array.name)
+        if isinstance(s, ir.ForRange) and _param_named(s.step, names):
+            nonzero.setdefault(_param_named(s.step, names), "it is a range() step")
+    for e in walk_body(fn.body):
+        if isinstance(e, ir.BinOp) and e.op == "/" and _param_named(e.right, names):
+            nonzero.setdefault(_param_named(e.right, names), "it divides (/)")
+    rules = {}
+    for p in fn.params:
+        why = []
+        if p.name in views:
+            shown = list(dict.fromkeys(views[p.name]))
+            why.append(f"it sizes the shared-memory view{'s' if len(shown) > 1 else ''} {', '.join(shown)}")
+        if p.name in nonzero:
+            why.append(nonzero[p.name])
+        if p.name in fn.assumptions:
+            why.append("the translation assumes it >= 0")
+        if not why:
+            continue
+        positive = p.name in views or (p.name in nonzero and p.name in fn.assumptions)
+        condition = "> 0" if positive else "!= 0" if p.name in nonzero else ">= 0"
+        rules[p.name] = (condition, "; ".join(why))
+    return rules

@@ -33,7 +33,12 @@ def add_parser(sub) -> None:
                                                     "(default: the module's BENCH_SIZES, else bench)")
     b.add_argument("--types", metavar="SPEC", help="argument types for the translation, as for translate")
     b.add_argument("--seed", type=int, default=0, help="seed of example()'s random generator (default 0)")
-    b.add_argument("--json", metavar="PATH", help="write the results as JSON (atomically)")
+    b.add_argument("--json", metavar="PATH", help="write the results as JSON (atomically; - for standard output, "
+                                                   "the table then goes to standard error)")
+    b.add_argument("--md", metavar="PATH", help="write the results as a Markdown report, every column (- for "
+                                                 "standard output)")
+    b.add_argument("--wide", action="store_true", help="the table with every column (default: those that fit 120 "
+                                                      "columns; --json and --md have them all)")
     b.add_argument("--plot", metavar="PATH.png", help="write a bar chart of the speedups (needs matplotlib)")
     b.add_argument("--autotune", action="store_true", help="report the fastest specialisation value per size")
     b.add_argument("--record", nargs="?", const=True, metavar="PATH",
@@ -87,6 +92,8 @@ def cmd_bench(args) -> int:
 
     if args.min_reps < 1 or args.max_seconds <= 0:
         raise UserError("bench: error: --min-reps must be at least 1 and --max-seconds positive")
+    if args.json == "-" and args.md == "-":
+        raise UserError("bench: error: --json - and --md - would both write to standard output; give one a file")
     if args.plot:
         require_plotting()
     require_cuda()
@@ -95,7 +102,8 @@ def cmd_bench(args) -> int:
     from ..llm.backend import verify_translation
     from ..verify.cli import read_cu
 
-    print(NOTICE.format(path=args.file), flush=True)
+    report = sys.stderr if "-" in (args.json, args.md) else sys.stdout  # stdout then holds the JSON or Markdown alone
+    print(NOTICE.format(path=args.file), file=report, flush=True)
     sampling = Sampling(min_samples=args.min_reps, max_seconds=args.max_seconds)
     with verify_translation(args) as args:  # where the rules reject a kernel: the model's verified translation
         cu_text = read_cu(args.cu) if args.cu else None
@@ -103,9 +111,17 @@ def cmd_bench(args) -> int:
                            types=args.types, seed=args.seed, sampling=sampling, references=not args.no_references,
                            progress=bench_report.Progress(sys.stderr), cu_text=cu_text)
     doc["command"] = "numba2cuda " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    print(bench_report.format_report(doc, autotune=bool(args.autotune or args.record)))
-    if args.json:
+    print(bench_report.format_report(doc, autotune=bool(args.autotune or args.record), wide=args.wide), file=report)
+    if args.json == "-":
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+    elif args.json:
         write_atomically(Path(args.json), json.dumps(doc, indent=1) + "\n")
+    if args.md:
+        markdown = bench_report.format_markdown(doc, autotune=bool(args.autotune or args.record))
+        if args.md == "-":
+            sys.stdout.write(markdown)
+        else:
+            write_atomically(Path(args.md), markdown)
     if args.plot:
         bench_report.plot_speedups(doc, args.plot)
     if args.record:
@@ -113,7 +129,8 @@ def cmd_bench(args) -> int:
         table = tuning_table(doc["cases"])
         if table:
             write_tuning(target, table, env=doc.get("env"), module=Path(args.file).name)
-            print(f"recorded the autotune picks in {target}")
+            print(f"recorded the autotune picks in {target}", file=report)
         else:
-            print("note: nothing to record: the translation has no specialised parameters example() sweeps")
+            print("note: nothing to record: the translation has no specialised parameters example() sweeps",
+                  file=report)
     return EXIT_OK if doc["ok"] else EXIT_VERDICT

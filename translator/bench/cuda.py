@@ -338,23 +338,29 @@ def bench_module(path, *, kernel=None, sizes=None, types=None, seed=0, sampling:
     size_list, guessed = bench_sizes(user, sizes)
     results, notes = [], []
     stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        timer = CudaTimer()
-        for size in size_list:
-            try:
-                case = make_case(user, size, kernel, specs, translation, generic, references, seed)
-            except UserError:
-                if not guessed:
-                    raise
-                notes.append("the module declares no BENCH_SIZES and example() does not take size=\"bench\": "
-                             "timed at size \"small\", where launch overhead dominates device time")
-                case = make_case(user, "small", kernel, specs, translation, generic, references, seed)
-            results.append(run_case(case, timer, sampling or Sampling(), progress=progress))
-            del case
-            torch.cuda.empty_cache()
-        timer_info = timer.describe()
-    if progress is not None and hasattr(progress, "finish"):
-        progress.finish()
+    if progress is not None and hasattr(progress, "begin"):
+        progress.begin(len(size_list))
+    try:
+        with torch.cuda.stream(stream):
+            timer = CudaTimer()
+            for size in size_list:
+                try:
+                    case = make_case(user, size, kernel, specs, translation, generic, references, seed)
+                except UserError:
+                    if not guessed:
+                        raise
+                    notes.append("the module declares no BENCH_SIZES and example() does not take size=\"bench\": "
+                                 "timed at size \"small\", where launch overhead dominates device time")
+                    case = make_case(user, "small", kernel, specs, translation, generic, references, seed)
+                results.append(run_case(case, timer, sampling or Sampling(), progress=progress))
+                if progress is not None and hasattr(progress, "case_done"):
+                    progress.case_done()
+                del case
+                torch.cuda.empty_cache()
+            timer_info = timer.describe()
+    finally:  # a failing case must not leave the bar drawn over the error message
+        if progress is not None and hasattr(progress, "finish"):
+            progress.finish()
     return {"format": FORMAT, "module": path, "env": environment(timer_info), "cases": results, "notes": notes,
             "ok": not any(r["failures"] for r in results)}
 

@@ -9,26 +9,37 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
+
+from .. import progress
 
 
 class Progress:
-    """One self-rewriting status line on stderr while bench runs, only when stderr is a terminal."""
+    """bench's progress on a terminal's stderr (translator/progress.py): one bar over the cases (kernel x size),
+    its note the case, how many variants it has and the phase (checking, device time, host overhead)."""
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stderr
-        self.active = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.shown = False
+        self._cm = None
+        self._bar = None
+
+    def begin(self, total: int | None) -> None:
+        if self._cm is None:
+            self._cm = progress.bar("bench", total=total, stream=self.stream)
+            self._bar = self._cm.__enter__()
 
     def __call__(self, case, text: str) -> None:
-        if self.active:
-            self.stream.write(f"\r\x1b[K  {case.kernel} size {case.size}: {text}")
-            self.stream.flush()
-            self.shown = True
+        self.begin(None)
+        self._bar.update(note=f"{case.kernel} size {case.size} ({len(case.variants)} variants): {text}")
+
+    def case_done(self) -> None:
+        if self._bar is not None:
+            self._bar.advance()
 
     def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        if self._cm is not None:
+            self._cm.__exit__(None, None, None)
+            self._cm = self._bar = None
 
 
 def _us(v) -> str:
@@ -74,8 +85,11 @@ def rate_text(v: dict) -> str:
     return ", ".join(parts) or "-"
 
 
-COLUMNS = ("variant", "check", "device us", "quartiles", "n", "vs Numba", "range", "end-to-end us",
+COLUMNS = ("variant", "check", "device us", "quartiles", "n", "vs Numba", "range", "e2e us",
            "vs Numba e2e", "vs Numba+torch e2e", "enqueue us", "throughput")
+#: the default table's columns (it fits 120 columns); --wide, the JSON and the Markdown report have them all
+COMPACT = ("variant", "check", "device us", "vs Numba", "e2e us", "vs Numba e2e", "vs Numba+torch e2e")
+TABLE_WIDTH = 120
 
 
 def case_rows(case: dict) -> list[tuple]:
@@ -132,13 +146,18 @@ def case_notes(case: dict, autotune: bool) -> list[str]:
     return lines
 
 
+def pick_columns(rows: list[tuple], columns) -> list[tuple]:
+    keep = [COLUMNS.index(c) for c in columns]
+    return [tuple(r[k] for k in keep) for r in rows]
+
+
 def plain_table(rows: list[tuple], columns=COLUMNS) -> str:
     table = [tuple(columns), *rows]
     widths = [max(len(r[k]) for r in table) for k in range(len(columns))]
     return "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table)
 
 
-def rich_table(rows: list[tuple], title: str) -> str | None:
+def rich_table(rows: list[tuple], title: str, columns=COLUMNS, width: int = 240) -> str | None:
     try:
         from rich.console import Console
         from rich.table import Table
@@ -147,35 +166,67 @@ def rich_table(rows: list[tuple], title: str) -> str | None:
     import io
 
     table = Table(title=title, title_justify="left", show_lines=False)
-    for i, c in enumerate(COLUMNS):
-        table.add_column(c, justify="left" if i < 2 else "right", no_wrap=True)
+    for i, c in enumerate(columns):
+        table.add_column(c, justify="left" if i < 2 else "right", no_wrap=i > 0)  # only names wrap
     for r in rows:
         table.add_row(*r, style="bold red" if r[1] in ("MISMATCH", "error") else None)
     buf = io.StringIO()
-    Console(file=buf, width=240, force_terminal=False, color_system=None).print(table)
-    return buf.getvalue().rstrip()
+    Console(file=buf, width=width, force_terminal=False, color_system=None).print(table)
+    return "\n".join(line.rstrip() for line in buf.getvalue().rstrip().splitlines())
 
 
-def format_report(doc: dict, autotune: bool = False, use_rich: bool | None = None) -> str:
-    """The whole run: per case its table and notes; then what is wrong, if anything."""
+def format_report(doc: dict, autotune: bool = False, use_rich: bool | None = None, wide: bool = False) -> str:
+    """The whole run: per case its table and notes; then what is wrong, if anything. The table has the COMPACT
+    columns and fits TABLE_WIDTH unless WIDE."""
     lines = []
     env = doc.get("env") or {}
     if env:
         lines.append(f"{env.get('gpu')} (driver {env.get('driver')}, CUDA {env.get('cuda')}), "
                      f"torch {env.get('torch')}, numba-cuda {env.get('numba_cuda')}; {env.get('date')}")
+    columns = COLUMNS if wide else COMPACT
     for case in doc["cases"]:
-        rows = case_rows(case)
-        table = rich_table(rows, case_heading(case)) if use_rich is not False else None
+        rows = pick_columns(case_rows(case), columns)
+        table = (rich_table(rows, case_heading(case), columns, 240 if wide else TABLE_WIDTH)
+                 if use_rich is not False else None)
         if table is None or use_rich is False:
-            table = case_heading(case) + "\n" + plain_table(rows)
+            table = case_heading(case) + "\n" + plain_table(rows, columns)
         lines.append(table)
         lines += ["  " + n for n in case_notes(case, autotune)]
     lines += [f"note: {n}" for n in doc.get("notes", [])]
     failures = [f for c in doc["cases"] for f in c.get("failures", [])]
     lines.append(f"verdict: {len(failures)} variant{'s' * (len(failures) != 1)} WRONG" if failures else
                  "verdict: every translation variant matches the Numba original; device times are medians of "
-                 "CUDA-event timings, end-to-end includes the host's launch cost")
-    return "\n".join(lines)
+                 "CUDA-event timings, e2e (end to end) includes the host's launch cost")
+    if wide:
+        return "\n".join(lines)
+    return "\n".join(wrapped for line in lines for wrapped in _wrap(line))
+
+
+def _wrap(line: str) -> list[str]:
+    """A prose line cut to TABLE_WIDTH, continuation lines indented under it; table lines are left alone."""
+    if len(line) <= TABLE_WIDTH or "\n" in line:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, TABLE_WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def format_markdown(doc: dict, autotune: bool = True) -> str:
+    """The whole run as Markdown: per case a heading, the table with every column, and the notes."""
+    env = doc.get("env") or {}
+    lines = [f"# numba2cuda bench: {doc.get('module', '')}", ""]
+    if env:
+        lines += [f"{env.get('gpu')} (driver {env.get('driver')}, CUDA {env.get('cuda')}), torch {env.get('torch')}, "
+                  f"numba-cuda {env.get('numba_cuda')}; {env.get('date')}", ""]
+    if doc.get("command"):
+        lines += [f"`{doc['command']}`", ""]
+    for case in doc["cases"]:
+        lines += [f"## {case_heading(case)}", "", "| " + " | ".join(COLUMNS) + " |",
+                  "|" + "|".join("---" if i < 2 else "---:" for i in range(len(COLUMNS))) + "|"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in case_rows(case)]
+        notes = case_notes(case, autotune)
+        lines += [""] + [f"- {n}" for n in notes] + ([""] if notes else [])
+    lines += [f"- note: {n}" for n in doc.get("notes", [])]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 # --------------------------------------------------------------------------- the chart
@@ -241,11 +292,16 @@ def main(argv=None) -> int:
                                 description="Show a saved `numba2cuda bench --json` result; optionally plot it.")
     p.add_argument("json", help="a result written by numba2cuda bench --json (or benchmarks/run_corpus.py)")
     p.add_argument("--plot", metavar="PATH.png", help="write the bar chart of speedups (needs matplotlib)")
+    p.add_argument("--wide", action="store_true", help="every column (default: those that fit 120 columns)")
+    p.add_argument("--md", action="store_true", help="print the Markdown report (every column) instead")
     args = p.parse_args(argv)
     with open(args.json, encoding="utf-8") as f:
         doc = json.load(f)
     if "cases" in doc:
-        print(format_report(doc, autotune=True))
+        if args.md:
+            sys.stdout.write(format_markdown(doc))
+        else:
+            print(format_report(doc, autotune=True, wide=args.wide))
     if args.plot:
         try:
             plot_speedups(doc, args.plot)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from .plan import BUILD_FORMAT, BuildPlan
 from .toolchain import BASE_CUDA_FLAGS, BASE_CXX_FLAGS, arch_flags, binding_flags, cxx, link_flags, sm_label
 
@@ -54,9 +55,9 @@ def compile_in(plan: BuildPlan, build_dir: Path, *, verbose: bool, progress: boo
     ninja = shutil.which("ninja")
     try:
         if ninja:
-            output, failed_command = run_ninja(ninja, build_dir, env, verbose=verbose)
+            output, failed_command = run_ninja(ninja, build_dir, env, verbose=verbose, ticker=ticker)
         else:  # same commands, run here: two compiles in parallel, then the link
-            output, failed_command = run_steps(compiles, link, build_dir, env, verbose=verbose)
+            output, failed_command = run_steps(compiles, link, build_dir, env, verbose=verbose, ticker=ticker)
         ok = failed_command is None and (build_dir / plan.so_path.name).is_file()
     finally:
         ticker.stop(ok)
@@ -117,12 +118,17 @@ def _die_with_parent():  # runs in the child between fork and exec
 _PREEXEC = _die_with_parent if sys.platform.startswith("linux") else None
 
 
-def _pump(proc, sink: list, verbose: bool, stamp: list):
+_NINJA_STATUS = re.compile(r"^\[(\d+)/(\d+)\] (.*)")
+
+
+def _pump(proc, sink: list, verbose: bool, stamp: list, on_line=None):
     def read():
         for raw in proc.stdout:
             line = raw.decode(errors="replace")
             sink.append(line)
             stamp[0] = time.monotonic()
+            if on_line is not None:
+                on_line(line)
             if verbose:
                 sys.stderr.write(line)
         proc.stdout.close()
@@ -132,7 +138,7 @@ def _pump(proc, sink: list, verbose: bool, stamp: list):
     return thread
 
 
-def run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple[str, str | None]:
+def run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool, ticker=None) -> tuple[str, str | None]:
     """(output, the failed command or None). When a step fails the other is stopped (for an error in
     the .cu: no waiting ~20 s for the binding). ninja gets SIGTERM if this process dies
     (PR_SET_PDEATHSIG) and then stops its compilers, so a killed build leaves nothing running."""
@@ -145,7 +151,12 @@ def run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple
                             stdin=subprocess.DEVNULL, env=env, preexec_fn=_PREEXEC)
     lines: list[str] = []
     stamp = [time.monotonic()]
-    reader = _pump(proc, lines, verbose, stamp)
+    def status(line):
+        m = _NINJA_STATUS.match(line)
+        if m and ticker is not None:
+            ticker.step(int(m.group(1)), int(m.group(2)), m.group(3).strip())
+
+    reader = _pump(proc, lines, verbose, stamp, status)
     try:
         while proc.poll() is None:
             if any(line.startswith("FAILED: ") for line in lines) and time.monotonic() - stamp[0] > 0.5:
@@ -166,7 +177,7 @@ def run_ninja(ninja: str, build_dir: Path, env: dict, *, verbose: bool) -> tuple
 
 
 def run_steps(compiles: list[Step], link: Step, build_dir: Path, env: dict, *,
-               verbose: bool) -> tuple[str, str | None]:
+              verbose: bool, ticker=None) -> tuple[str, str | None]:
     """Without ninja: the compiles in parallel (each in its own process group), then the link."""
     log: list[str] = []
 
@@ -197,6 +208,8 @@ def run_steps(compiles: list[Step], link: Step, build_dir: Path, env: dict, *,
                 running.remove(item)
                 if proc.returncode == 0:
                     log.append(f"[done] {step.description}\n" + "".join(out))
+                    if ticker is not None:
+                        ticker.step(len(compiles) - len(running), len(compiles) + 1, step.description)
                 else:
                     log.append(f"FAILED: {step.output}\n{shlex.join(step.command)}\n" + "".join(out))
                     failed = shlex.join(step.command)
@@ -222,64 +235,47 @@ def run_steps(compiles: list[Step], link: Step, build_dir: Path, env: dict, *,
 
 
 class Progress:
-    """One stderr line while compiling; on a TTY an elapsed-seconds ticker on the same line."""
+    """A cold build on stderr: on a terminal a progress bar (translator/progress.py: the steps done of nvcc,
+    c++ and the link, and the elapsed time); elsewhere one line when it starts and one when it ends, so a
+    CI log says where the seconds went."""
 
     def __init__(self, plan: BuildPlan, enabled: bool):
         self.enabled = enabled
-        self.tty = enabled and _isatty(sys.stderr)
+        self.tty = enabled and progress.enabled()
         note = f"; {plan.arch_note}" if plan.arch_note else ""
         self.line = (f"numba2cuda: building {plan.name} for {sm_label(plan.arch_list)} "
                      f"(first use; cached in {plan.directory}{note}) ...")
         self.name = plan.name
         self.t0 = time.monotonic()
         self.elapsed = 0.0
-        self._stop = threading.Event()
-        self._thread = None
-        self.prefix = self.line
+        self._bar_cm = None
+        self._bar = None
 
     def start(self):
         self.t0 = time.monotonic()
         if not self.enabled:
             return
         if self.tty:
-            # "\r" only rewrites a line that has not wrapped: a long line gets the ticker on its own line
-            if len(self.line) + 24 > shutil.get_terminal_size((80, 24)).columns:
-                sys.stderr.write(self.line + "\n")
-                self.prefix = "   "
-            else:
-                sys.stderr.write(self.line)
-                self.prefix = self.line
-            sys.stderr.flush()
-            self._thread = threading.Thread(target=self._tick, daemon=True)
-            self._thread.start()
+            self._bar_cm = progress.bar(f"building {self.name}", total=3)
+            self._bar = self._bar_cm.__enter__()
+            self._bar.print(self.line)
         else:
             print(self.line, file=sys.stderr, flush=True)
 
-    def _tick(self):
-        while not self._stop.wait(1.0):
-            sys.stderr.write(f"\r{self.prefix} {time.monotonic() - self.t0:.0f} s")
-            sys.stderr.flush()
+    def step(self, done: int, total: int, what: str):
+        """A compiler step finished (or ninja's status line `[done/total] what`)."""
+        if self._bar is not None:
+            self._bar.update(completed=done, total=total, note=what)
 
     def stop(self, ok: bool):
         self.elapsed = time.monotonic() - self.t0
         if not self.enabled:
             return
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
         verdict = f"built in {self.elapsed:.1f} s" if ok else f"failed after {self.elapsed:.1f} s"
-        if self.tty:
-            sys.stderr.write(f"\r{self.prefix} {verdict}\n")
-        else:
-            sys.stderr.write(f"numba2cuda: {self.name} {verdict}\n")
-        sys.stderr.flush()
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+        if self._bar_cm is not None:
+            self._bar_cm.__exit__(None, None, None)
+            self._bar_cm = self._bar = None
+        print(f"numba2cuda: {self.name} {verdict}", file=sys.stderr, flush=True)
 
 
 _ERROR_LINE = re.compile(

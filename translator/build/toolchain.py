@@ -12,10 +12,11 @@ import contextlib
 import functools
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
+
+from .cudahome import CudaNotFound, find_cuda_home
 
 #: Default target when there is no GPU and neither ``arch_list`` nor TORCH_CUDA_ARCH_LIST says one.
 DEFAULT_ARCH = "9.0"
@@ -48,47 +49,19 @@ class BuildError(RuntimeError):
 # --------------------------------------------------------------------------- the CUDA toolkit
 
 
-def is_nvcc(path) -> bool:
-    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def nvcc_behind_wrapper(path: str) -> str | None:
-    """The real nvcc a small wrapper script execs (``exec /usr/local/cuda-13.0/bin/nvcc "$@"``)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
-        return None  # a binary: it is the real thing
-    for word in re.findall(rb"""[^\s'"]+/bin/nvcc\b""", head):
-        candidate = os.path.realpath(word.decode(errors="replace"))
-        if candidate != os.path.realpath(path) and is_nvcc(candidate):
-            return candidate
-    return None
-
-
 def cuda_home() -> str:
     """The CUDA toolkit to build with: $CUDA_HOME (or $CUDA_PATH) when it holds bin/nvcc, else the
     toolkit of the ``nvcc`` on PATH (following symlinks and one-line wrapper scripts), else
-    /usr/local/cuda."""
+    /usr/local/cuda (cudahome.py, the search generated packages run too)."""
     return _cuda_home(os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), os.environ.get("PATH"))
 
 
 @functools.lru_cache(maxsize=8)
 def _cuda_home(env_home, env_path, path_var) -> str:
-    for home in (env_home, env_path):
-        if home and is_nvcc(os.path.join(home, "bin", "nvcc")):
-            return os.path.abspath(home)
-    which = shutil.which("nvcc", path=path_var)
-    if which:
-        real = nvcc_behind_wrapper(which) or os.path.realpath(which)
-        return os.path.dirname(os.path.dirname(real))
-    if is_nvcc("/usr/local/cuda/bin/nvcc"):
-        return "/usr/local/cuda"
-    bad = f" ($CUDA_HOME={env_home!r} has no bin/nvcc)" if env_home else ""
-    raise BuildError("numba2cuda: cannot find the CUDA toolkit: no nvcc on PATH, in $CUDA_HOME or in "
-                     f"/usr/local/cuda{bad}\n    hint: install the CUDA toolkit, or set CUDA_HOME to it")
+    try:
+        return find_cuda_home(env_home or "", env_path or "", path_var or "")
+    except CudaNotFound as exc:
+        raise BuildError(f"numba2cuda: {exc}") from None
 
 
 @functools.lru_cache(maxsize=8)

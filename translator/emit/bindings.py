@@ -1,11 +1,18 @@
-"""Program -> torch binding .cpp: one function per kernel that checks its tensors and calls the kernel's launcher."""
+"""Program -> torch binding .cpp: one function per kernel that checks its arguments and calls the kernel's launcher.
+
+A binding never throws for a bad argument or a failed launch: it returns None when the kernel launched, the index
+of the first argument it refused, or (code, name, text) of a CUDA error, and the Python launcher (runtime/launch.py)
+raises the exception with the message. Arguments are checked here because it costs nanoseconds per launch where the
+same checks in Python cost microseconds.
+"""
 
 from __future__ import annotations
 
 from ..version import __version__
 from ..ir import typesys as T
+from ..analysis.specialize import value_rules
 from .codegen import c_type
-from .render import environment, is_cooperative, python_signature
+from .render import environment, is_cooperative, python_signature, rule_refusal
 
 AT_TYPES = {
     "bool": "at::kBool", "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong",
@@ -14,46 +21,65 @@ AT_TYPES = {
     "complex128": "at::kComplexDouble",
 }
 
+# The <cstdint> limits of the integer types narrower than the binding's int64_t / uint64_t.
+INT_LIMITS = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "uint8": "UINT8", "uint16": "UINT16",
+              "uint32": "UINT32"}
+
 
 def _binding_scalar(t: T.Scalar) -> str:
     if t.kind == "b":
         return "bool"
-    return "double" if t.is_float else "int64_t"
+    if t.is_float:
+        return "double"
+    return "uint64_t" if t.kind == "u" else "int64_t"
+
+
+def _refusal(p, rule) -> str:
+    """The C condition under which a scalar argument is refused ("" when every value the binding takes is valid)."""
+    t = p.type
+    conds = []
+    if t.name in INT_LIMITS:
+        limit = INT_LIMITS[t.name]
+        conds.append(f"{p.name} > {limit}_MAX" if t.kind == "u" else
+                     f"{p.name} < {limit}_MIN || {p.name} > {limit}_MAX")
+    if rule and rule_refusal(p.name, t.kind, rule):
+        conds.append(rule_refusal(p.name, t.kind, rule))
+    return " || ".join(conds)
 
 
 def kernel_context(fn) -> dict:
-    launcher_types, params, checks, call_args, device_checks = [], [], [], [], []
+    launcher_types, params, array_checks, call_args, device_checks, scalar_checks, py_args = [], [], [], [], [], [], []
     arrays = [p for p in fn.params if p.array is not None]
-    for p in fn.params:
+    rules = value_rules(fn)
+    for i, p in enumerate(fn.params):
         if p.array is not None:
             ct = c_type(p.type.dtype)
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
             params.append(f"const at::Tensor &{p.name}")
             if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
-                checks.append(f'check_records("{fn.c_name}", "{p.name}", {p.name}, {p.type.ndim}, '
-                              f'{p.type.dtype.bits // 64});')
+                array_checks.append((f"!n2c_records_ok({p.name}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
             else:
-                checks.append(f'check_array("{fn.c_name}", "{p.name}", {p.name}, {AT_TYPES[p.type.dtype.name]}, '
-                              f'{p.type.ndim});')
-            if p is arrays[0]:
-                device_checks.append(f'check_on_gpu("{fn.c_name}", "{p.name}", {p.name});')
-            else:
-                device_checks.append(f'check_same_device("{fn.c_name}", "{p.name}", {p.name}, '
-                                     f'{arrays[0].name}.device());')
+                array_checks.append((f"!n2c_array_ok({p.name}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})", i))
+            device_checks.append((f"!{p.name}.is_cuda()" if p is arrays[0] else
+                                  f"{p.name}.device() != {arrays[0].name}.device()", i))
             call_args += [f"static_cast<{ct} *>({p.name}.data_ptr())"] + \
                 [f"{p.name}.size({d})" for d in range(p.type.ndim)]
+            py_args.append(f'py::arg("{p.name}")')
         else:
             launcher_types.append(c_type(p.type))
             params.append(f"{_binding_scalar(p.type)} {p.name}")
             call_args.append(f"static_cast<{c_type(p.type)}>({p.name})")
-    checks += device_checks  # every type problem is named before a device problem
-    for name in sorted(fn.assumptions):
-        checks.append(f'TORCH_CHECK({name} >= 0, "{fn.c_name}(): {name} must be >= 0, got ", {name}, '
-                      f'" (the translation assumes it; translate with --no-assume-nonnegative to allow negatives)");')
+            refusal = _refusal(p, rules.get(p.name, ("", ""))[0])
+            if refusal:
+                scalar_checks.append((refusal, i))
+            # noconvert: pybind11 would truncate a NumPy float to an integer; launch.py converts what it refuses
+            py_args.append(f'py::arg("{p.name}")' + ("" if p.type.is_float else ".noconvert()"))
+    # what a value is before where it is (a CPU tensor's kernel still says a bad tw); launch.py checks in this order
+    checks = array_checks + scalar_checks + device_checks
     return dict(name=fn.c_name, launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
                 cooperative=is_cooperative(fn),
                 checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),
-                first_array=arrays[0].name if arrays else "")
+                first_array=arrays[0].name if arrays else "", py_args=", ".join(py_args))
 
 
 def render_bindings(program, source_name: str) -> str:

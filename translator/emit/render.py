@@ -16,7 +16,8 @@ from ..ir import typesys as T
 from .codegen import CPrinter, c_literal, c_type
 from ..lower.declarations import defines
 from ..analysis.calls import reachable_functions
-from ..analysis.specialize import instantiations
+from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes
+from ..analysis.specialize import instantiations, value_rules
 from ..lower.program import Program
 from ..frontend.expr import const_expr
 
@@ -118,6 +119,16 @@ def python_signature(fn: ir.Function) -> str:
 
 # ------------------------------------------------------------------ module
 
+def rule_refusal(name: str, kind: str, condition: str) -> str:
+    """The C condition under which an integer parameter breaks its launch rule (analysis.specialize.value_rules);
+    "" where its type already guarantees the rule (an unsigned one is never negative)."""
+    if condition == "> 0":
+        return f"{name} == 0" if kind == "u" else f"{name} < 1"
+    if condition == ">= 0":
+        return "" if kind == "u" else f"{name} < 0"
+    return f"{name} == 0"
+
+
 class Renderer:
     def __init__(self, program: Program, source_name: str):
         self.program = program
@@ -152,16 +163,22 @@ class Renderer:
                 launcher.append(f"{c_type(p.type)} {p.name}")
                 pointers.append(f"&{p.name}")
         notes = []
-        if fn.assumptions:
-            names = ", ".join(sorted(fn.assumptions))
-            notes.append(f"assumes {names} >= 0 (used as indices or divisors; the launcher rejects negatives)")
+        rules = value_rules(fn)
+        for name, (condition, why) in rules.items():
+            notes.append(f"the launcher rejects {name} unless {name} {condition}: {why}")
         if fn.options.get("fastmath"):
             notes.append("fastmath=True in Numba: build with --use_fast_math for the same approximations")
         if fn.options.get("debug"):
             notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
                          "Numba's default (x // 0 == 0)")
-        checks = [f"if ({n} < 0) // {fn.c_name} assumes {n} >= 0\n        return cudaErrorInvalidValue;"
-                  for n in sorted(fn.assumptions)]
+        kinds = {p.name: p.type.kind for p in fn.params if p.array is None}
+        refusals = [(n, cond, rule_refusal(n, kinds[n], cond)) for n, (cond, _) in rules.items()]
+        checks = [f"if ({refusal}) // {fn.c_name} needs {n} {cond}\n        return cudaErrorInvalidValue;"
+                  for n, cond, refusal in refusals if refusal]
+        if hasattr(fn, "external_code"):  # a shell: its body (a model's, a hand-written one) may hold any __shared__
+            static_shared = (DEFAULT_LIMIT, "not known (the body comes from elsewhere): opt in for any dynamic bytes")
+        else:
+            static_shared = (static_shared_bytes(fn), "bytes of the kernel's own __shared__ arrays")
         templates = getattr(fn, "template_params", [])
         dispatch = []
         for combo in instantiations(fn) if templates else []:
@@ -180,6 +197,7 @@ class Renderer:
                     cooperative=cooperative, launch="n2c_launch_cooperative" if cooperative else "n2c_launch",
                     launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
                     arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
+                    static_shared=static_shared,
                     switch_on=templates[0][0] if len(templates) == 1 else "",
                     cases=[(cond.split(" == ")[1], kernel) for cond, kernel in dispatch])
 

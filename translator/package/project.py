@@ -4,6 +4,7 @@
 
     out/pyproject.toml              build-system: setuptools + torch==<the torch installed here>
     out/setup.py                    CUDAExtension NAME._C from the two sources below (SASS per arch, PTX newest)
+    out/_cuda_home.py               numba2cuda's CUDA toolkit search (build/cudahome.py, verbatim), run by setup.py
     out/MANIFEST.in                 so the sdist carries csrc/ and tests/
     out/README.md                   usage, kernels and signatures, provenance
     out/csrc/<stem>_kernels.cu      the same .cu as `numba2cuda translate` / the JIT path
@@ -13,8 +14,9 @@
                                     <stem>.n2c-tune.json (plain constants; setup.py reads them)
     out/tests/test_NAME.py          imports the package; on a GPU runs each kernel once
 
-The generated runtime's launch logic is numba2cuda's own translator/runtime/launch.py, written verbatim as
-<name>/_launch.py: one copy of it, and numba2cuda is never imported by the package.
+The generated runtime's launch logic is numba2cuda's own translator/runtime/launch.py and launch_checks.py,
+written verbatim as <name>/_launch.py and <name>/launch_checks.py: one copy of them, and numba2cuda is never
+imported by the package.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import progress
 from ..version import __version__
 from ..atomic import write_atomically
 from ..emit.bindings import render_bindings
@@ -39,6 +42,8 @@ from ..lower.program import Options, build_program
 from ..emit.render import Renderer, environment, python_signature, render_program
 
 LAUNCH_SOURCE = Path(__file__).resolve().parents[1] / "runtime" / "launch.py"
+CHECKS_SOURCE = LAUNCH_SOURCE.with_name("launch_checks.py")  # launch.py imports it as .launch_checks
+CUDA_HOME_SOURCE = Path(__file__).resolve().parents[1] / "build" / "cudahome.py"
 DEFAULT_ARCH = "8.0;9.0"
 
 __all__ = ["package", "PackageResult", "PackageBuildError", "parse_arch"]
@@ -160,12 +165,10 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     renderer = Renderer(program, source_name)
     kernels = []
     for fn in program.kernels:
-        _, param_names, array_positions, written, _ = kernel_metadata(fn)
-        written = sorted(written)
+        _, params, _, static_shared = kernel_metadata(fn)
         kernels.append(dict(
-            name=fn.c_name, python_signature=python_signature(fn), nparams=len(param_names), params=list(param_names),
-            param_names=repr(param_names), array_positions=repr(array_positions),
-            written=("{" + ", ".join(map(str, written)) + "}") if written else "set()",
+            name=fn.c_name, python_signature=python_signature(fn), nparams=len(params), params=[p[0] for p in params],
+            param_specs=[repr(p) for p in params], static_shared=static_shared,
             notes=renderer.kernel_context(fn, "")["notes"], smoke_args=_smoke_args(fn)))
     torch_requirement = _torch_requirement(torch_version)
     cu_path, cpp_path = f"csrc/{stem}_kernels.cu", f"csrc/{stem}_bindings.cpp"
@@ -195,6 +198,8 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     texts[cu_path] = cu_text
     texts[cpp_path] = cpp_text
     texts[f"{name}/_launch.py"] = LAUNCH_SOURCE.read_text(encoding="utf-8")
+    texts[f"{name}/launch_checks.py"] = CHECKS_SOURCE.read_text(encoding="utf-8")
+    texts["_cuda_home.py"] = CUDA_HOME_SOURCE.read_text(encoding="utf-8")
     return name, dict(sorted(texts.items()))
 
 
@@ -259,8 +264,9 @@ def build_wheel(out_dir, name: str, *, verbose: bool = False) -> tuple[Path, flo
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
            "-w", str(dist), "."]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=out, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    with progress.bar(f"building the wheel of {name}: pip wheel (nvcc and c++ through setuptools)"):
+        proc = subprocess.run(cmd, cwd=out, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
     seconds = time.monotonic() - t0
     if verbose:
         sys.stderr.write(proc.stdout)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ir import typesys as T
 from .cpurun import compile_cpu, launch
+from . import launch_checks as checks
+from .dropin import extension_name, kernel_metadata, program_for
 from .ufunc import NumpyBackend, UFunc
-from .dropin import extension_name, program_for
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
 from ..emit.render import render_program
@@ -22,51 +22,51 @@ CTYPES = {
 }
 
 
-def numpy_dtype(t: T.Scalar) -> np.dtype:
-    """The NumPy dtype of an array element type; records as Numba lays them out (aligned structs)."""
-    if t == T.XOROSHIRO128P:
-        return np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
-    return np.dtype(t.name)
+# record element types -> their NumPy dtype, as Numba lays them out (numba.cuda.random's aligned struct)
+RECORD_DTYPES = {"xoroshiro128p_type": np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)}
 
 
 class CpuKernel:
-    """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]."""
+    """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]. A launch is
+    checked as the drop-in's is (launch_checks.py), against the limits of numba2cuda's default target (sm_90),
+    before the emitted launcher runs."""
 
     def __init__(self, lib, fn):
         self.lib = lib
-        self.name = fn.c_name
-        self.params = fn.params
+        self.name, params, _, self.static_shared = kernel_metadata(fn)
+        self.params = tuple(checks.Param(*p) for p in params)
+        self.ctypes = [None if p.is_array else ctypes.c_uint16 if p.type == "float16" else CTYPES[p.type]
+                       for p in self.params]  # a __half by value is its bits, as an unsigned short
 
     def __getitem__(self, config):
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise ValueError(f"{self.name}: launch as kernel[grid, block], [grid, block, stream] "
-                             "or [grid, block, stream, shared_bytes]")
-        grid, block = config[0], config[1]
-        shared = int(config[3]) if len(config) == 4 else 0
-        return lambda *args: self.launch(grid, block, shared, args)
+        gx, gy, gz, bx, by, bz, _, shared = checks.launch_config(self.name, config, checks.table_limits(),
+                                                                  self.static_shared)
+        return lambda *args: self.launch((gx, gy, gz), (bx, by, bz), shared, args)
 
     def launch(self, grid, block, shared, args):
-        if len(args) != len(self.params):
-            raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
+        checks.arity(self.name, len(self.params), args)
         flat, types = [], []
-        for p, a in zip(self.params, args):
-            if isinstance(p.type, T.Array):
-                want = numpy_dtype(p.type.dtype)
-                if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != p.type.ndim:
-                    got = f"{a.dtype}[{a.ndim}-D]" if isinstance(a, np.ndarray) else type(a).__name__
-                    raise TypeError(f"{self.name}: argument '{p.name}' must be a {p.type.ndim}-D {want} array, got {got}")
-                if not a.flags.c_contiguous:
-                    raise TypeError(f"{self.name}: argument '{p.name}' must be C-contiguous (np.ascontiguousarray)")
+        for p, ctype, a in zip(self.params, self.ctypes, args):
+            if p.is_array:
+                if not isinstance(a, np.ndarray):
+                    raise checks.not_an_array(self.name, p, a, "a NumPy array on the CPU runtime")
+                if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
+                    if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
+                        raise TypeError(f"{self.name}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
+                                        "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
+                                        f"{a.dtype} {a.ndim}-D")
+                else:
+                    checks.check_numpy(self.name, p, a)
                 flat.append(a)
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
-            elif p.type == T.FLOAT16:  # a __half by value: its bits, as an unsigned short
-                flat.append(int(np.float16(a).view(np.uint16)))
-                types.append(ctypes.c_uint16)
+            elif p.type == "float16":
+                flat.append(int(np.float16(checks.scalar(self.name, p, a)).view(np.uint16)))
+                types.append(ctype)
             else:
-                flat.append(a)
-                types.append(CTYPES[p.type.name])
+                flat.append(checks.scalar(self.name, p, a))
+                types.append(ctype)
         launch(self.lib, self.name, grid, block, shared, *flat, argtypes=types)
 
 

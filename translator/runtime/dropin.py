@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..ir import typesys as T
+from ..analysis.limits import static_shared_bytes
+from ..analysis.specialize import value_rules
 from ..emit.bindings import render_bindings
 from ..frontend.module import parse_file
 from ..lower.program import Options, build_program
@@ -40,10 +42,14 @@ class Module:
 
 
 def kernel_metadata(fn):
-    """(name, parameter names, positions of arrays, positions of arrays the kernel writes, doc) of a kernel."""
-    arrays = [i for i, p in enumerate(fn.params) if p.array is not None]
-    written = {i for i in arrays if fn.params[i].array.written}
-    return fn.c_name, tuple(p.name for p in fn.params), arrays, written, f"{fn.c_name}({python_signature(fn)})"
+    """(name, parameters, doc, static shared bytes) of a kernel, as launch.Kernel takes them: per parameter
+    (name, type as Numba's signature spells it, whether the kernel writes it, the rule its value must meet)."""
+    rules = value_rules(fn)
+    params = []
+    for p in fn.params:
+        rule = ": ".join(rules[p.name]) if p.name in rules else ""
+        params.append((p.name, str(p.type), bool(p.array is not None and p.array.written), rule))
+    return fn.c_name, tuple(params), f"{fn.c_name}({python_signature(fn)})", static_shared_bytes(fn)
 
 
 def extension_name(path) -> str:

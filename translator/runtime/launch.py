@@ -1,41 +1,62 @@
-"""launch configuration, streams and argument conversion -> one call of a translated kernel's binding.
+"""launch configuration, streams and argument conversion -> one checked call of a translated kernel's binding.
 
-The one copy of this logic: numba2cuda.load() uses it, and `numba2cuda package` writes this file
-verbatim into the generated project as `_launch.py`. So it imports only torch (and NumPy when a
-NumPy array is passed), never numba2cuda, Numba or libcst.
+The one copy of this logic: numba2cuda.load() uses it, and `numba2cuda package` writes this file verbatim into
+the generated project as `_launch.py`, beside launch_checks.py. So it imports only torch (and NumPy when a NumPy
+array is passed), never numba2cuda, Numba or libcst.
+
+Every launch is checked before anything reaches the driver: the launch tuple against the device's limits when
+kernel[...] is configured (cached per configuration), the arguments by the binding (C++, a few nanoseconds), which
+returns what it refused instead of throwing; the message and the exception type come from launch_checks.py.
 """
 
 import torch
 
-CURRENT_STREAM = -1  # the binding reads torch's current stream
+from . import launch_checks as checks
+
+CURRENT_STREAM, KernelFaultError, LaunchError = checks.CURRENT_STREAM, checks.KernelFaultError, checks.LaunchError
+stream_handle = checks.stream_handle
+
+__all__ = ["CURRENT_STREAM", "Kernel", "KernelFaultError", "Launch", "LaunchError", "device_limits", "stream_handle",
+           "synchronize"]
+
+_LIMITS = {}  # device index (None without a GPU) -> Limits, asked once per device
+_device_count = None  # GPUs torch sees, asked once
+_last_launch = None  # the Launch that ran last: a fault CUDA reports later is most likely its
 
 
-def _dims(value, what, kernel):
-    if isinstance(value, int):
-        dims = (value,)
-    else:
-        try:
-            dims = tuple(int(v) for v in value)
-        except TypeError:
-            raise TypeError(f"{kernel}: {what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise ValueError(f"{kernel}: {what} must have 1 to 3 positive sizes, got {value!r}")
-    return dims + (1,) * (3 - len(dims))
+def device_limits():
+    """The current device's limits (asked once per device), or numba2cuda's table when there is no GPU."""
+    global _device_count
+    if _device_count is None:
+        _device_count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = None if _device_count == 0 else 0 if _device_count == 1 else torch.cuda.current_device()
+    limits = _LIMITS.get(index)
+    if limits is None:
+        if index is None:
+            limits = checks.table_limits()
+        else:
+            props = torch.cuda.get_device_properties(index)
+            table = checks.table_limits((props.major, props.minor), props.name)
+            limits = table._replace(max_threads=getattr(props, "max_threads_per_block", table.max_threads),
+                                    shared_optin=getattr(props, "shared_memory_per_block_optin", table.shared_optin))
+        _LIMITS[index] = limits
+    return limits
 
 
-def stream_handle(stream):
-    """A raw cudaStream_t from a torch, CuPy or Numba stream, or an int; 0 is the default stream as in Numba."""
-    if stream is None:
-        return CURRENT_STREAM
-    if isinstance(stream, int):
-        return stream
-    for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
-        if hasattr(stream, attr):
-            return int(getattr(stream, attr))
-    handle = getattr(stream, "handle", None)  # numba.cuda.cudadrv.driver.Stream
-    if handle is not None:
-        return int(getattr(handle, "value", handle) or 0)
-    return int(stream)
+def last_launch_text():
+    """The last launch as kernel[grid, block, stream, shared] (None before the first)."""
+    return checks.config_text(_last_launch.kernel.name, _last_launch.config) if _last_launch else None
+
+
+def synchronize(device=None):
+    """torch.cuda.synchronize(device); a kernel fault CUDA reports there becomes a KernelFaultError that names the
+    last kernel numba2cuda launched (CUDA reports a fault at the next synchronisation, not at the launch)."""
+    try:
+        torch.cuda.synchronize(device)
+    except RuntimeError as exc:
+        if _last_launch is None:
+            raise  # torch's own error: no kernel of ours ran
+        raise checks.fault_error(last_launch_text(), exc) from exc
 
 
 class _Words:
@@ -46,6 +67,19 @@ class _Words:
         self.__cuda_array_interface__ = dict(
             cai, shape=tuple(cai["shape"]) + (words,), typestr="<u8", descr=[("", "<u8")],
             strides=None if strides is None else tuple(strides) + (8,))
+
+
+RECORD_WORDS = {"xoroshiro128p_type": 2}  # record element types -> uint64 words per record
+
+
+def _numpy_words(kernel, p, a):
+    """A NumPy array of records (states) viewed as its uint64 words: the memory the kernel reads and writes."""
+    if a.dtype.itemsize != 8 * RECORD_WORDS[p.dtype] or any(a.dtype.fields[n][0].str != "<u8" for n in a.dtype.names):
+        raise TypeError(f"{kernel}(): argument '{p.name}' must be xoroshiro128p states (records of two uint64), "
+                        f"got records {a.dtype}")
+    if not a.flags.c_contiguous:
+        raise TypeError(f"{kernel}(): argument '{p.name}' must be C-contiguous; pass np.ascontiguousarray({p.name})")
+    return a.view("<u8").reshape(a.shape + (RECORD_WORDS[p.dtype],))
 
 
 def _record_words(a):
@@ -69,26 +103,40 @@ class Launch:
         self.config = config
 
     def __call__(self, *args):
+        global _last_launch
         kernel = self.kernel
         if len(args) != kernel.nparams:
             raise TypeError(f"{kernel.name}() takes {kernel.nparams} arguments ({len(args)} given)")
         tensor = torch.Tensor
         for i in kernel.array_positions:
             if type(args[i]) is not tensor:
-                return kernel.launch_converted(self.config, args)
-        kernel.ext_fn(*self.config, *args)
+                return kernel.launch_converted(self, args)
+        try:
+            problem = kernel.ext_fn(*self.config, *args)
+        except TypeError:  # a scalar the binding does not take as it is (a float for an int, a NumPy bool)
+            return kernel.launch_converted(self, args)
+        if problem is not None:
+            kernel.refuse(self, args, problem)
+        _last_launch = self
 
 
 class Kernel:
-    """A translated kernel; launch it as kernel[grid, block], [grid, block, stream] or [grid, block, stream, shared_bytes]."""
+    """A translated kernel; launch it as kernel[grid, block], [grid, block, stream] or
+    [grid, block, stream, shared_bytes].
 
-    def __init__(self, ext_fn, name, param_names, array_positions, written, doc=None, tuning=None):
+    params: (name, type, written, rule) per parameter, as numba2cuda's kernel metadata lists them (type as Numba's
+    signature spells it; rule "" or e.g. "> 0: it sizes the shared-memory views ms, ns"); static_shared: the
+    kernel's own __shared__ bytes (the opt-in maximum covers them and the dynamic bytes together)."""
+
+    def __init__(self, ext_fn, name, params, doc=None, static_shared=0, tuning=None):
         self.ext_fn = ext_fn
         self.name = name
-        self.param_names = param_names
-        self.nparams = len(param_names)
-        self.array_positions = array_positions
-        self.written = written
+        self.params = tuple(checks.Param(*p) for p in params)
+        self.param_names = tuple(p.name for p in self.params)
+        self.nparams = len(self.params)
+        self.array_positions = [i for i, p in enumerate(self.params) if p.is_array]
+        self.written = {i for i in self.array_positions if self.params[i].written}
+        self.static_shared = static_shared
         self.__doc__ = doc
         self._configs = {}
         self.tuning = tuning or {}  # {param: {size label: fastest value}}, from `numba2cuda bench --record`
@@ -113,56 +161,106 @@ class Kernel:
             return self._configs[config]
         except (KeyError, TypeError):
             pass
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise ValueError(f"{self.name}: launch as {self.name}[grid, block], [grid, block, stream] or "
-                             "[grid, block, stream, shared_bytes]")
-        grid = _dims(config[0], "grid", self.name)
-        block = _dims(config[1], "block", self.name)
-        stream = stream_handle(config[2]) if len(config) >= 3 else CURRENT_STREAM
-        shared = int(config[3]) if len(config) == 4 else 0
-        if shared < 0:
-            raise ValueError(f"{self.name}: shared memory bytes must be >= 0, got {shared}")
-        launch = Launch(self, grid + block + (stream, shared))
+        launch = Launch(self, checks.launch_config(self.name, config, device_limits(), self.static_shared))
         try:
             if len(self._configs) < 64:
                 self._configs[config] = launch
         except TypeError:
-            pass  # an unhashable stream object: not cached
+            pass  # an unhashable stream object or list: not cached
         return launch
 
-    def launch_converted(self, config, args):
-        """Arrays that are not torch CUDA tensors: __cuda_array_interface__ objects are viewed without a copy;
-        NumPy arrays are copied to the device and, if the kernel writes them, back (as Numba does)."""
-        converted = list(args)
-        copies = []
+    def check_values(self, args):
+        """Array types and scalar values, in the binding's order, raising at the first problem; returns the scalars
+        as the binding takes them. Arrays that are not tensors yet are checked here if they are NumPy arrays."""
+        values = list(args)
         for i in self.array_positions:
-            a = args[i]
+            p, a = self.params[i], args[i]
             if isinstance(a, torch.Tensor):
-                continue
-            name = self.param_names[i]
-            if hasattr(a, "__cuda_array_interface__"):
-                converted[i] = torch.as_tensor(_record_words(a), device="cuda")
+                self.check_tensor_type(p, a)
+            elif hasattr(a, "__cuda_array_interface__"):
+                continue  # viewed as a tensor, then checked
             elif hasattr(a, "__array_interface__") or type(a).__module__ == "numpy":
                 import numpy as np
 
-                host = np.asarray(a)
-                if not host.flags.c_contiguous:
-                    raise TypeError(f"{self.name}(): argument '{name}' must be C-contiguous "
-                                    "(numba2cuda indexes row-major); pass np.ascontiguousarray(...)")
-                if host.dtype.names is not None:  # records (RNG states): their uint64 words, same memory
-                    host = host.view("<u8").reshape(host.shape + (host.dtype.itemsize // 8,))
-                converted[i] = torch.from_numpy(host).to("cuda")
-                if i in self.written:
-                    copies.append((host, converted[i]))
+                values[i] = np.asarray(a)
+                if p.dtype in RECORD_WORDS and values[i].dtype.names is not None:
+                    values[i] = _numpy_words(self.name, p, values[i])  # RNG states: their words, same memory
+                else:
+                    checks.check_numpy(self.name, p, values[i])
             else:
-                raise TypeError(f"{self.name}(): argument '{name}' must be an array (torch tensor, "
-                                f"__cuda_array_interface__ object or NumPy array), got {type(a).__name__}")
-        self.ext_fn(*config, *converted)
+                raise checks.not_an_array(self.name, p, a, "a torch tensor, a __cuda_array_interface__ object or a "
+                                                           "NumPy array")
+        for i, p in enumerate(self.params):
+            if not p.is_array:
+                values[i] = checks.scalar(self.name, p, args[i])
+        return values
+
+    def check_tensor_type(self, p, t):
+        if p.dtype in RECORD_WORDS:  # RNG states as torch holds them: uint64 words, one more dimension
+            words = RECORD_WORDS[p.dtype]
+            if t.dtype != torch.uint64 or t.dim() != p.ndim + 1 or t.shape[-1] != words or not t.is_contiguous():
+                raise TypeError(f"{self.name}(): argument '{p.name}' must be the xoroshiro128p states "
+                                f"create_xoroshiro128p_states makes, or their words (a C-contiguous uint64 tensor of "
+                                f"shape (n, {words})), got a {str(t.dtype).replace('torch.', '')} tensor of shape "
+                                f"{tuple(t.shape)}")
+            return
+        checks.check_array(self.name, p, str(t.dtype).replace("torch.", ""), t.dim(), t.is_contiguous(), "a tensor",
+                           f"; pass {p.name}.contiguous()")
+
+    def check_devices(self, tensors):
+        arrays = [(self.params[i], tensors[i]) for i in self.array_positions]
+        for p, t in arrays:
+            if not t.is_cuda:
+                raise TypeError(f"{self.name}(): argument '{p.name}' must be on a CUDA device, got a tensor on "
+                                f"{t.device}; pass {p.name}.cuda()")
+            first_p, first = arrays[0]
+            if t.device != first.device:
+                raise ValueError(f"{self.name}(): argument '{p.name}' is on {t.device} but argument '{first_p.name}' "
+                                 f"is on {first.device}; one launch runs on one device")
+
+    def refuse(self, launch, args, problem):
+        """Raise what the binding refused: an argument's index (the checks here say what is wrong with it), a CUDA
+        error (code, name, text) of the launch, or the text of an unexpected C++ exception."""
+        if isinstance(problem, tuple):
+            code, name, text = problem
+            raise checks.launch_error(self.name, launch.config, code, name, text, last_launch_text())
+        if isinstance(problem, int):
+            self.check_devices(self.check_values(args))
+            raise RuntimeError(f"{self.name}(): the binding refused argument '{self.param_names[problem]}', which "
+                               "numba2cuda's checks pass: please report this")
+        raise RuntimeError(f"{self.name}: {problem}")
+
+    def launch_converted(self, launch, args):
+        """Arguments that are not all torch CUDA tensors or plain Python scalars: __cuda_array_interface__ objects
+        are viewed without a copy; NumPy arrays are copied to the device and, if the kernel writes them, back (as
+        Numba does); scalars become the Python type the binding takes. Each is checked before anything launches."""
+        global _last_launch
+        converted = self.check_values(args)  # everything but the devices, before anything is copied to one
+        copies = []
+        for i in self.array_positions:
+            a = converted[i]
+            if isinstance(a, torch.Tensor):
+                continue
+            if hasattr(a, "__cuda_array_interface__"):
+                converted[i] = torch.as_tensor(_record_words(a), device="cuda")
+                self.check_tensor_type(self.params[i], converted[i])  # now that torch describes it
+                continue
+            # a NumPy array; torch.tensor copies without torch.from_numpy's warning about read-only arrays
+            converted[i] = torch.from_numpy(a).to("cuda") if a.flags.writeable else torch.tensor(a, device="cuda")
+            if self.params[i].written:
+                copies.append((a, converted[i]))
+        self.check_devices(converted)
+        problem = self.ext_fn(*launch.config, *converted)
+        if problem is not None:
+            self.refuse(launch, converted, problem)
+        _last_launch = launch
         if copies:
-            stream = config[6]
-            if stream == CURRENT_STREAM:
-                torch.cuda.current_stream().synchronize()
-            else:
-                torch.cuda.synchronize()
+            try:
+                if launch.config[6] == CURRENT_STREAM:
+                    torch.cuda.current_stream().synchronize()
+                else:
+                    torch.cuda.synchronize()
+            except RuntimeError as exc:
+                raise checks.fault_error(last_launch_text(), exc) from exc
             for host, dev in copies:
                 host[...] = dev.cpu().numpy()

@@ -77,6 +77,10 @@ def read_cu(path) -> str:
 
 
 def cmd_verify(args) -> int:
+    if isinstance(args.file, list):  # several modules, a folder or a glob: one verify per module (batch.py)
+        from .batch import verify_batch
+
+        return verify_batch(args)
     device = resolve_device(args.device)
     where = "on the GPU" if device == "cuda" else "in the CUDA simulator"
     print(NOTICE.format(path=args.file, where=where))

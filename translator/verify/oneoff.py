@@ -7,6 +7,8 @@ import re
 
 from ..errors import UserError
 from ..ir import typesys as T
+from ..runtime.dropin import kernel_metadata
+from ..runtime.launch_checks import Param, launch_config, scalar, table_limits
 from .reference import DISTRIBUTIONS as DRAWS
 
 ARRAY_RE = re.compile(r"^(?P<dtype>\w+)\[(?P<shape>[\d\s,]+)\](?P<tags>(?::\w+)*)$")
@@ -87,6 +89,22 @@ def order_oneoff_args(oneoff: dict, kernels: dict, kernel: str | None) -> list:
         out.append(v)
     if values:
         raise UserError(f"verify: error: --args: {kernel} has no parameter {', '.join(map(repr, values))}")
+    _check_launch(oneoff, fn, out)
     if not any(v.get("out") for v in out):
         raise UserError("verify: error: --args: mark the arrays to compare with :out, e.g. out=float32[1000]:out")
     return out
+
+
+def _check_launch(oneoff: dict, fn, values: list) -> None:
+    """The one launch checked as the drop-in and the CPU runtime check theirs (runtime/launch_checks.py), before
+    the Numba original or the translation runs: launch fields within the limits, scalars of the right type and
+    range and within the kernel's rules."""
+    name, params, _, static_shared = kernel_metadata(fn)
+    config = (tuple(oneoff["griddim"]), tuple(oneoff["blockdim"]), 0, oneoff["shared"])
+    try:
+        launch_config(name, config, table_limits(), static_shared)
+        for spec, v in zip(params, values):
+            if v["kind"] == "scalar":
+                scalar(name, Param(*spec), v["value"])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise UserError(f"verify: error: --args/--grid/--block/--shared: {exc}") from None

@@ -37,6 +37,8 @@ class CpuRunner:
             kernel[grid, block, 0, shared](*args)
         except CpuLaunchError as exc:
             raise LaunchFailed(exc.message or str(exc)) from None
+        except (TypeError, ValueError, OverflowError) as exc:  # refused by the launch checks, as the drop-in would
+            raise LaunchFailed(str(exc)) from None
         return args
 
 
@@ -67,7 +69,7 @@ class GpuRunner:
         try:
             getattr(self.module, name)[grid, block, 0, shared](*dev)
             torch.cuda.synchronize()
-        except (RuntimeError, ValueError, TypeError) as exc:
+        except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
             raise LaunchFailed(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
         return [(from_words(d.cpu().numpy(), a) if is_record_array(a) else d.cpu().numpy())
                 if isinstance(d, torch.Tensor) else d for d, a in zip(dev, args)]
