@@ -34,8 +34,9 @@ mod = h.load_module(path)
 ex = mod.example(np.random.default_rng(int(sys.argv[2])))
 h.check_structure(ex)
 k = ex["kernel"]
-name = getattr(k, "__name__", None) or getattr(getattr(k, "fn", None), "__name__", None) \
-    or k.py_func.__name__
+# the module's name for the kernel (a factory's kernel is named by its binding, as the translation names it)
+name = next((n for n, v in vars(mod).items() if v is k), None) or getattr(k, "__name__", None) \
+    or getattr(getattr(k, "fn", None), "__name__", None) or k.py_func.__name__
 cpu = load_cpu(path)
 ex["kernel"] = getattr(cpu, name)
 pristine = [a.copy() if isinstance(a, np.ndarray) else a for a in ex["args"]]

@@ -99,6 +99,16 @@ def test_kernel_language_rules(name):
     assert "reference" in funcs and "example" in funcs
     declared = _declared_types(tree)
     kernels = 0
+    # a kernel a factory makes (kernels/factory_kernel.py) is a function nested in another; the names the factory
+    # binds (its parameters, its assignments) are constants to the kernel, as Numba freezes closure variables
+    for outer in funcs.values():
+        nested = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer
+                  and n.decorator_list]
+        if nested:
+            consts = consts | {a.arg for a in outer.args.args} | {
+                t.id for n in ast.walk(outer) if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Name)}
+            funcs = {**funcs, **{n.name: n for n in nested}}
     for f in funcs.values():
         for dec in f.decorator_list:
             if isinstance(dec, ast.Call) and ast.unparse(dec.func) in ("vectorize", "guvectorize"):

@@ -29,6 +29,6 @@ def translate_source(source: str, path: str = "<string>", options: Options | Non
 
 
 def translate_file(path: str | Path, options: Options | None = None) -> str:
-    info = parse_file(path)
+    info = parse_file(path, (options or Options()).import_module)
     program = build_program(info, options or Options())
     return render_program(program, Path(path).name)

@@ -180,7 +180,8 @@ def accept_batches(parser, *, jobs: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="numba2cuda", description="Translate Numba CUDA kernels into readable CUDA C.",
-        epilog="The translator reads the module with libcst and never imports or runs it.")
+        epilog="The translator reads the module with libcst and does not import or run it, unless asked to with "
+               "--import-module (then in a sandboxed child process, as running it would).")
     parser.add_argument("--version", action=VersionAction,
                         help="print numba2cuda's version and those of torch, numba, numba-cuda and CUDA found here")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -36,6 +36,10 @@ class Diagnostic:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
 
+    def render_note(self) -> str:
+        """One line, for what was accepted but has no effect (an option the translation ignores)."""
+        return f"{self.loc}: note: {self.construct}: {self.message}"
+
 
 class UserError(Exception):
     """A problem with the user's input; reported without a traceback, exit code 2."""
@@ -79,10 +83,13 @@ class Reporter:
         except KeyError:
             return Location(self.path, 1, 0)
 
-    def add(self, node, construct: str, message: str, hint: str = "") -> None:
+    def make(self, node, construct: str, message: str, hint: str = "") -> Diagnostic:
         loc = self.location(node)
         line = self.source_lines[loc.line - 1] if 0 < loc.line <= len(self.source_lines) else ""
-        diag = Diagnostic(loc, construct, message, hint, line)
+        return Diagnostic(loc, construct, message, hint, line)
+
+    def add(self, node, construct: str, message: str, hint: str = "") -> None:
+        diag = self.make(node, construct, message, hint)
         if diag not in self.diagnostics:
             self.diagnostics.append(diag)
 

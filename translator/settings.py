@@ -29,7 +29,9 @@ NOT_ENV_VARS = {"NUMBA2CUDA_TYPES": "a dict in the kernel module (NUMBA2CUDA_TYP
 
 #: [tool.numba2cuda] keys and what reads them
 PYPROJECT_KEYS = {**{key: "the LLM backend" for key in LLM_KEYS},
-                  "verify": "the pytest plugin: the kernel modules, folders or globs `pytest --numba2cuda` verifies"}
+                  "verify": "the pytest plugin: the kernel modules, folders or globs `pytest --numba2cuda` verifies",
+                  "import_module": "translate, build, package and verify: true (or \"gpu\") imports the module to "
+                                   "read its values, as --import-module does"}
 
 _WARNED: set[str] = set()
 

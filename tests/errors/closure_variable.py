@@ -1,4 +1,4 @@
-# expect: 11:29: closure variable 'factor': 'factor' belongs to the enclosing function 'make_scaler' and is unknown until it runs
+# expect: 11:29: closure variable 'factor': is a parameter of 'make_scaler', known only when it is called
 """A kernel factory: the kernel captures the factory's argument."""
 from numba import cuda
 

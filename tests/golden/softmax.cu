@@ -36,14 +36,14 @@ __global__ void softmax(const float *x, int64_t x_shape1, float *out, int64_t ou
     __shared__ float buf[THREADS];  // softmax.py:27
     float m = -INFINITY;  // softmax.py:30
     for (int64_t c = tid; c < ncols; c += THREADS) {  // softmax.py:31
-        m = n2c::py_max(m, x[row * x_shape1 + c]);  // softmax.py:32
+        m = n2c::py_max<float>(m, x[row * x_shape1 + c]);  // softmax.py:32
     }
     buf[tid] = m;  // softmax.py:33
     __syncthreads();  // softmax.py:34
     int64_t s = THREADS / 2;  // softmax.py:35
     while (s > 0) {  // softmax.py:36
         if (tid < s) {  // softmax.py:37
-            buf[tid] = n2c::py_max(buf[tid], buf[tid + s]);  // softmax.py:38
+            buf[tid] = n2c::py_max<float>(buf[tid], buf[tid + s]);  // softmax.py:38
         }
         __syncthreads();  // softmax.py:39
         s /= 2;  // softmax.py:40

@@ -34,14 +34,14 @@ __device__ float luminance(float r, float g, float b)
 // tone_map.py:26
 __device__ double smoothstep(float edge0, float edge1, float x)
 {
-    double t = n2c::py_min(n2c::py_max((double)((x - edge0) / (edge1 - edge0)), 0.0), 1.0);  // tone_map.py:27
+    double t = n2c::py_min<double>(n2c::py_max<double>((double)((x - edge0) / (edge1 - edge0)), 0.0), 1.0);  // tone_map.py:27
     return t * t * (3.0 - 2.0 * t);  // tone_map.py:28
 }
 
 // tone_map.py:26
 __device__ double smoothstep_2(double edge0, double edge1, double x)
 {
-    double t = n2c::py_min(n2c::py_max((x - edge0) / (edge1 - edge0), 0.0), 1.0);  // tone_map.py:27
+    double t = n2c::py_min<double>(n2c::py_max<double>((x - edge0) / (edge1 - edge0), 0.0), 1.0);  // tone_map.py:27
     return t * t * (3.0 - 2.0 * t);  // tone_map.py:28
 }
 

@@ -220,7 +220,7 @@ class Typer:
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None
-        e.target = self.program.instantiate(e.func_name, ts, e.node, [a.node for a in e.args])
+        e.target = self.program.instantiate(e.key or e.func_name, ts, e.node, [a.node for a in e.args])
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 

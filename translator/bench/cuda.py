@@ -277,7 +277,7 @@ def make_case(user, size, kernel_filter, specs, translation, generic, references
     from numba import cuda
 
     ex0 = call_example(user, size, seed, {})
-    name = kernel_name(ex0["kernel"])
+    name = kernel_name(ex0["kernel"], user)  # the module's name for it: a factory's kernel has its binding's
     if kernel_filter and name != kernel_filter:
         raise UserError(f"--kernel {kernel_filter}: the module's example() runs {name!r}, the only kernel bench "
                         "can time")

@@ -108,6 +108,20 @@ def _return_type(fn: ir.Function) -> str:
     return c_type(rt)
 
 
+def _kernel_attributes(fn: ir.Function) -> str:
+    """Numba's launch_bounds= and max_registers= options, which CUDA C states on the kernel."""
+    bounds = fn.options.get("launch_bounds")
+    if bounds:
+        return f"__launch_bounds__({', '.join(map(str, bounds))}) "
+    registers = fn.options.get("max_registers")
+    return f"__maxnreg__({registers}) " if registers else ""
+
+
+def _inline(fn: ir.Function) -> str:
+    """inline="always" or forceinline=True in Numba: the device function is always inlined."""
+    return "__forceinline__ " if fn.options.get("forceinline") or fn.options.get("inline") in ("always", True) else ""
+
+
 def _result_struct(fn: ir.Function) -> str:
     fields = "\n".join(f"    {c_type(t)} v{k};" for k, t in enumerate(fn.return_type.items))
     return f"struct {fn.c_name}_result {{\n{fields}\n}};\n\n"
@@ -143,8 +157,8 @@ class Renderer:
         params = ", ".join(function_params(fn, kernel))
         templates = getattr(fn, "template_params", []) if kernel else []
         template = f"template <{', '.join(f'int {t}' for _, t, _ in templates)}>\n" if templates else ""
-        head = f"{template}__global__ void {fn.c_name}({params})" if kernel else \
-            f"__device__ {_return_type(fn)} {fn.c_name}({params})"
+        head = f"{template}__global__ void {_kernel_attributes(fn)}{fn.c_name}({params})" if kernel else \
+            f"__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
         line = self.printer.line_of(fn.node)
         struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
         comment = f"// {self.source_name}:{line}\n" if line else ""
@@ -204,8 +218,9 @@ class Renderer:
     def constants(self) -> list[str]:
         info = self.program.info
         out = []
-        for name in sorted(self.printer.constants_used, key=list(info.constants).index):
-            value = info.constants[name]
+        order = list(info.constants) + list(info.emitted_constants)
+        for name in sorted(self.printer.constants_used, key=order.index):
+            value = info.constant_value(name)
             const = const_expr(value)
             out.append(f"static constexpr {c_type(const.const_type)} {name} = "
                        f"{c_literal(const.value, const.const_type)};")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..ir import nodes as ir
-from .constants import ConstArray
+from .constants import CONSTANT_MEMORY_BYTES, ConstArray
 from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, mentions, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
@@ -151,11 +151,17 @@ class AssignLowerer:
         args = [a.value for a in call.args if a.keyword is None]
         kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if canon == "cuda.const.array_like":
+            if len(args) == 1 and isinstance(args[0], cst.Name) and args[0].value in self.info.nonconstant:
+                raise self.unknown_value(args[0].value, args[0])
             if len(args) != 1 or not isinstance(args[0], cst.Name) or not isinstance(
                     self.info.constants.get(args[0].value), ConstArray):
                 raise Unsupported(call, "cuda.const.array_like()", "needs a module-level constant array",
                                   "DATA = np.array([...], dtype=np.float32) at module level")
             const = self.info.constants[args[0].value]
+            if const.nbytes > CONSTANT_MEMORY_BYTES:
+                raise Unsupported(args[0], f"cuda.const.array_like({args[0].value})", f"the array is {const.nbytes} "
+                                  f"bytes; constant memory holds {CONSTANT_MEMORY_BYTES // 1024} KiB",
+                                  "pass it to the kernel as an argument")
             # the C array keeps the module constant's name; the local name is only an alias of it
             arr = ir.ArrayVar(args[0].value, const.dtype, [const_expr(s) for s in const.shape], "const", c_dims=True)
             arr.const_values = const.values

@@ -60,7 +60,8 @@ class CallLowerer:
             if isinstance(func, GridSync):
                 return self.grid_sync(node, args, kwargs)
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
-            raise Reported(node.func.value)  # its definition's problem is already reported
+            self.info.report_deferred(self.info.failed_functions[node.func.value])  # its definition's problem
+            raise Reported(node.func.value)
         canon = canonical_call(self.info, node.func)
         if canon is None:
             raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
@@ -146,7 +147,9 @@ class CallLowerer:
             raise Unsupported(node, f"{name}()", "takes two or more numbers",
                               "for an array, loop over it and keep a running value")
         self.use_helper("py_minmax")
-        entry = intrinsics.Intrinsic(name, f"n2c::py_{name}", lambda ts: T.unify(ts[0], ts[1]), (2, 2),
+        # the template argument is explicit: a literal prints as an int, which would not deduce against int64_t
+        entry = intrinsics.Intrinsic(name, lambda ts: f"n2c::py_{name}<{T.c_name(T.unify(ts[0], ts[1]))}>",
+                                     lambda ts: T.unify(ts[0], ts[1]), (2, 2),
                                      arg_types=lambda ts: [T.unify(ts[0], ts[1])] * 2)
         result = self.expr(args[0])
         for a in args[1:]:
@@ -311,7 +314,7 @@ class CallLowerer:
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
-        return ir.DeviceCall(name, lowered)
+        return ir.DeviceCall(name, lowered, key=target.key)
 
 
 def float_of_string(node):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import math
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -14,32 +13,26 @@ from ..ir import typesys as T
 if TYPE_CHECKING:
     from .info import ModuleInfo
 from .names import dotted, resolve, scalar_type_of_name
+from .values import (ARRAY_METHODS, BINOPS, CONSTANT_MEMORY_BYTES, MAX_CONST_ELEMENTS, NP_MAKERS, NP_SCALAR_FUNCTIONS,
+                     ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
+                     numpy_method)
+
+__all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "ConstArray", "ConstEvalError", "DeviceArray",
+           "TimeDelta", "Typed", "const_eval"]
 
 
-@dataclass(frozen=True)
-class Typed:
-    """A constant with an explicit NumPy/Numba scalar type, such as np.float32(0.5)."""
-    value: object
-    type: T.Scalar
-
-
-@dataclass
-class ConstArray:
-    values: list
-    dtype: T.Scalar
-    shape: tuple
-
-
-class ConstEvalError(Exception):
-    pass
-
-
-_BINOPS = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
-    cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
-    cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b, cst.RightShift: lambda a, b: a >> b,
-    cst.BitAnd: lambda a, b: a & b, cst.BitOr: lambda a, b: a | b, cst.BitXor: lambda a, b: a ^ b,
+_COMPARES = {
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b, cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
 }
+# Settings Numba reads from its configuration: numba2cuda translates for the GPU, never for the simulator.
+CONFIG_CONSTANTS = {"numba.config.ENABLE_CUDASIM": False, "cuda.config.ENABLE_CUDASIM": False,
+                    "numba.core.config.ENABLE_CUDASIM": False, "cuda.core.config.ENABLE_CUDASIM": False,
+                    "cuda.simulator_mode": False}
+# Functions of constants that are safe to evaluate here: pure, of numbers, in the interpreter's own libraries.
+_MATH_FUNCTIONS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan", "atan2", "floor", "ceil",
+                   "pow", "fabs", "hypot", "isqrt", "log1p", "expm1", "trunc", "gcd", "prod", "radians", "degrees"}
+_BUILTINS = {"len", "min", "max", "abs", "round", "bool", "sum", "divmod"}
 MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
                   "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan,
                   "cmath.pi": math.pi, "cmath.e": math.e, "cmath.tau": math.tau, "cmath.inf": math.inf,
@@ -60,8 +53,12 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     if isinstance(node, cst.Name):
         if node.value in ("True", "False"):
             return node.value == "True"
+        if node.value == "None":
+            return None
         if node.value in scope:
             return scope[node.value]
+        if resolve(info, node) in CONFIG_CONSTANTS:
+            return CONFIG_CONSTANTS[resolve(info, node)]
         if resolve(info, node) in MATH_CONSTANTS:  # from math import pi
             return MATH_CONSTANTS[resolve(info, node)]
         raise ConstEvalError(node.value)
@@ -69,36 +66,79 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         canon = resolve(info, node)
         if canon in MATH_CONSTANTS:
             return MATH_CONSTANTS[canon]
-        raise ConstEvalError(dotted(node) or "attribute")
+        if canon in CONFIG_CONSTANTS:
+            return CONFIG_CONSTANTS[canon]
+        name = dotted(node)
+        if name in scope:  # `params.N` of a sibling module read by import
+            return scope[name]
+        if isinstance(node.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and name not in info.aliases:
+            try:
+                base = const_eval(info, node.value, local_consts)
+            except ConstEvalError:
+                raise ConstEvalError(name or "attribute") from None
+            return _attribute(base, node.attr.value)
+        raise ConstEvalError(name or "attribute")
     if isinstance(node, (cst.Tuple, cst.List)):
         return tuple(const_eval(info, el.value, local_consts) for el in node.elements)
     if isinstance(node, cst.UnaryOperation):
         v = const_eval(info, node.expression, local_consts)
+        if isinstance(node.operator, cst.Not):
+            return not _plain(v)
+        if isinstance(v, ConstArray):
+            return array_op(node.operator, v)
         v = v.value if isinstance(v, Typed) else v
         if isinstance(node.operator, cst.Minus):
             return -v
         if isinstance(node.operator, cst.Plus):
             return +v
-        if isinstance(node.operator, cst.BitInvert):
-            return ~v
-        return not v
-    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
+        return ~v
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in BINOPS:
         a = const_eval(info, node.left, local_consts)
         b = const_eval(info, node.right, local_consts)
+        if isinstance(a, ConstArray) or isinstance(b, ConstArray):
+            return array_op(node.operator, a, b)
         a = a.value if isinstance(a, Typed) else a
         b = b.value if isinstance(b, Typed) else b
         if isinstance(a, tuple) or isinstance(b, tuple):
             if isinstance(node.operator, cst.Add) and isinstance(a, tuple) and isinstance(b, tuple):
                 return a + b
             raise ConstEvalError("tuple arithmetic")
+        if not _small_enough(node.operator, a, b):
+            raise ConstEvalError("a number too large to evaluate")
         try:
-            return _BINOPS[type(node.operator)](a, b)
-        except (ZeroDivisionError, OverflowError, ValueError) as exc:
+            return BINOPS[type(node.operator)](a, b)
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
             raise ConstEvalError(str(exc)) from None
+    if isinstance(node, cst.Comparison):
+        left = _plain(const_eval(info, node.left, local_consts))
+        for target in node.comparisons:
+            right = _plain(const_eval(info, target.comparator, local_consts))
+            op = type(target.operator)
+            if op in _COMPARES:
+                ok = _COMPARES[op](left, right)
+            elif op in (cst.Is, cst.IsNot) and (left is None or right is None):
+                ok = (left is right) == (op is cst.Is)
+            else:
+                raise ConstEvalError("comparison")
+            if not isinstance(ok, bool):
+                raise ConstEvalError("comparison of arrays")
+            if not ok:
+                return False
+            left = right
+        return True
+    if isinstance(node, cst.BooleanOperation):
+        left = _plain(const_eval(info, node.left, local_consts))
+        if isinstance(node.operator, cst.And):
+            return const_eval(info, node.right, local_consts) if left else left
+        return left if left else const_eval(info, node.right, local_consts)
+    if isinstance(node, cst.IfExp):
+        test = _plain(const_eval(info, node.test, local_consts))
+        return const_eval(info, node.body if test else node.orelse, local_consts)
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         seq = const_eval(info, node.value, local_consts)
         idx = const_eval(info, node.slice[0].slice.value, local_consts)
-        if isinstance(seq, tuple) and isinstance(idx, int):
+        idx = idx.value if isinstance(idx, Typed) else idx
+        if isinstance(seq, tuple) and isinstance(idx, int) and -len(seq) <= idx < len(seq):
             return seq[idx]
         raise ConstEvalError("subscript")
     if isinstance(node, cst.Call):
@@ -106,13 +146,56 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     raise ConstEvalError(type(node).__name__)
 
 
+_MAX_BITS = 1 << 12  # integers past this many bits are no kernel constant; computing them could take forever
+
+
+def _small_enough(op, a, b) -> bool:
+    """Whether `a op b` stays a size worth computing (2 ** 10 ** 9 or 1 << 10 ** 9 would not finish)."""
+    if isinstance(op, cst.Power) and isinstance(a, int) and isinstance(b, int):
+        return b <= 0 or max(abs(a), 2).bit_length() * b <= _MAX_BITS
+    if isinstance(op, cst.LeftShift) and isinstance(b, int):
+        return b <= _MAX_BITS
+    return not (isinstance(a, int) and a.bit_length() > _MAX_BITS or isinstance(b, int) and b.bit_length() > _MAX_BITS)
+
+
+def _plain(v):
+    if isinstance(v, Typed):
+        return v.value
+    if isinstance(v, ConstArray):
+        raise ConstEvalError("the truth value of an array")
+    return v
+
+
+def _attribute(base, attr: str):
+    if isinstance(base, DeviceArray) and attr in ("shape", "size", "ndim"):
+        return {"shape": base.shape, "size": math.prod(base.shape), "ndim": len(base.shape)}[attr]
+    if isinstance(base, ConstArray):
+        if attr == "shape":
+            return base.shape
+        if attr == "size":
+            return len(base.values)
+        if attr == "ndim":
+            return len(base.shape)
+        if attr == "nbytes":
+            return base.nbytes
+        if attr == "T":
+            return from_numpy_value(base.to_numpy().T.copy())
+    raise ConstEvalError(f".{attr}")
+
+
 def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     canon = resolve(info, node.func) or (node.func.value if isinstance(node.func, cst.Name) else None)
     args = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in node.args):
+        raise ConstEvalError("a call with *args")
     kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     scalar = scalar_type_of_name(canon)
     if scalar is not None and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
+        if isinstance(v, TimeDelta) and scalar.kind in "iu":  # np.int64(np.timedelta64(3600, "s")): the count
+            return Typed(_convert(v.count, scalar), scalar)
+        if isinstance(v, ConstArray):
+            return ConstArray([_convert(x, scalar) for x in v.values], scalar, v.shape)
         return Typed(_convert(v.value if isinstance(v, Typed) else v, scalar), scalar)
     if canon == "float" and len(args) == 1 and isinstance(args[0].value, cst.SimpleString):
         text = args[0].value.evaluated_value
@@ -122,15 +205,62 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     if canon in ("int", "float") and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)
-    if canon in ("np.array", "np.asarray") and args:
+    if canon in ("np.array", "np.asarray") and args and not isinstance(
+            const_eval(info, args[0].value, local_consts), ConstArray):
         values = const_eval(info, args[0].value, local_consts)
         dtype_node = kwargs.get("dtype") or (args[1].value if len(args) > 1 else None)
-        dtype = scalar_type_of_name(resolve(info, dtype_node)) if dtype_node is not None else None
+        dtype = dtype_of(info, dtype_node) if dtype_node is not None else None
         flat, shape = _flatten(values)
         if dtype is None:
             dtype = T.FLOAT64 if any(isinstance(v, float) for v in flat) else T.INT64
+        if len(flat) > MAX_CONST_ELEMENTS:
+            raise ConstEvalError(f"an array of {len(flat)} elements")
         return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)
+    if canon == "np.ascontiguousarray" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)  # a copy: the same shape and values
+        if isinstance(value, ConstArray):
+            return value
+        raise ConstEvalError(canon)
+    if canon == "cuda.to_device" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)
+        if isinstance(value, ConstArray):
+            return DeviceArray(value.shape, value.dtype)
+        raise ConstEvalError(canon)
+    if canon == "len" and len(args) == 1:
+        value = const_eval(info, args[0].value, local_consts)
+        if isinstance(value, (ConstArray, DeviceArray)) and value.shape:
+            return value.shape[0]
+    if canon == "np.timedelta64" and len(args) == 2 and not kwargs:
+        first, unit = args[0].value, args[1].value
+        value = first.evaluated_value if isinstance(first, cst.SimpleString) else const_eval(info, first, local_consts)
+        if isinstance(unit, cst.SimpleString) and isinstance(value, (int, str)) and str(value).lstrip("-").isdigit():
+            return TimeDelta(int(value), unit.evaluated_value)
+        raise ConstEvalError(canon)
+    if canon in _BUILTINS or (canon or "").startswith("math.") and canon[5:] in _MATH_FUNCTIONS:
+        import builtins
+
+        fn = getattr(builtins, canon) if canon in _BUILTINS else getattr(math, canon[5:])
+        values = [_plain_or_tuple(const_eval(info, a.value, local_consts)) for a in args]
+        if kwargs or len(values) > 3:
+            raise ConstEvalError(canon)
+        try:
+            result = fn(*values)
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as exc:
+            raise ConstEvalError(str(exc)) from None
+        return from_numpy_value(result) if not isinstance(result, tuple) else result
+    if (canon or "").startswith("np.") and canon[3:] in NP_MAKERS | NP_SCALAR_FUNCTIONS:
+        return numpy_call(const_eval, info, canon[3:], args, kwargs, local_consts)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ARRAY_METHODS and canon is None:
+        base = const_eval(info, node.func.value, local_consts)
+        if isinstance(base, ConstArray):
+            return numpy_method(const_eval, info, base, node.func.attr.value, args, kwargs, local_consts)
     raise ConstEvalError(canon or "call")
+
+
+def _plain_or_tuple(v):
+    if isinstance(v, tuple):
+        return tuple(_plain_or_tuple(x) for x in v)
+    return _plain(v)
 
 
 def _flatten(values):
@@ -149,5 +279,8 @@ def _convert(value, scalar: T.Scalar):
 
     if scalar.kind == "b":
         return bool(value)
-    arr = np.array(value).astype(np.dtype(scalar.name if scalar.name != "bool" else "bool"))
+    if isinstance(value, tuple):
+        raise ConstEvalError("a tuple where a number was expected")
+    with np.errstate(all="ignore"):
+        arr = np.array(value).astype(np.dtype(scalar.name if scalar.name != "bool" else "bool"))
     return arr.item()

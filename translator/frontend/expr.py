@@ -10,7 +10,8 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
-from .constants import MATH_CONSTANTS, ConstArray, Typed
+from .bindings import called_at_import
+from .constants import CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed
 from .names import canonical, dotted, resolve, scalar_type_of_name
 from ..ir.facts import is_pure
 
@@ -173,28 +174,80 @@ class ExprLowerer:
         if name == "None":
             raise Unsupported(node, "None", "kernels have no None value", "use a sentinel number such as -1")
         if name in self.info.constants:
-            value = self.constant(self.info.constants[name], node)
-            if isinstance(value, ir.Const):
-                value.name = name
-            return value
+            return self.named_constant(name, node)
         if name in self.info.functions:
             raise Unsupported(node, f"function '{name}' used as a value", "device functions can only be called")
-        if self.fn.enclosing is not None and _binds(self.fn.enclosing, name):
-            raise Unsupported(node, f"closure variable '{name}'",
-                              f"'{name}' belongs to the enclosing function '{self.fn.enclosing.name.value}' "
-                              "and is unknown until it runs",
-                              f"pass '{name}' as a kernel argument, or make it a module-level constant")
-        if name in self.info.aliases:
-            if "." in self.info.aliases[name]:  # `from math import pi`, `from numpy import float32`
-                return self.module_attribute(canonical(self.info.aliases[name]), node)
-            raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
         if name in self.info.nonconstant:
-            raise Unsupported(node, f"module variable '{name}'", self.info.nonconstant[name],
-                              "kernels see module-level ints, floats and tuples of them; make it one, "
-                              "or pass the value as a kernel argument")
+            raise self.unknown_value(name, node)
+        if name in self.info.aliases:
+            what = self.info.aliases[name]
+            if what.count(".") and not what.startswith(("numba", "numpy", "math", "cmath", ".")) or \
+                    what.startswith("."):
+                raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {what.rsplit('.', 1)[0]}, "
+                                  "which numba2cuda cannot read without running it",
+                                  "translate with --import-module (numba2cuda then imports the module as Numba "
+                                  "would and reads the value), or pass it as a kernel argument")
+            if "." in what:  # `from math import pi`, `from numpy import float32`, `from numba.cuda import threadIdx`
+                return self.module_attribute(canonical(what), node)
+            raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
+        if self.info.star_imports:
+            raise Unsupported(node, f"unknown name '{name}'", f"it may come from `from {self.info.star_imports[0]} "
+                              "import *`, which numba2cuda cannot read without running it",
+                              "translate with --import-module (numba2cuda then imports the module as Numba would "
+                              "and reads the value), or import the name explicitly")
         raise Unsupported(node, f"unknown name '{name}'",
                           "it is not a parameter, local variable, module constant or import",
                           "define it before the kernel as a module-level constant, or pass it as an argument")
+
+    def named_constant(self, name, node):
+        value = self.info.constants[name]
+        if isinstance(value, (DeviceArray, TimeDelta)):
+            what = ("a device array: Numba captures its pointer, so the kernel sees what it holds when it runs, "
+                    "not a constant" if isinstance(value, DeviceArray) else "a timedelta64; kernels see it through "
+                    "an integer cast such as np.int64(...)")
+            raise Unsupported(node, f"'{name}'", f"is {what}", "pass it to the kernel as an argument")
+        if isinstance(value, ConstArray):
+            return self.global_array(name, value, node)
+        lowered = self.constant(value, node)
+        if isinstance(lowered, ir.Const):
+            lowered.name = self.info.constant_c_name(name, value) if "." not in name else None
+        return lowered
+
+    def global_array(self, name, value, node):
+        """A NumPy array of the module (or enclosing function) read by the kernel: Numba bakes its values into
+        the kernel as a constant array, so it becomes a __constant__ array of the .cu."""
+        if value.nbytes > CONSTANT_MEMORY_BYTES:
+            raise Unsupported(node, f"module-level array '{name}'", f"is {value.nbytes} bytes; constant memory "
+                              f"holds {CONSTANT_MEMORY_BYTES // 1024} KiB", "pass it to the kernel as an argument")
+        if self.info.constant_c_name(name, value) is None:
+            raise Unsupported(node, f"array '{name}'", "another scope of this file has an array of the same name "
+                              "with other values", "give the arrays distinct names")
+        known = self.scope.get(name)
+        if isinstance(known, ir.ArrayVar):
+            return known
+        arr = ir.ArrayVar(name, value.dtype, [const_expr(s) for s in value.shape], "const", c_dims=True)
+        arr.const_values = value.values
+        arr.const_name = name
+        self.scope[name] = arr
+        self.arrays.append(arr)
+        return arr
+
+    def unknown_value(self, name, node) -> Unsupported:
+        """Why a free name of the kernel has no value numba2cuda can know, and what to do."""
+        module_reason = self.info.module_info.nonconstant.get(name)
+        where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
+        reason = self.info.nonconstant[name]
+        factory = reason.split("'")[1] if reason.startswith("is a parameter of '") else None
+        if factory is not None and not called_at_import(self.info, factory):
+            hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
+                    f"arguments (k = {factory}(...)) and translate k")
+        elif name in self.info.needs_run:
+            hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
+                    "the value), or pass it as a kernel argument")
+        else:
+            hint = ("kernels see module-level ints, floats and tuples of them; make it one, "
+                    "or pass the value as a kernel argument")
+        return Unsupported(node, f"{where} '{name}'", self.info.nonconstant[name], hint)
 
     def constant(self, value, node):
         if isinstance(value, tuple):
@@ -208,6 +261,8 @@ class ExprLowerer:
     def lower_Attribute(self, node):
         attr = node.attr.value
         canon = resolve(self.info, node)
+        if canon is not None and dotted(node) in self.info.constants:  # `params.N` of a sibling module
+            return self.named_constant(dotted(node), node)
         if canon is not None:
             return self.module_attribute(canon, node)
         base = self.value(node.value)
@@ -406,22 +461,6 @@ class ExprLowerer:
         view = ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
         view.slice_start = start
         return view
-
-
-def _binds(fn: cst.FunctionDef, name: str) -> bool:
-    """Does the enclosing function bind `name` (parameter or assignment)?"""
-    params = [p.name.value for p in fn.params.params]
-    if name in params:
-        return True
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n):
-            if n.value == name:
-                found.append(n)
-
-    fn.body.visit(V())
-    return bool(found)
 
 
 def canonical_call(info, func_node) -> str | None:

@@ -1,11 +1,17 @@
 """What the frontend learns of a module before lowering: its functions (FunctionInfo) and names (ModuleInfo).
 
 Kept apart from module.py, which fills them in, so that names.py and constants.py (which module.py
-uses) can take a ModuleInfo without importing their caller."""
+uses) can take a ModuleInfo without importing their caller.
+
+A kernel defined inside a function (the numba-cuda doc-example style) sees that function's imports and
+local constants as Numba does (as closure variables, frozen when the kernel compiles): its FunctionInfo
+carries a `scope`, a ModuleInfo view whose name tables are the module's overlaid with the enclosing
+functions'. Everything else in the view (the source, the reporter, the module's function table) is shared.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -14,15 +20,27 @@ from ..errors import Reporter
 
 @dataclass
 class FunctionInfo:
-    name: str
+    name: str  # what a launch calls it: the def's name, or the name cuda.jit(sig)(fn) is bound to
     node: cst.FunctionDef
     is_device: bool
     params: list[str]
-    signature: tuple | None  # (return type or None, [param types]) from the decorator
+    signature: tuple | None  # (return type or None, [param types]) from the decorator: the first one
     annotations: dict  # param -> type, from annotations
     options: dict
     enclosing: cst.FunctionDef | None  # set for kernels defined inside a function
+    key: str = ""  # unique in the module: the name, or "outer.name" for a function defined inside another
+    scope: ModuleInfo | None = None  # the names its body sees; None: the module's
+    signatures: list = field(default_factory=list)  # every signature; several: one C function each
+    notices: list = field(default_factory=list)  # Diagnostics of options ignored (printed as notes)
+    also_known_as: set = field(default_factory=set)  # other names --kernel accepts (the def's, a binding's)
+    site: cst.CSTNode | None = None  # where it was made (decorator or cuda.jit(...)(fn) call), for errors
+    listed: bool = True  # False: made only through a factory call or another kernel (not translated alone)
     ufunc: object = None  # a frontend.ufuncs.UfuncSpec for @vectorize/@guvectorize(target="cuda")
+
+    def __post_init__(self):
+        self.key = self.key or self.name
+        if not self.signatures and self.signature is not None:
+            self.signatures = [self.signature]
 
 
 @dataclass
@@ -36,10 +54,61 @@ class ModuleInfo:
     constant_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
     nonconstant: dict[str, str] = field(default_factory=dict)  # module-level name -> why kernels cannot use it
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    failed_functions: set = field(default_factory=set)  # @cuda.jit functions whose header was reported
+    failed_functions: dict = field(default_factory=dict)  # name of a @cuda.jit function whose header failed -> key
     declared_types: dict = field(default_factory=dict)  # kernel -> {param: type}, from NUMBA2CUDA_TYPES
     declared_type_nodes: dict = field(default_factory=dict)  # kernel -> its key's node, for errors
     declared_types_broken: bool = False  # reported; kernels then lacking types are not reported again
+    # --- shared by a module and its scope views (the same objects)
+    deferred: dict = field(default_factory=dict)  # function key -> [Diagnostic] of its header, reported if used
+    deferred_nodes: dict = field(default_factory=dict)  # function key -> its FunctionDef, for a failed header
+    emitted_constants: dict = field(default_factory=dict)  # C name -> value of constants from enclosing scopes
+    needs_run: set = field(default_factory=set)  # names whose value only running the module gives
+    value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
+    history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
+    mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place
+    plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
+    notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
+    star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
+    imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
+    imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
+    root: ModuleInfo | None = None  # a scope view's module; None for the module itself
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    @property
+    def module_info(self) -> ModuleInfo:
+        return self.root or self
+
+    def view(self, **tables) -> ModuleInfo:
+        """A scope view: these name tables, everything else shared with this module."""
+        return replace(self, root=self.module_info, **tables)
+
+    def constant_c_name(self, name: str, value) -> str | None:
+        """The C name a constant is declared under: its own, or NAME_2, NAME_3 ... for a constant of an enclosing
+        function (or a factory's parameter) whose name the module or another scope gives another value."""
+        root = self.module_info
+        if name in root.constants and self.constants.get(name) is root.constants[name]:
+            return name
+        for k in range(1, 100):
+            c_name = name if k == 1 else f"{name}_{k}"
+            if c_name in root.constants and not (k == 1 and _same(root.constants[c_name], value)):
+                continue
+            known = root.emitted_constants.setdefault(c_name, value)
+            if _same(known, value):
+                return c_name
+        return None
+
+    def constant_value(self, name: str):
+        """The value of a constant a translation declares by name."""
+        root = self.module_info
+        return root.constants[name] if name in root.constants else root.emitted_constants[name]
+
+    def report_deferred(self, key: str) -> None:
+        for diag in self.module_info.deferred.get(key, ()):
+            if diag not in self.reporter.diagnostics:
+                self.reporter.diagnostics.append(diag)
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b

@@ -2,88 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..ir import typesys as T
-from .constants import ConstEvalError, const_eval
-from .names import dotted, resolve
-from ..errors import Diagnostic, Location, Reporter, Unsupported, UserError
+from .bindings import Binder
+from .closures import array_mutations
+from .constants import ConstArray
+from .decorators import function_info, jit_parts
+from .discover import Discoverer
+from .importmode import apply_globals, apply_kernels, run_import
+from ..errors import Diagnostic, Location, Reporter, UserError
 from .info import FunctionInfo, ModuleInfo
-from .ufuncs import ufunc_decorator
+from .jitoptions import KNOWN_JIT_OPTIONS, type_text
 
-JIT_NAMES = {"cuda.jit"}
-CPU_JIT_NAMES = {"numba.jit", "numba.njit"}
-KNOWN_JIT_OPTIONS = {"device", "fastmath", "lineinfo", "debug", "inline", "forceinline", "opt", "cache",
-                     "max_registers", "boundscheck"}
-
-
-# --------------------------------------------------------------------------- imports and constants
-
-def _collect_imports(info: ModuleInfo, body) -> None:
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    full = dotted(alias.name)
-                    if alias.asname:
-                        info.aliases[alias.asname.name.value] = full
-                    else:
-                        head = full.split(".")[0]
-                        info.aliases[head] = head
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                mod = dotted(small.module)
-                if isinstance(small.names, cst.ImportStar):
-                    continue
-                for alias in small.names:
-                    name = alias.name.value
-                    local = alias.asname.name.value if alias.asname else name
-                    info.aliases[local] = f"{mod}.{name}"
-
-
-def _why_not_constant(node) -> str:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return "is a string; kernels have no strings"
-    if isinstance(node, cst.Call):
-        return "is computed when the module runs (by a call), and numba2cuda does not run the module"
-    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
-        return "is a Python container; kernels cannot use lists, dicts or sets"
-    return "is not a constant numba2cuda can evaluate without running the module"
-
-
-def _collect_constants(info: ModuleInfo, body) -> None:
-    counts: dict[str, int] = {}
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                targets = []
-                if isinstance(small, cst.Assign):
-                    targets = [t.target for t in small.targets]
-                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                    targets = [small.target]
-                for t in targets:
-                    if isinstance(t, cst.Name):
-                        counts[t.value] = counts.get(t.value, 0) + 1
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                name = small.targets[0].target.value
-                if counts.get(name) != 1:
-                    info.nonconstant[name] = "is assigned more than once at module level, so its value is unknown"
-                    continue
-                try:
-                    info.constants[name] = const_eval(info, small.value)
-                    info.constant_nodes[name] = small
-                except ConstEvalError:
-                    info.nonconstant[name] = _why_not_constant(small.value)
-
+__all__ = ["FunctionInfo", "ModuleInfo", "KNOWN_JIT_OPTIONS", "parse_file", "parse_source", "reparse", "type_text"]
 
 TYPES_DECLARATION = "NUMBA2CUDA_TYPES"
 
@@ -122,132 +57,11 @@ def _collect_declared_types(info: ModuleInfo, body) -> None:
             info.declared_types_broken |= len(info.reporter.diagnostics) > before
 
 
-# --------------------------------------------------------------------------- decorators
-
-def _jit_decorator(info: ModuleInfo, dec: cst.Decorator):
-    """(positional args, keyword args) of a @cuda.jit decorator, or None if it is something else."""
-    expr = dec.decorator
-    call = expr if isinstance(expr, cst.Call) else None
-    target = call.func if call else expr
-    if resolve(info, target) not in JIT_NAMES:
-        return None
-    if call is None:
-        return [], {}
-    return [a.value for a in call.args if a.keyword is None], {a.keyword.value: a.value for a in call.args if a.keyword}
-
-
-_QUALIFIER_RE = re.compile(r"\b(?:numba\.cuda|numba\.types|numba|nb|cuda|types|np|numpy)\.")
-
-
-def type_text(info: ModuleInfo, node) -> str:
-    """Source text of a type written as an expression (`nb.float32[:, ::1]`) or a string, unqualified."""
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value
-    if isinstance(node, cst.ConcatenatedString):
-        return node.evaluated_value
-    return _QUALIFIER_RE.sub("", info.code(node))
-
-
-def _read_signature(info: ModuleInfo, node, fn_node):
-    if isinstance(node, (cst.List, cst.Tuple)):
-        if len(node.elements) != 1:
-            raise Unsupported(node, "several signatures", "numba2cuda translates one signature per kernel",
-                              "keep one signature, or remove them and pass --types")
-        node = node.elements[0].value
-    try:
-        return T.parse_signature(type_text(info, node))
-    except T.TypeStringError as exc:
-        raise Unsupported(node, "signature", str(exc), "write Numba's spelling, e.g. 'void(float32[:, ::1], int32)'") from None
-
-
-def _bool_option(node) -> bool | None:
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
-        return node.value == "True"
-    return None
-
-
-def _cpu_jit(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
-    """Is FN a CPU @numba.jit/@njit function? Numba-cuda compiles one called from a kernel as a device function
-    (its cpu_gpu_compat example), typed by the call's arguments: its CPU signature and options do not apply."""
-    for dec in fn.decorators:
-        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        if resolve(info, target) in CPU_JIT_NAMES:
-            return True
-    return False
-
-
-def _function_info(info: ModuleInfo, fn: cst.FunctionDef, enclosing) -> FunctionInfo | None:
-    jit = None
-    for dec in fn.decorators:
-        jit = _jit_decorator(info, dec)
-        if jit is not None:
-            break
-    if jit is None and _cpu_jit(info, fn):
-        jit = ([], {"device": cst.Name("True")})
-    if jit is None:
-        spec = ufunc_decorator(info, fn, type_text)
-        if spec is not None:  # a device function plus one generated kernel per signature (lower/ufuncs.py)
-            params = [p.name.value for p in fn.params.params]
-            return FunctionInfo(fn.name.value, fn, True, params, None, {}, {}, enclosing, ufunc=spec)
-    if jit is None:
-        return None
-    args, kwargs = jit
-    options = {}
-    for key, value in kwargs.items():
-        if key not in KNOWN_JIT_OPTIONS:
-            raise Unsupported(value, f"@cuda.jit option '{key}'", "this option is not understood by numba2cuda",
-                              "remove it, or use one of: " + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
-        flag = _bool_option(value)
-        options[key] = flag if flag is not None else info.code(value)
-    is_device = options.get("device") is True
-    signature = _read_signature(info, args[0], fn) if args else None
-    params_node = fn.params
-    if params_node.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params_node.star_kwarg or params_node.kwonly_params:
-        raise Unsupported(fn.name, "*args/**kwargs", "kernels take a fixed list of positional parameters")
-    params = [p.name.value for p in params_node.posonly_params] + [p.name.value for p in params_node.params]
-    for p in list(params_node.params):
-        if p.default is not None:
-            raise Unsupported(p, "default parameter value", "kernels and device functions cannot have defaults",
-                              "pass the value explicitly at every call")
-    annotations = {}
-    for p in list(params_node.posonly_params) + list(params_node.params):
-        if p.annotation is not None:
-            try:
-                annotations[p.name.value] = T.parse_type(type_text(info, p.annotation.annotation))
-            except T.TypeStringError as exc:
-                raise Unsupported(p.annotation, "type annotation", str(exc)) from None
-    if signature is not None and len(signature[1]) != len(params):
-        raise Unsupported(args[0], "signature", f"has {len(signature[1])} argument types for {len(params)} parameters")
-    if signature is not None and not is_device and signature[0] not in (None, T.VOID):
-        raise Unsupported(args[0], "signature", "a kernel must return void", "use 'void(...)'")
-    return FunctionInfo(fn.name.value, fn, is_device, params, signature, annotations, options, enclosing)
-
-
-def _walk_functions(info: ModuleInfo, body, enclosing=None):
-    for stmt in body:
-        if isinstance(stmt, cst.FunctionDef):
-            try:
-                fi = _function_info(info, stmt, enclosing)
-            except Unsupported as exc:
-                info.reporter.add_unsupported(exc)
-                info.failed_functions.add(stmt.name.value)
-                fi = None
-            if fi is not None:
-                if fi.name in info.functions:
-                    info.reporter.add(stmt.name, f"function '{fi.name}'", "is defined twice",
-                                      "give each kernel a distinct name")
-                info.functions[fi.name] = fi
-            elif isinstance(stmt.body, cst.IndentedBlock):
-                _walk_functions(info, stmt.body.body, stmt)
-        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            _walk_functions(info, stmt.body.body, enclosing)
-        elif isinstance(stmt, (cst.If, cst.With, cst.Try)) and isinstance(getattr(stmt, "body", None), cst.IndentedBlock):
-            _walk_functions(info, stmt.body.body, enclosing)
-
-
 # --------------------------------------------------------------------------- entry
 
-def parse_source(source: str, path: str) -> ModuleInfo:
+def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
+    """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
+    (frontend.importmode.run_import), whose values override what the source alone tells."""
     lines = source.splitlines()
     try:
         module = cst.parse_module(source)
@@ -266,18 +80,125 @@ def parse_source(source: str, path: str) -> ModuleInfo:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
-    _collect_imports(info, module.body)
-    _collect_constants(info, module.body)
+    sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
+    Binder(info, None, sibling).run(module.body)
+    _mutated_arrays(info)
+    if info.star_imports:
+        _assume_conventional_names(info)
+    info.imported = imported
+    if imported is not None:
+        apply_globals(info, imported)
     _collect_declared_types(info, module.body)
-    _walk_functions(info, module.body)
+    Discoverer(info, sibling).run()
+    if imported is not None:
+        apply_kernels(info, imported, _imported_function)
+    names = {fi.name for fi in info.functions.values()}
     for kernel, node in info.declared_type_nodes.items():
-        if kernel not in info.functions and kernel not in info.failed_functions:
+        if kernel not in names and kernel not in info.failed_functions:
             info.reporter.add(node, TYPES_DECLARATION, f"names {kernel!r}, which is not a @cuda.jit function here",
                               "use the kernel's name as the key")
     return info
 
 
-def parse_file(path: str | Path) -> ModuleInfo:
+# What these names mean wherever Numba code is written; a star import that numba2cuda cannot read is taken to bring
+# them with these meanings (and says so), since a kernel decorated with numba.cuda.jit means nothing else.
+CONVENTIONAL_NAMES = {"numba": "numba", "cuda": "numba.cuda", "np": "numpy", "numpy": "numpy", "math": "math",
+                      "nb": "numba"}
+
+
+def _mutated_arrays(info: ModuleInfo) -> None:
+    """A module array that the module may change in place is not a constant: Numba bakes in the values it has
+    when the kernel compiles, which the source does not tell."""
+    arrays = {n for n, v in info.constants.items() if isinstance(v, ConstArray)}
+    for name, lines in (array_mutations(info, info.module, arrays) if arrays else {}).items():
+        del info.constants[name]
+        info.nonconstant[name] = (f"is a NumPy array changed in place (line {min(lines)}); Numba bakes in its values "
+                                  "when the kernel compiles, which numba2cuda cannot tell from the source")
+        info.needs_run.add(name)
+
+
+def _assume_conventional_names(info: ModuleInfo) -> None:
+    used = {n.value for n in _names_in(info.module)}
+    star = next((small for stmt in info.module.body if isinstance(stmt, cst.SimpleStatementLine)
+                 for small in stmt.body if isinstance(small, cst.ImportFrom)
+                 and isinstance(small.names, cst.ImportStar)), None)
+    for name, qualified in CONVENTIONAL_NAMES.items():
+        if name in used and name not in info.aliases and name not in info.constants and \
+                name not in info.nonconstant and name not in info.value_nodes:
+            info.aliases[name] = qualified
+            info.notices.append(info.reporter.make(star, f"'{name}'", f"taken to be {qualified}: this module does "
+                                                   f"not import it, and `from {info.star_imports[0]} import *` "
+                                                   "cannot be read without running it"))
+
+
+def _names_in(node) -> list:
+    found = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n) -> None:
+            found.append(n)
+
+    node.visit(Names())
+    return found
+
+
+class _SiblingLoader:
+    """`from params import N`, `from .params import N`, `import params`: constants of a module next to the file
+    (or up the package), read the same way: parsed, never run. Each is read once per translation."""
+
+    MAX_FILES = 16
+
+    def __init__(self, path: str, cache: dict):
+        self.base = Path(path).resolve().parent if path and not path.startswith("<") else None
+        self.cache = cache
+
+    def __call__(self, module: str, level: int):
+        if self.base is None or len(self.cache) > self.MAX_FILES:
+            return None
+        roots = [self.base]
+        for _ in range(max(level - 1, 0)):
+            roots = [roots[0].parent]
+        if level == 0:  # absolute: next to the file (run as a script), or beside its top-level package
+            top = self.base
+            while (top / "__init__.py").is_file() and top.parent != top:
+                top = top.parent
+            roots.append(top)
+        parts = module.split(".") if module else []
+        candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
+                                                     root.joinpath(*parts, "__init__.py"))]
+        for candidate in candidates:
+            if candidate is None or not candidate.is_file():
+                continue
+            key = str(candidate)
+            if key not in self.cache:
+                self.cache[key] = None  # an import cycle reads nothing
+                try:
+                    self.cache[key] = parse_source(candidate.read_text(encoding="utf-8"), key, self.cache)
+                except (UserError, UnicodeDecodeError, OSError, RecursionError):
+                    self.cache[key] = None
+            return self.cache[key]
+        return None
+
+
+def _imported_function(view, node, is_device, key, name, recorded=False) -> FunctionInfo:
+    """A function the import made a dispatcher of, read from its source; when the run did not record how
+    cuda.jit was called, its decorator (if cuda.jit's) says."""
+    jit = ([], {}) if recorded else next((j for j in (jit_parts(view, d.decorator) for d in node.decorators)
+                                           if j is not None), ([], {}))
+    args, kwargs = jit
+    if is_device:
+        kwargs = {**kwargs, "device": cst.Name("True")}
+    return function_info(view, node, (args, kwargs), None, key, name)
+
+
+def reparse(info: ModuleInfo) -> ModuleInfo:
+    """A fresh ModuleInfo of the same module (a new reporter), with what its import gave, if anything."""
+    return parse_source(info.source, info.path, imported=info.module_info.imported)
+
+
+def parse_file(path: str | Path, import_module: str | None = None) -> ModuleInfo:
+    """The module at PATH, read from its source; IMPORT_MODULE ("sim" or "gpu"): also imported in a child
+    process, and its kernels' free names resolved from what that run gives (frontend/importmode.py)."""
     p = Path(path)
     try:
         source = p.read_text(encoding="utf-8")
@@ -285,4 +206,11 @@ def parse_file(path: str | Path) -> ModuleInfo:
         raise UserError(f"{path}: error: no such file") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: error: not UTF-8 text ({exc.reason})") from None
-    return parse_source(source, str(path))
+    imported = None
+    if import_module:
+        try:
+            compile(source, str(path), "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST: never run
+        except (SyntaxError, ValueError):
+            return parse_source(source, str(path))  # reports the syntax error where it is
+        imported = run_import(p, import_module)
+    return parse_source(source, str(path), imported=imported)

@@ -49,11 +49,16 @@ def resolve(info: ModuleInfo, node) -> str | None:
     return canonical(qualified)
 
 
+#: where Numba and NumPy spell their scalar types (longest first: `numba.core.types.` before `numba.`)
+SCALAR_PREFIXES = ("numba.core.types.", "cuda.core.types.", "numba.types.", "cuda.types.", "np.", "numba.", "cuda.",
+                   "types.")
+
+
 def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
-    """`np.float32`, `numba.float32`, `cuda.float32`, `numba.types.int32` -> the scalar type."""
+    """`np.float32`, `numba.float32`, `cuda.float32`, `numba.types.int32`, `numba.cuda.types.int32` -> the scalar type."""
     if not canon:
         return None
-    for prefix in ("np.", "numba.types.", "numba.", "cuda.", "types."):
+    for prefix in SCALAR_PREFIXES:
         if canon.startswith(prefix):
             return T.scalar_by_name(canon[len(prefix):])
     return None

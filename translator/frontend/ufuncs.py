@@ -1,4 +1,5 @@
-"""@vectorize(..., target="cuda") and @guvectorize(..., target="cuda") decorators -> what the ufunc is made of.
+"""Numba's other decorators that make GPU code: @vectorize/@guvectorize(target="cuda") -> what the ufunc is made of;
+@numba.jit/@njit -> a device function when a kernel calls it.
 
 Numba builds a CUDA ufunc from a device function (the decorated one) and one elementwise kernel per
 signature; numba2cuda does the same (lower/ufuncs.py builds the kernels, runtime/ufunc.py the callable
@@ -16,6 +17,7 @@ from ..errors import Unsupported
 from ..ir import typesys as T
 from .names import resolve
 
+CPU_JIT_NAMES = {"numba.jit", "numba.njit"}
 UFUNC_DECORATORS = {"numba.vectorize": "vectorize", "cuda.vectorize": "vectorize",
                     "numba.guvectorize": "guvectorize", "cuda.guvectorize": "guvectorize"}
 _LAYOUT_RE = re.compile(r"^\s*(\([\w\s,]*\)(?:\s*,\s*\([\w\s,]*\))*)\s*->\s*(\([\w\s,]*\)(?:\s*,\s*\([\w\s,]*\))*)\s*$")
@@ -28,6 +30,16 @@ class UfuncSpec:
     inputs: list = field(default_factory=list)  # guvectorize: core dimension names per input, e.g. [["n"], []]
     outputs: list = field(default_factory=list)  # ... per output
     node: object = None  # the decorator, for messages
+
+
+def cpu_jit(info, fn: cst.FunctionDef) -> bool:
+    """Is FN a CPU @numba.jit/@njit function? Numba-cuda compiles one called from a kernel as a device function
+    (its cpu_gpu_compat example), typed by the call's arguments: its CPU signature and options do not apply."""
+    for dec in fn.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if resolve(info, target) in CPU_JIT_NAMES:
+            return True
+    return False
 
 
 def ufunc_decorator(info, fn: cst.FunctionDef, type_text) -> UfuncSpec | None:

@@ -168,6 +168,7 @@ class DeviceCall(Expr):
     func_name: str
     args: list
     target: object = None  # the DeviceFunction instance chosen by argument types
+    key: str = ""  # the callee's key in ModuleInfo.functions (differs from func_name inside an enclosing function)
 
 
 @dataclass(eq=False)

@@ -115,6 +115,9 @@ def parse_type(text: str) -> Scalar | Array:
     m = _ARRAY_RE.match(text)
     if not m:
         t = scalar_by_name(text)
+        if t is None and re.match(r"^(Uni)?Tuple\s*\(", text):
+            raise TypeStringError(f"'{text}': tuple parameters are not supported; pass the elements as separate "
+                                  "parameters")
         if t is None:
             raise TypeStringError(f"unknown type '{text}'")
         return t
@@ -148,21 +151,42 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts]
 
 
-def parse_signature(text: str) -> tuple[Scalar | Void | None, list[Scalar | Array]]:
-    """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` -> (None, [...])."""
+def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scalar | Array]]:
+    """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` -> (None, [...]);
+    `UniTuple(float32, 2)(float32)` -> (Tuple((FLOAT32, FLOAT32)), [FLOAT32])."""
     text = text.strip()
-    m = re.match(r"^(\w*)\s*\((.*)\)$", text, re.S)
-    if not m:
+    m = re.match(r"^(.*?)\s*\(((?:[^()]|\([^()]*\)|\((?:[^()]|\([^()]*\))*\))*)\)$", text, re.S)
+    if not m or (m.group(1) and not re.match(r"^[\w\s\[\]:,()]*$", m.group(1))):
         raise TypeStringError(f"cannot read signature '{text}'; write e.g. 'void(float32[:, ::1], int32)'")
-    ret_name, body = m.group(1), m.group(2)
+    ret_name, body = m.group(1).strip(), m.group(2)
     ret = None
-    if ret_name == "void" or ret_name == "none":
+    if ret_name in ("void", "none", "None"):
         ret = VOID
     elif ret_name:
-        ret = parse_type(ret_name)
+        ret = parse_return_type(ret_name)
+    return ret, [parse_type(p) for p in split_top_level(body)]
+
+
+def parse_return_type(text: str):
+    """A device function's return type: a scalar, or UniTuple(t, n) / Tuple(t1, t2, ...) of scalars."""
+    m = re.match(r"^(UniTuple|Tuple)\s*\((.*)\)$", text.strip(), re.S)
+    if m is None:
+        ret = parse_type(text)
         if isinstance(ret, Array):
             raise TypeStringError("functions cannot return arrays")
-    return ret, [parse_type(p) for p in split_top_level(body)]
+        return ret
+    parts = split_top_level(m.group(2).strip())
+    if m.group(1) == "UniTuple":
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise TypeStringError(f"UniTuple takes a type and a count, got '{text}'")
+        items = [parse_type(parts[0])] * int(parts[1])
+    else:
+        if len(parts) == 1 and parts[0].startswith("("):
+            parts = split_top_level(parts[0][1:-1])
+        items = [parse_type(p) for p in parts]
+    if not all(isinstance(t, Scalar) for t in items):
+        raise TypeStringError("a tuple result holds scalars only")
+    return Tuple(tuple(items))
 
 
 def parse_types_option(text: str) -> dict[str, Scalar | Array]:

@@ -23,7 +23,8 @@ import libcst as cst
 
 from ..runtime.dropin import extension_name
 from ..errors import NotVerified, UserError
-from ..frontend.module import ModuleInfo, parse_file, parse_source
+from ..frontend.importmode import import_mode_of
+from ..frontend.module import ModuleInfo, parse_file, reparse
 from .cache import CacheEntryError, LLMCache, request_key
 from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
 from .client import Budget, ChatClient, ServiceError
@@ -40,7 +41,7 @@ from ..emit.render import render_program
 def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:
     """(program, .cu text) of the module at PATH by the backend ARGS choose (see add_llm_options)."""
     settings = settings_from(args, path)
-    info = parse_file(path)
+    info = parse_file(path, options.import_module)
     rules_error = None
     if settings.backend in ("rules", "auto"):
         program, rules_error = _by_rules(info, options)
@@ -65,7 +66,7 @@ def _by_rules(info: ModuleInfo, options: Options) -> tuple[Program | None, UserE
 def _model_translation(path, info: ModuleInfo, options: Options, settings: LLMSettings, rules_error,
                        log=None) -> tuple[Program, str]:
     """(program, .cu text) with the kernels the model is asked for (see kernels_for_the_model) verified."""
-    fresh = parse_source(info.source, info.path)
+    fresh = reparse(info)
     to_model = kernels_for_the_model(fresh, options, settings, rules_error)
     require_ready(fresh, path, settings, rules_error)
     with api_key_withheld():  # for callers other than the CLI (which withholds the key for the whole command)
@@ -79,7 +80,7 @@ def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSetti
         raise rules_error or UserError(info.reporter.diagnostics)
     rejected = rejected_kernels(info, options)
     if settings.backend == "llm":
-        to_model = {fi.name: rejected.get(fi.name, []) for fi in selected_kernels(info, options)}
+        to_model = {fi.key: rejected.get(fi.key, []) for fi in selected_kernels(info, options)}
     elif rejected:
         to_model = rejected
     else:  # each kernel translates alone, not together: nothing for a model to do
@@ -290,8 +291,8 @@ def verify_translation(args):
     if getattr(args, "cu", None) or settings.backend == "rules" or getattr(args, "args", None):
         yield args
         return
-    options = Options(kernels=[args.kernel] if args.kernel else [])
-    info = parse_file(args.file)
+    options = Options(kernels=[args.kernel] if args.kernel else [], import_module=import_mode_of(args))
+    info = parse_file(args.file, options.import_module)
     rules_error = None
     if settings.backend == "auto":
         program, rules_error = _by_rules(info, options)

@@ -11,7 +11,7 @@ import libcst as cst
 from ..ir import nodes as ir
 from ..emit.codegen import c_literal, c_type
 from ..errors import Diagnostic, Unsupported
-from ..frontend.module import FunctionInfo, ModuleInfo, parse_source
+from ..frontend.module import FunctionInfo, ModuleInfo, reparse
 from ..frontend.assign import ARRAY_MAKERS
 from ..lower.program import Options, Program
 from ..frontend.names import resolve
@@ -155,7 +155,7 @@ def partial_translation(info: ModuleInfo, fi: FunctionInfo, types: list, options
     from ..emit.render import Renderer
     from ..analysis.typer import Typer
 
-    trial = parse_source(info.source, info.path)
+    trial = reparse(info)
     try:
         tfi = trial.functions[fi.name]
         lowerer = FunctionLowerer(trial, tfi, types)

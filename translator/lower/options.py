@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..analysis import specialize
 from ..errors import UserError
 from ..ir.typesys import TypeStringError, parse_types_option
+from ..frontend.importmode import import_mode_of
 from .program import Options
 
 TYPES_HELP = """argument types as Numba spells them, for kernels without a signature:
@@ -22,13 +23,23 @@ def add_rules_arguments(p) -> None:
                    help="template instantiations for an integer parameter (repeatable), e.g. tw=8,16,32 "
                         "(the default for parameters that size shared memory or bound loops); NAME= to turn one "
                         "off; 'none' for generic kernels only. Other values always run the generic kernel.")
+    p.add_argument("--import-module", dest="import_module", action="store_const", const="sim",
+                   help="import the module (in a child process, as running it would: its top level runs, not its "
+                        "`if __name__ == '__main__':` block) and take each kernel's free names from the values "
+                        "that gives, as Numba does when it compiles: kernels made by factories or a project's own "
+                        "decorators, constants computed by calls, NumPy arrays. Under the CUDA simulator: no GPU "
+                        "needed. Also [tool.numba2cuda] import_module = true. Default: read the source only, "
+                        "never running it")
+    p.add_argument("--import-module-gpu", dest="import_module", action="store_const", const="gpu",
+                   help="the same, with Numba's real CUDA target (a GPU is needed; import_module = \"gpu\")")
     p.add_argument("--no-assume-nonnegative", action="store_true",
                    help="do not assume integer kernel parameters are >= 0: keep Numba's negative-index "
                         "wraparound and floor division checks wherever they depend on a parameter")
 
 
 def options_from(args) -> Options:
-    options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative)
+    options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative,
+                      import_module=import_mode_of(args))
     if args.types:
         try:
             options.types = parse_types_option(args.types)

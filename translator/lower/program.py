@@ -24,6 +24,7 @@ class Options:
     types: dict = field(default_factory=dict)  # --types: param name -> type
     assume_nonnegative: bool = True
     specialize: dict = field(default_factory=dict)  # --specialize: param -> values; {"*": ()} for none
+    import_module: str | None = None  # --import-module: "sim" or "gpu" (frontend/importmode.py); None: source only
 
 
 @dataclass
@@ -34,11 +35,20 @@ class Program:
     instances: dict = field(default_factory=dict)  # (name, param types) -> ir.Function
     helpers: set = field(default_factory=set)
     in_progress: set = field(default_factory=set)
+    notices: list = field(default_factory=list)  # Diagnostics of options ignored, printed as notes
+    c_names: dict = field(default_factory=dict)  # C name -> how many functions asked for it
     ufuncs: dict = field(default_factory=dict)  # name -> lower.ufuncs.UfuncInfo (@vectorize/@guvectorize)
 
     # ------------------------------------------------------------ device functions
+    def c_name(self, name: str) -> str:
+        """NAME, or NAME_2, NAME_3 ... when functions of several scopes (or signatures) share a name."""
+        count = self.c_names.get(name, 0) + 1
+        self.c_names[name] = count
+        return name if count == 1 else f"{name}_{count}"
+
     def instantiate(self, name: str, arg_types: list, node, arg_nodes=None) -> ir.Function:
-        fi = self.info.functions[name]
+        fi = self.info.functions[name]  # NAME: the function's key (a DeviceCall's key)
+        name = fi.name
         # like Numba: a signature fixes the types, otherwise each argument-type tuple gets its own function
         types = list(fi.signature[1]) if fi.signature else list(arg_types)
         for k, (param, want, got) in enumerate(zip(fi.params, types, arg_types)):
@@ -48,7 +58,7 @@ class Program:
                 raise Unsupported(at, f"argument '{param}' of '{name}'",
                                   f"the signature asks for {want}, the call passes {got}",
                                   "pass a value of the signature's type, or change the signature")
-        key = (name, tuple(types))
+        key = (fi.key, tuple(types))
         if key in self.instances:
             return self.instances[key]
         if key in self.in_progress:
@@ -61,15 +71,15 @@ class Program:
             self.in_progress.discard(key)
         if fi.signature and fi.signature[0] not in (None, T.VOID) and fn.return_type != fi.signature[0]:
             fn.declared_return = fi.signature[0]
-        same_name = sum(1 for (n, _) in self.instances if n == name)
-        fn.c_name = name if same_name == 0 else f"{name}_{same_name + 1}"
+        fn.c_name = self.c_name(name)
         self.instances[key] = fn
+        self.notices += [n for n in fi.notices if n not in self.notices]
         return fn
 
     def _build(self, fi: FunctionInfo, types: list, legalize=True) -> ir.Function:
         reporter = self.info.reporter
         known = len(reporter.diagnostics)
-        lowerer = FunctionLowerer(self.info, fi, types)
+        lowerer = FunctionLowerer(fi.scope or self.info, fi, types)
         fn = lowerer.lower()
         if len(reporter.diagnostics) > known:
             raise UserError(reporter.diagnostics)  # this function's own problems: do not type it
@@ -96,32 +106,60 @@ class Program:
 
     # ------------------------------------------------------------ kernels
     def add_kernel(self, fi: FunctionInfo) -> None:
-        try:
-            types = kernel_types_of(self.info, fi, self.options)
-        except Unsupported:
-            if self.info.declared_types_broken:  # already reported where the declaration went wrong
-                raise UserError(self.info.reporter.diagnostics) from None
-            raise
-        fn = self._build(fi, types)
-        fn.c_name = fi.name
-        specialize.plan(fn, self.options.specialize)
-        self.kernels.append(fn)
+        """One C kernel per signature (Numba's dispatcher compiles each; the drop-in picks by argument types)."""
+        signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
+        suffixes = signature_suffixes(signatures)
+        for signature, suffix in zip(signatures, suffixes):
+            try:
+                types = kernel_types_of(self.info, fi, self.options, signature)
+            except Unsupported:
+                if self.info.declared_types_broken:  # already reported where the declaration went wrong
+                    raise UserError(self.info.reporter.diagnostics) from None
+                raise
+            fn = self._build(fi, types)
+            fn.c_name = self.c_name(fi.name + suffix)
+            fn.python_name = fi.name  # the name a launch uses; several signatures share it
+            specialize.plan(fn, self.options.specialize)
+            self.kernels.append(fn)
+        self.notices += [n for n in fi.notices if n not in self.notices]
 
     def device_functions(self) -> list:
         """Instances reachable from the kernels, callees first."""
         return reachable_functions(self.kernels)
 
 
-def kernel_types_of(info, fi: FunctionInfo, options: Options) -> list:
+def kernel_types_of(info, fi: FunctionInfo, options: Options, signature=None) -> list:
     """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
     Raises Unsupported when some are unknown."""
-    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types})
+    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature)
 
 
-def kernel_param_types(fi: FunctionInfo, override: dict) -> list:
+def signature_suffixes(signatures: list) -> list[str]:
+    """C name suffixes of a kernel's signatures: "" for one; else the element types where they differ
+    ("_float32", "_float64"), numbered where that does not tell them apart."""
+    if len(signatures) <= 1:
+        return [""]
+    columns = list(zip(*[sig[1] for sig in signatures]))
+    differing = [k for k, col in enumerate(columns) if len(set(col)) > 1]
+    names = []
+    for sig in signatures:
+        dtypes = []
+        for k in differing:
+            t = sig[1][k]
+            name = str(getattr(t, "dtype", t))
+            if name not in dtypes:
+                dtypes.append(name)
+        names.append("_" + "_".join(dtypes) if dtypes else "")
+    if len(set(names)) < len(names):
+        names = [f"_{k}" for k in range(len(signatures))]
+    return names
+
+
+def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list:
+    signature = signature or fi.signature
     types, missing = [], []
     for i, p in enumerate(fi.params):
-        t = override.get(p) or (fi.signature[1][i] if fi.signature else None) or fi.annotations.get(p)
+        t = override.get(p) or (signature[1][i] if signature else None) or fi.annotations.get(p)
         if t is None:
             missing.append(p)
         types.append(t)
@@ -148,15 +186,72 @@ def _propagate_writes(fn: ir.Function) -> None:
 
 
 def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
-    """The module's kernels, or those --kernel names (an unknown name is an error listing the kernels)."""
-    kernels = [f for f in info.functions.values() if not f.is_device or f.ufunc is not None]
-    if options.kernels:
-        unknown = [k for k in options.kernels if k not in info.functions]
-        if unknown:
-            names = ", ".join(sorted(f.name for f in kernels)) or "none"
-            raise UserError(f"{info.path}: error: no kernel named {', '.join(unknown)} (kernels here: {names})")
-        kernels = [info.functions[k] for k in options.kernels]
-    return kernels
+    """The module's kernels, or those --kernel names: by name, by key ("outer.kernel" for one defined in a
+    function), or by another name it has (the function cuda.jit(sig)(fn) compiled). A name that is not a kernel
+    is an error saying why (its own decorator problem, a device function, a plain function)."""
+    kernels = [f for f in info.functions.values() if (not f.is_device or f.ufunc is not None) and f.listed]
+    if not options.kernels:
+        for key in info.deferred:
+            info.report_deferred(key)
+        return kernels
+    chosen = []
+    for want in options.kernels:
+        exact = info.functions.get(want)
+        if exact is not None and (not exact.is_device or exact.ufunc is not None):
+            chosen.append(exact)
+            continue
+        named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as]
+        if len(named) > 1:
+            where = ", ".join(f"{f.key} (line {info.reporter.location(f.node).line})" for f in named)
+            raise UserError(f"{info.path}: error: several kernels are named '{want}' here: {where}\n"
+                            f"    hint: pass --kernel with one of these names")
+        if not named:
+            raise why_not_a_kernel(info, want, kernels)
+        chosen.append(named[0])
+    for fi in chosen:
+        info.report_deferred(fi.key)
+    return chosen
+
+
+def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
+    """The real reason --kernel WANT finds no kernel."""
+    failed = [k for k in info.deferred if k == want or k.endswith("." + want)]
+    if failed:
+        for key in failed:
+            info.report_deferred(key)
+        return UserError(info.reporter.diagnostics)
+    devices = [f for f in info.functions.values() if f.is_device and (f.name == want or want in f.also_known_as)]
+    if devices:
+        info.reporter.add(devices[0].node.name, f"--kernel {want}", "is a device function "
+                          "(cuda.jit(device=True)); it is launched only through the kernels that call it",
+                          "name a kernel that calls it")
+        return UserError(info.reporter.diagnostics)
+    plain = info.plain_functions.get(want)
+    if plain is not None and plain[0].decorators:
+        dec = plain[0].decorators[0].decorator
+        text = info.code(dec)
+        head = text.split("(")[0].split(".")[0]
+        origin = info.aliases.get(head)
+        why = (f"its decorator @{text} comes from {origin.rsplit('.', 1)[0] or origin}, which numba2cuda cannot read "
+               "without running it" if origin and not origin.startswith(("numba", "numpy", "math"))
+               else f"its decorator @{text} does not apply cuda.jit as far as numba2cuda can read")
+        info.reporter.add(dec, f"--kernel {want}", why,
+                          "translate with --import-module (numba2cuda then imports the module and finds the kernels "
+                          "it makes, however made), or decorate it with @cuda.jit")
+        return UserError(info.reporter.diagnostics)
+    if plain is not None:
+        info.reporter.add(plain[0].name, f"--kernel {want}", "this function is not compiled with cuda.jit here",
+                          f"decorate it with @cuda.jit, or compile it with {want}_gpu = cuda.jit(signature)({want})")
+        return UserError(info.reporter.diagnostics)
+    if info.reporter.diagnostics:
+        return UserError(info.reporter.diagnostics)
+    names = ", ".join(sorted({f.name for f in kernels})) or "none"
+    failed = sorted(k.rsplit(".", 1)[-1] for k in info.deferred)
+    if failed:
+        names += f"; with a problem in their decorator: {', '.join(failed)}"
+    return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n"
+                     "    hint: a kernel the module makes when it runs (a factory called with computed arguments, a "
+                     "decorator numba2cuda cannot read) is found with --import-module")
 
 
 def build_program(info: ModuleInfo, options: Options) -> Program:
@@ -164,9 +259,11 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
     if not kernels:
         info.reporter.raise_if_any()  # a decorator problem may be why no kernel was found
         info.reporter.add(None, "no @cuda.jit kernel found", "this module defines no function decorated with @cuda.jit",
-                          "decorate a kernel with @cuda.jit (from numba import cuda)")
+                          "decorate a kernel with @cuda.jit (from numba import cuda); a kernel the module makes when "
+                          "it runs is found with --import-module")
         info.reporter.raise_if_any()
     program = Program(info, options)
+    program.notices += info.notices
     for fi in kernels:
         try:
             if fi.ufunc is not None:

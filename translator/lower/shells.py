@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..errors import Diagnostic, Unsupported, UserError
 from ..frontend.info import FunctionInfo, ModuleInfo
-from ..frontend.module import parse_source
+from ..frontend.module import reparse
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from .program import Options, Program, build_program, kernel_types_of, selected_kernels
@@ -31,13 +31,13 @@ def rejected_kernels(info: ModuleInfo, options: Options) -> dict[str, list[Diagn
     """{kernel: the rules' diagnostics} for each selected kernel the rules cannot translate on its own."""
     out = {}
     for fi in selected_kernels(info, options):
-        trial = parse_source(info.source, info.path)  # a fresh reporter per kernel
+        trial = reparse(info)  # a fresh reporter per kernel
         try:
-            build_program(trial, replace(options, kernels=[fi.name]))
+            build_program(trial, replace(options, kernels=[fi.key]))
         except UserError as exc:
             if not exc.diagnostics:
                 raise  # not about the source (a bad option): the rules' answer stands
-            out[fi.name] = exc.diagnostics
+            out[fi.key] = exc.diagnostics
     return out
 
 
@@ -155,7 +155,7 @@ def program_with_shells(info: ModuleInfo, options: Options) -> Program:
     except UserError as rules_error:
         if not rules_error.diagnostics:
             raise
-        fresh = parse_source(info.source, info.path)
+        fresh = reparse(info)
         if fresh.reporter.diagnostics:
             raise rules_error from None  # a decorator or declaration problem: no kernel list to trust
         rejected = rejected_kernels(fresh, options)
@@ -171,15 +171,15 @@ def assemble(info: ModuleInfo, options: Options, to_model: dict) -> tuple[Progra
     """(program, shells): the rules' translation of the selected kernels not in TO_MODEL, then one shell per
     kernel in TO_MODEL ({name: diagnostics}), in source order."""
     selected = selected_kernels(info, options)
-    accepted = [fi.name for fi in selected if fi.name not in to_model]
-    rules_info = parse_source(info.source, info.path)
+    accepted = [fi.key for fi in selected if fi.key not in to_model]
+    rules_info = reparse(info)
     if accepted:
         program = build_program(rules_info, replace(options, kernels=accepted))
     else:
         program = Program(rules_info, options)
     shells = []
     for fi in selected:
-        if fi.name in to_model:
+        if fi.key in to_model:
             shells.append(make_shell(fi, kernel_types(info, fi, options)))
     program.kernels.extend(shells)
     return program, shells

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UserError
 from ..ir import typesys as T
 from ..analysis.limits import static_shared_bytes
 from ..analysis.specialize import value_rules
@@ -17,7 +18,7 @@ class Module:
     """The translated kernels of one Numba module, as attributes."""
 
     def __init__(self, path, program, ext, cu_text, cpp_text, tuning=None):
-        from .launch import Kernel  # imports torch: only when kernels are loaded
+        from .launch import Dispatcher, Kernel  # imports torch: only when kernels are loaded
 
         self.path = path
         self.program = program
@@ -26,10 +27,19 @@ class Module:
         self.extension = ext
         self.tuning = tuning or {}  # {kernel: {param: {size: value}}} from <stem>.n2c-tune.json
         self.kernels = {}
+        by_name: dict = {}
         for fn in program.kernels:
             kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
             self.kernels[fn.c_name] = kernel
             setattr(self, fn.c_name, kernel)
+            by_name.setdefault(getattr(fn, "python_name", fn.c_name), []).append((fn, kernel))
+        for name, group in by_name.items():
+            if len(group) > 1:  # several signatures: the Python name dispatches on the arguments, as Numba's does
+                signatures = [[(p.type.dtype.name, p.type.ndim) if p.array is not None else None for p in fn.params]
+                              for fn, _ in group]
+                dispatcher = Dispatcher(name, [k for _, k in group], signatures)
+                self.kernels[name] = dispatcher
+                setattr(self, name, dispatcher)
         for name, info in getattr(program, "ufuncs", {}).items():  # @vectorize/@guvectorize: called like Numba's
             from .ufunc import UFunc
 
@@ -63,8 +73,12 @@ def fast_math(program) -> bool:
 
 
 def nvcc_flags(program) -> list[str]:
-    """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations)."""
-    return ["--use_fast_math"] if fast_math(program) else []
+    """Flags the kernels' Numba options ask for: fastmath=True -> --use_fast_math (the same approximations);
+    lineinfo=True -> -lineinfo (profilers map the machine code to the .cu lines, which name the Python lines)."""
+    flags = ["--use_fast_math"] if fast_math(program) else []
+    if any(k.options.get("lineinfo") for k in program.kernels):
+        flags.append("-lineinfo")
+    return flags
 
 
 def program_for(info, options: Options | None = None, shells: bool = False):
@@ -77,15 +91,53 @@ def program_for(info, options: Options | None = None, shells: bool = False):
 def sources(path, options: Options | None = None, shells: bool = False):
     """(program, kernel .cu text, binding .cpp text) for a Numba module. shells: kernels the rules reject get
     their launcher and binding anyway, for a .cu given from elsewhere (the LLM backend's, a hand-written one)."""
-    program = program_for(parse_file(path), options, shells)
+    program = program_for(parse_file(path, (options or Options()).import_module), options, shells)
     name = Path(path).name
     return program, render_program(program, name), render_bindings(program, name)
 
 
+def is_dispatcher(obj) -> bool:
+    """A Numba CUDA kernel object (what @cuda.jit makes), on the GPU target or the simulator."""
+    return type(obj).__name__ in ("CUDADispatcher", "FakeCUDAKernel") and (
+        hasattr(obj, "py_func") or hasattr(obj, "fn"))
+
+
+def kernel_sources(kernel, options: Options | None = None):
+    """(program, .cu, .cpp, source path) of one kernel object the caller holds: its source is found from its
+    function, and its free names (globals and closure cells: a factory's parameters) are read from the object
+    itself, as Numba reads them when it compiles. Nothing is run."""
+    from dataclasses import replace
+
+    from ..frontend.importmode import MAX_ARRAY_BYTES
+    from ..frontend.module import parse_source
+    from ..frontend.probe import describe_dispatcher
+
+    result, arrays = describe_dispatcher(kernel, MAX_ARRAY_BYTES)
+    path = result["kernels"][0]["file"]
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: error: cannot read the source of kernel {result['kernels'][0]['name']!r}: "
+                        f"{exc}") from None
+    info = parse_source(source, path, imported=(result, arrays))
+    key = info.imported_keys[0]
+    if key is None:
+        raise UserError(f"{path}: error: the function of kernel {result['kernels'][0]['name']!r} "
+                        f"(line {result['kernels'][0]['line']}) was not found in its source")
+    program = build_program(info, replace(options or Options(), kernels=[key]))
+    name = Path(path).name
+    return program, render_program(program, name), render_bindings(program, name), path
+
+
 def load(path, *, specialize: dict | None = None, types: dict | str | None = None, kernels=None,
          assume_nonnegative: bool = True, extra_cuda_cflags=(), progress: bool = True,
-         cu_text: str | None = None) -> Module:
+         cu_text: str | None = None, import_module: str | None = None):
     """Translate, build (cached by content) and load a Numba module's kernels as drop-in replacements.
+
+    path: the module's file, or a kernel object (a Numba dispatcher, however made: a decorator, a factory's
+    closure, cuda.jit(sig)(fn)); for a kernel object the drop-in kernel is returned, launched as the original
+    is (kernel[grid, block](...)), its free names taken from the object as Numba takes them.
+    import_module: "sim" or "gpu" to import the module (see `numba2cuda translate --import-module`).
 
     specialize: {"tw": (8, 16, 32)} per parameter, or {"*": ()} to build only generic kernels.
     The autotune table beside the module (<stem>.n2c-tune.json, from `numba2cuda bench --autotune --record`),
@@ -99,7 +151,15 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
     if isinstance(types, str):
         types = T.parse_types_option(types)
     options = Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
-                      assume_nonnegative=assume_nonnegative)
+                      assume_nonnegative=assume_nonnegative, import_module=import_module)
+    if is_dispatcher(path):
+        if cu_text is not None:
+            raise UserError("numba2cuda.load: error: cu_text= needs the module's path, not a kernel object")
+        program, cu_text, cpp_text, source_path = kernel_sources(path, options)
+        ext = build_extension(extension_name(source_path), cu_text, cpp_text,
+                              extra_cuda_cflags=[*nvcc_flags(program), *extra_cuda_cflags], progress=progress)
+        module = Module(source_path, program, ext, cu_text, cpp_text)
+        return module.kernels[getattr(program.kernels[0], "python_name", program.kernels[0].c_name)]
     program, fresh_cu, cpp_text = sources(path, options, shells=cu_text is not None)
     cu_text = fresh_cu if cu_text is None else cu_text
     ext = build_extension(extension_name(path), cu_text, cpp_text,

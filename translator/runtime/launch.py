@@ -264,3 +264,54 @@ class Kernel:
                 raise checks.fault_error(last_launch_text(), exc) from exc
             for host, dev in copies:
                 host[...] = dev.cpu().numpy()
+
+
+def _array_type(a):
+    """(element type name, ndim) of an array argument, or None for a scalar."""
+    if isinstance(a, torch.Tensor):
+        return str(a.dtype).replace("torch.", ""), a.dim()
+    iface = getattr(a, "__cuda_array_interface__", None)
+    if iface is not None:
+        import numpy as np
+
+        return np.dtype(iface["typestr"]).name, len(iface["shape"])
+    if hasattr(a, "dtype") and hasattr(a, "ndim") and getattr(a, "ndim", 0) > 0:
+        return str(a.dtype), int(a.ndim)
+    return None
+
+
+class Dispatcher:
+    """A kernel compiled for several signatures (@cuda.jit([sig1, sig2])): like Numba's dispatcher, each launch
+    runs the translation whose array parameters take the arguments' element types and dimensions."""
+
+    def __init__(self, name, kernels, signatures):
+        self.name = name
+        self.kernels = list(kernels)  # Kernel per signature
+        self.signatures = list(signatures)  # per kernel: [(dtype name, ndim) or None per parameter]
+        self.__doc__ = "\n".join(k.__doc__ or k.name for k in self.kernels)
+
+    def __repr__(self):
+        return f"<{__name__} kernel {self.name} ({len(self.kernels)} signatures)>"
+
+    def __getitem__(self, config):
+        return _DispatchLaunch(self, config)
+
+    def pick(self, args):
+        got = [_array_type(a) for a in args]
+        for kernel, signature in zip(self.kernels, self.signatures):
+            if len(signature) == len(args) and all(want is None or want == have for want, have in zip(signature, got)):
+                return kernel
+        shown = ", ".join(f"{t[0]}[{t[1]}-D]" if t else type(a).__name__ for t, a in zip(got, args))
+        raise TypeError(f"{self.name}(): no signature takes ({shown}); compiled for: "
+                        + "; ".join(k.__doc__ or k.name for k in self.kernels))
+
+
+class _DispatchLaunch:
+    __slots__ = ("dispatcher", "config")
+
+    def __init__(self, dispatcher, config):
+        self.dispatcher = dispatcher
+        self.config = config
+
+    def __call__(self, *args):
+        return self.dispatcher.pick(args)[self.config](*args)

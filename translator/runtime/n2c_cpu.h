@@ -82,6 +82,7 @@ using std::signbit;
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 
 // ---- host-side types -------------------------------------------------------------------------
 struct uint3 { unsigned int x, y, z; };

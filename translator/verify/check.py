@@ -292,6 +292,22 @@ def specialisations(program, kernel: str | None = None) -> dict:
     return {k: sorted(v) for k, v in out.items()}
 
 
+def kernel_for(program, name: str, arrays: dict):
+    """The C kernel a launch of NAME runs: the one of that name, or, for a kernel with several signatures (one C
+    function each), the one whose array parameters take the launch's arrays, as Numba's dispatcher picks."""
+    for fn in program.kernels:
+        if fn.c_name == name:
+            return fn
+    for fn in program.kernels:
+        if getattr(fn, "python_name", None) != name:
+            continue
+        args = {int(k[3:]): v for k, v in arrays.items() if k.startswith("arg")}
+        if all(p.array is None or (k in args and str(args[k].dtype) == p.type.dtype.name
+                                   and args[k].ndim == p.type.ndim) for k, p in enumerate(fn.params)):
+            return fn
+    return None
+
+
 def resolve_device(device: str) -> str:
     """"cpu" or "cuda" for cpu|cuda|auto; asking for cuda without a GPU is a usage error."""
     if device == "auto":
@@ -347,10 +363,11 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
         if kernel and meta["kernel"] != kernel:
             raise UserError(f"{path}: error: --kernel {kernel}: the module's example() runs "
                             f"{meta['kernel']!r}, the only kernel verify can check")
-        if meta["kernel"] not in kernels:
+        fn = kernel_for(program, meta["kernel"], arrays)
+        if fn is None:
             raise UserError(f"{path}: error: example() runs {meta['kernel']!r}, which is not among the "
                             f"translated kernels ({', '.join(kernels) or 'none'})")
-        fn = kernels[meta["kernel"]]
+        meta["kernel"] = fn.c_name
         t0 = time.perf_counter()
         result.cases.append(check_case(runner, meta, arrays, labels[meta["kernel"]], device, fn, limit,
                                        cpu_runner))

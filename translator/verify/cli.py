@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..frontend.importmode import import_mode_of
 from ..atomic import write_atomically
 from ..errors import UserError
 from ..lower.program import Options
@@ -37,6 +38,8 @@ def add_verify_arguments(v) -> None:
                                                            "report how far it is from the GPU original (max ULP)")
     v.add_argument("--seed", type=int, default=0, help="first seed for example()'s random generator (default 0)")
     v.add_argument("--seeds", type=int, default=1, metavar="N", help="run seeds SEED..SEED+N-1 (default 1)")
+    v.add_argument("--import-module", action="store_true",
+                   help="translate with the module's values as importing it gives them (see translate --help)")
     v.add_argument("--cu", metavar="PATH", help="verify this (hand-edited) .cu file instead of a fresh translation")
     v.add_argument("--sizes", metavar="LIST", help="sizes passed to example(rng, size), e.g. small,1,67 (default: "
                                                     "the module's VERIFY_SIZES plus tile-1/tile+1 per specialisation "
@@ -98,7 +101,8 @@ def cmd_verify(args) -> int:
                   file=sys.stderr, flush=True)
 
     result = verify(args.file, kernel=args.kernel, seed=args.seed, seeds=args.seeds, cu_text=cu_text,
-                    cu_path=args.cu, options=Options(kernels=[args.kernel]) if args.kernel else None,
+                    cu_path=args.cu, options=Options(kernels=[args.kernel] if args.kernel else [],
+                                                     import_module=import_mode_of(args)),
                     sizes=parse_sizes(args.sizes) if args.sizes else None, sim_max_threads=args.sim_max_threads,
                     progress=progress, device=device, also_cpu=args.also_cpu, dists=_dists(args.dists),
                     oneoff=oneoff)

@@ -42,7 +42,12 @@ def sentinels(dtype, avoid):
     raise RuntimeError("no sentinel value found")
 
 
-def kernel_name(k):
+def kernel_name(k, mod=None):
+    """The name the module binds the kernel to (a factory's kernel is named by the binding, as numba2cuda names
+    it), else the function's own name."""
+    for name, value in vars(mod).items() if mod is not None else ():
+        if value is k and not name.startswith("_"):
+            return name
     for get in (lambda: k.__name__, lambda: k.fn.__name__, lambda: k.py_func.__name__):
         try:
             return get()
@@ -168,9 +173,9 @@ def redraw(ex, dist, rng):
     return changed
 
 
-def describe(ex, case, seed, size, combo, dist, sweep):
+def describe(ex, case, seed, size, combo, dist, sweep, mod=None):
     meta = {"case": case, "seed": seed, "size": size, "params": combo, "distribution": dist,
-            "specialised": {p: v in sweep.get(p, ()) for p, v in combo.items()}, "kernel": kernel_name(ex["kernel"]),
+            "specialised": {p: v in sweep.get(p, ()) for p, v in combo.items()}, "kernel": kernel_name(ex["kernel"], mod),
             "griddim": ex["griddim"], "blockdim": ex["blockdim"], "shared": int(ex.get("shared", 0) or 0),
             "nargs": len(ex["args"]), "arrays": [], "scalars": {},
             "outputs": sorted(int(i) for i in ex["expected"]), "inout": sorted(int(i) for i in ex.get("inout", ())),
@@ -248,7 +253,7 @@ def main(path, outdir, cfg):
                 return {"error": f"{label} returns no {key!r}"}
         if dist not in ("example", "cli") and not redraw(ex, dist, np.random.default_rng([seed, 7])):
             continue  # no floating-point inputs to redraw
-        meta, arrays = describe(ex, len(metas), seed, size, combo, dist, sweep)
+        meta, arrays = describe(ex, len(metas), seed, size, combo, dist, sweep, mod)
         if not cfg["kernel"] or meta["kernel"] == cfg["kernel"]:
             run_original(ex, meta, arrays, device, sim_max)
             if meta["original"] != "ok" and not meta["expected_valid"]:

@@ -1,0 +1,830 @@
+"""Kernels as Numba sees them: found however the module makes them (decorators, cuda.jit(sig)(fn) calls, project
+decorators, factories, functions that enclose them), with free names resolved as Numba resolves them, and
+every decorator option honoured or noted. Each case is a module a Numba user writes; the translation is read
+for what matters (the kernel found, its name, the constant's value), and the messages for what is not found."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from translator import translate_source
+from translator.errors import UserError
+from translator.ir.typesys import parse_types_option
+from translator.frontend.module import parse_source
+from translator.lower.program import Options, build_program
+
+
+def translate(src: str, **options) -> str:
+    return translate_source(textwrap.dedent(src), "mod.py", Options(**options))
+
+
+def program(src: str, **options):
+    return build_program(parse_source(textwrap.dedent(src), "mod.py"), Options(**options))
+
+
+def error(src: str, **options) -> str:
+    with pytest.raises(UserError) as exc:
+        translate(src, **options)
+    return exc.value.text
+
+
+def kernels(src: str, **options) -> list[str]:
+    return [k.c_name for k in program(src, **options).kernels]
+
+
+# ------------------------------------------------------------------ kernels inside functions (doc examples)
+
+DOC_STYLE = """
+    def test_ex_matmul():
+        from numba import cuda
+        from numba.cuda import float32
+        import numpy as np
+
+        TPB = 16
+
+        @cuda.jit
+        def fast_matmul(A, B, C):
+            sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+            x, y = cuda.grid(2)
+            tx = cuda.threadIdx.x
+            ty = cuda.threadIdx.y
+            tmp = float32(0.0)
+            for i in range(cuda.gridDim.x):
+                sA[ty, tx] = A[y, tx + i * TPB]
+                cuda.syncthreads()
+                for j in range(TPB):
+                    tmp += sA[ty, j] * B[j, x]
+                cuda.syncthreads()
+            C[y, x] = tmp
+
+        x_h = np.arange(16).reshape([4, 4])
+        fast_matmul[(1, 1), (TPB, TPB)](x_h, x_h, x_h)
+"""
+
+
+def test_kernel_inside_a_function_with_its_imports_and_constants():
+    cu = translate(DOC_STYLE, types=parse_types_option("A=float32[:, :], B=float32[:, :], C=float32[:, :]"))
+    assert "__global__ void fast_matmul(" in cu
+    assert "static constexpr int64_t TPB = 16;" in cu
+    assert "__shared__ float sA[TPB][TPB];" in cu
+
+
+def test_kernel_inside_a_function_without_types_says_how_to_give_them():
+    text = error(DOC_STYLE)
+    assert "kernel 'fast_matmul' without types" in text and "--types" in text
+
+
+def test_same_kernel_name_in_two_functions_is_two_kernels():
+    src = """
+        def test_one():
+            from numba import cuda
+            @cuda.jit("void(float32[::1])")
+            def kernel(a):
+                a[0] = 1.0
+
+        def test_two():
+            from numba import cuda
+            @cuda.jit("void(int32[::1])")
+            def kernel(a):
+                a[0] = 2
+    """
+    assert kernels(src) == ["kernel", "kernel_2"]
+    assert kernels(src, kernels=["test_two.kernel"]) == ["kernel"]
+    text = error(src, kernels=["kernel"])
+    assert "several kernels are named 'kernel'" in text and "test_one.kernel" in text and "test_two.kernel" in text
+
+
+def test_closure_constant_shadows_a_module_constant_of_another_value():
+    src = """
+        from numba import cuda
+        N = 4
+
+        def make():
+            N = 8
+            @cuda.jit("void(int64[::1])")
+            def inner(a):
+                a[0] = N
+            return inner
+
+        @cuda.jit("void(int64[::1])")
+        def outer(a):
+            a[0] = N
+    """
+    cu = translate(src)
+    assert "static constexpr int64_t N = 4;" in cu
+    assert "static constexpr int64_t N_2 = 8;" in cu and "a[0] = N_2;" in cu  # the enclosing function's N
+
+
+def test_device_function_of_the_enclosing_function_is_the_one_called():
+    src = """
+        def test_a():
+            from numba import cuda
+            @cuda.jit(device=True)
+            def helper(x):
+                return x + 1
+            @cuda.jit("void(int64[::1])")
+            def ka(a):
+                a[0] = helper(a[0])
+
+        def test_b():
+            from numba import cuda
+            @cuda.jit(device=True)
+            def helper(x):
+                return x * 7
+            @cuda.jit("void(int64[::1])")
+            def kb(a):
+                a[0] = helper(a[0])
+    """
+    cu = translate(src)
+    assert "return x + 1" in cu and "return x * 7" in cu
+    assert "a[0] = helper(a[0]);" in cu and "a[0] = helper_2(a[0]);" in cu
+
+
+# ------------------------------------------------------------------ kernels made by calling cuda.jit
+
+def test_cuda_jit_called_on_a_function_names_the_kernel_by_its_binding():
+    src = """
+        from numba import cuda
+
+        def add_one(a):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] += 1
+
+        add_one_gpu = cuda.jit("void(float32[::1])")(add_one)
+    """
+    assert kernels(src) == ["add_one_gpu"]
+    assert kernels(src, kernels=["add_one"]) == ["add_one_gpu"]  # the function's own name finds it too
+
+
+def test_cuda_jit_called_in_test_methods_gives_one_kernel_per_signature():
+    src = """
+        import numpy as np
+        from numba import cuda, uint32, float64
+
+        def atomic_add(ary):
+            tid = cuda.threadIdx.x
+            cuda.atomic.add(ary, tid, 1)
+
+        class TestAtomics:
+            def test_u32(self):
+                cuda_func = cuda.jit("void(uint32[:])")(atomic_add)
+                cuda_func[1, 32](np.zeros(32, np.uint32))
+
+            def test_f64(self):
+                cuda_func = cuda.jit(argtypes=[float64[:]])(atomic_add)
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["atomic_add_uint32", "atomic_add_float64"]
+    assert {k.python_name for k in prog.kernels} == {"atomic_add"}
+    assert any("argtypes" in n.construct for n in prog.notices)
+
+
+def test_cuda_jit_of_a_function_with_options():
+    src = """
+        from numba import cuda
+
+        def scale(a):
+            a[cuda.grid(1)] *= 2.0
+
+        scale_gpu = cuda.jit(scale, fastmath=True)
+    """
+    prog = program(src, types=parse_types_option("a=float32[::1]"))
+    assert prog.kernels[0].c_name == "scale_gpu" and prog.kernels[0].options["fastmath"] is True
+
+
+@pytest.mark.parametrize("decorator", [
+    # a name bound to cuda.jit with options
+    "gpu = cuda.jit('void(float32[::1])', fastmath=True)\n\n@gpu",
+    # a project decorator that applies cuda.jit to the function it is given
+    "def gpu(f):\n    return cuda.jit('void(float32[::1])')(f)\n\n@gpu",
+    # one that takes the signature and returns cuda.jit's decorator
+    "def gpu(sig):\n    return cuda.jit(sig, fastmath=True)\n\n@gpu('void(float32[::1])')",
+    # one that returns an inner decorator
+    "def gpu(sig):\n    def deco(fn):\n        return cuda.jit(sig)(fn)\n    return deco\n\n@gpu('void(float32[::1])')",
+    # a pass-through wrapper
+    "def gpu(*args, **kwargs):\n    return cuda.jit(*args, **kwargs)\n\n@gpu('void(float32[::1])')",
+])
+def test_project_decorators_that_wrap_cuda_jit(decorator):
+    src = f"from numba import cuda\n\n{decorator}\ndef double(a):\n    i = cuda.grid(1)\n    a[i] = a[i] * 2\n"
+    assert kernels(src) == ["double"]
+
+
+def test_factory_called_with_constants_at_module_level():
+    src = """
+        from numba import cuda
+
+        def make_scaler(factor, offset=1.0):
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def scale(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i] * factor + offset
+            return scale
+
+        triple = make_scaler(3.0)
+        halve = make_scaler(0.5, offset=0.0)
+    """
+    cu = translate(src)
+    assert "void triple(" in cu and "void halve(" in cu
+    assert "factor = 3.0;" in cu and "offset = 1.0;" in cu and "factor_2 = 0.5;" in cu and "offset_2 = 0.0;" in cu
+    assert "x[i] * factor + offset" in cu and "x[i] * factor_2 + offset_2" in cu
+
+
+def test_factory_with_computed_arguments_names_the_import_mode():
+    src = """
+        import os
+        from numba import cuda
+
+        def make_scaler(factor):
+            @cuda.jit("void(float32[::1])")
+            def scale(x):
+                x[0] = x[0] * factor
+            return scale
+
+        k = make_scaler(float(os.environ["F"]))
+    """
+    text = error(src)
+    assert "closure variable 'factor'" in text and "--import-module" in text
+
+
+# ------------------------------------------------------------------ signatures
+
+def test_several_signatures_one_c_function_each():
+    src = """
+        from numba import cuda
+
+        @cuda.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])
+        def double(x, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = 2 * x[i]
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["double_float32", "double_float64"]
+    assert [k.python_name for k in prog.kernels] == ["double", "double"]
+
+
+def test_signature_in_a_variable_and_numba_cuda_types_imports():
+    src = """
+        from numba import cuda
+        from numba.cuda.types import int32
+        from numba import types
+
+        SIG = "void(int32[::1], int32)"
+
+        @cuda.jit(SIG)
+        def fill(a, v):
+            a[cuda.grid(1)] = int32(v)
+
+        @cuda.jit(types.void(types.float32[::1]))
+        def zero(a):
+            a[cuda.grid(1)] = 0
+    """
+    cu = translate(src)
+    assert "void fill(int *a, int v)" in cu and "void zero(float *a)" in cu
+
+
+def test_unituple_return_type_of_a_device_function():
+    src = """
+        from numba import cuda, types
+
+        @cuda.jit(types.UniTuple(types.float32, 2)(types.float32), device=True)
+        def pair(x):
+            return x, x + 1
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            p, q = pair(a[0])
+            a[0] = p + q
+    """
+    assert "pair_result pair(float x)" in translate(src)
+
+
+def test_non_numba_annotations_are_ignored_as_numba_ignores_them():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], int64)")
+        def k(a: np.array, n: int) -> None:
+            a[0] = n
+    """
+    prog = program(src)
+    assert prog.kernels[0].c_name == "k"
+    assert any("not a Numba type" in n.message for n in prog.notices)
+
+
+def test_a_kernel_defined_twice_is_the_last_definition():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])")
+        def add(a):
+            a[0] += 1
+
+        @cuda.jit("void(float64[::1])")
+        def add(a):
+            a[0] += 2
+    """
+    cu = translate(src)
+    assert "void add(double *a)" in cu and "float *a" not in cu
+
+
+# ------------------------------------------------------------------ decorator options
+
+@pytest.mark.parametrize("option", ["lineinfo=True", "fastmath=True", "debug=True, opt=False", "opt=True",
+                                    "max_registers=32", "cache=True", "inline='always'", "forceinline=True",
+                                    "link=['f.cu']", "launch_bounds=(256, 2)", "boundscheck=False", "lto=True",
+                                    "shared_memory_carveout='MaxL1'", "extensions=[]"])
+def test_every_option_numba_cuda_accepts_translates(option):
+    src = f"""
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", {option})
+        def k(a):
+            a[0] = 1.0
+    """
+    assert "__global__" in translate(src)
+
+
+def test_launch_bounds_and_max_registers_are_kernel_attributes():
+    base = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', {})\ndef k(a):\n    a[0] = 1.0\n"
+    assert "__global__ void __launch_bounds__(256) k(" in translate(base.format("launch_bounds=256"))
+    assert "__global__ void __launch_bounds__(128, 4) k(" in translate(base.format("launch_bounds=(128, 4)"))
+    assert "__global__ void __maxnreg__(40) k(" in translate(base.format("max_registers=40"))
+
+
+def test_an_ignored_option_is_a_note_not_an_error():
+    src = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', link=['f.cu'], cache=True)\ndef k(a):\n    a[0] = 1\n"
+    notes = [n.render_note() for n in program(src).notices]
+    assert len(notes) == 2 and all(":3:" in n and "note: @cuda.jit option" in n for n in notes)
+
+
+def test_an_unsupported_option_on_another_kernel_does_not_fail_this_one():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", fast_math=True)
+        def other(a):
+            a[0] = 1.0
+
+        @cuda.jit("void(float32[::1])")
+        def this(a):
+            a[0] = 2.0
+    """
+    assert kernels(src, kernels=["this"]) == ["this"]
+    assert "option 'fast_math'" in error(src)  # all kernels: the other one's problem is reported
+    assert "option 'fast_math'" in error(src, kernels=["other"])  # and --kernel other says why
+
+
+# ------------------------------------------------------------------ module values
+
+def test_constant_under_a_decidable_if():
+    src = """
+        from numba import cuda, config
+
+        USE_DOUBLE = False
+        if USE_DOUBLE:
+            TILE = 8
+        else:
+            TILE = 16
+        if config.ENABLE_CUDASIM:
+            BLOCK = 4
+        else:
+            BLOCK = 256
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE + BLOCK
+    """
+    cu = translate(src)
+    assert "TILE = 16;" in cu and "BLOCK = 256;" in cu
+
+
+def test_constant_under_an_undecidable_if_says_why_and_names_the_import_mode():
+    src = """
+        import sys
+        from numba import cuda
+
+        if sys.platform == "linux":
+            TILE = 8
+        else:
+            TILE = 16
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE
+    """
+    text = error(src)
+    assert "module variable 'TILE'" in text and "is set under `if sys.platform == \"linux\"` (line 5)" in text
+    assert "--import-module" in text
+    assert "belongs to the enclosing function" not in text
+
+
+def test_same_constant_on_every_branch_is_that_constant():
+    src = """
+        import sys
+        from numba import cuda
+        if sys.platform == "linux":
+            TILE = 16
+        else:
+            TILE = 16
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = TILE
+    """
+    assert "TILE = 16;" in translate(src)
+
+
+def test_computed_constants_and_numpy_arrays():
+    src = """
+        import math
+        import numpy as np
+        from numba import cuda, float32
+
+        K = 5
+        N = 2 ** K
+        HALF = N // 2 + int(math.sqrt(16))
+        WEIGHTS = np.linspace(0.0, 1.0, 5).astype(np.float32)
+        TABLE = np.arange(8) * 3
+
+        @cuda.jit("void(float32[::1], int64[::1])")
+        def k(a, b):
+            w = cuda.const.array_like(WEIGHTS)
+            i = cuda.grid(1)
+            a[i] = w[i % 5]
+            b[i] = TABLE[i % 8] + N + HALF
+    """
+    cu = translate(src)
+    assert "N = 32;" in cu and "HALF = 20;" in cu
+    assert "__constant__ float WEIGHTS[5] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f};" in cu
+    assert "__constant__ int64_t TABLE[8] = {0, 3, 6, 9, 12, 15, 18, 21};" in cu
+
+
+def test_a_module_array_past_constant_memory_is_a_clear_error():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        BIG = np.zeros(20000, dtype=np.float32)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = BIG[0]
+    """
+    text = error(src)
+    assert "'BIG'" in text and "80000 bytes" in text and "64 KiB" in text
+
+
+def test_constants_imported_from_a_sibling_module(tmp_path):
+    (tmp_path / "params.py").write_text("import numpy as np\nBLOCK = 128\nSCALE = np.float32(0.5)\nDEPTH = BLOCK * 2\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sizes.py").write_text("TILE = 16\n")
+    (tmp_path / "pkg" / "kern.py").write_text(textwrap.dedent("""
+        from numba import cuda
+        import params
+        from params import BLOCK, SCALE
+        from .sizes import TILE
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = BLOCK * SCALE + TILE + params.DEPTH
+    """))
+    from translator import translate_file
+
+    cu = translate_file(tmp_path / "pkg" / "kern.py")
+    assert "SCALE = 0.5f;" in cu and "TILE = 16;" in cu
+    assert "a[0] = 128.0 * SCALE + TILE + 256;" in cu  # BLOCK (an int times a float32: float64) and params.DEPTH
+
+
+def test_a_name_imported_from_a_module_it_cannot_read_names_the_import_mode():
+    src = """
+        from numba import cuda
+        from settings_nobody_has import N
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            a[0] = N
+    """
+    text = error(src)
+    assert "imported name 'N'" in text and "--import-module" in text and "used as a value" not in text
+
+
+# ------------------------------------------------------------------ --kernel NAME says why
+
+def test_kernel_option_reports_the_real_reason():
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1])", fast_math=True)
+        def broken(a):
+            a[0] = 1.0
+
+        @cuda.jit(device=True)
+        def helper(x):
+            return x
+
+        def plain(a):
+            a[0] = 1.0
+    """
+    assert "option 'fast_math'" in error(src, kernels=["broken"])
+    assert "is a device function" in error(src, kernels=["helper"])
+    assert "not compiled with cuda.jit" in error(src, kernels=["plain"])
+    text = error(src, kernels=["nothing"])
+    assert "no kernel named nothing" in text and "with a problem in their decorator: broken" in text
+
+
+# ------------------------------------------------------------------ values as the kernel sees them when it compiles
+
+CAPTURE = """
+    import numpy as np
+
+    def test_capture():
+        from numba import cuda
+
+        TAX_RATE = 0.08
+        PRICES = np.array([10.0, 25.0, 5.0], dtype=np.float64)
+        {before}
+
+        @cuda.jit
+        def totals(q, out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = q[i] * PRICES[i] * (1 + TAX_RATE)
+
+        totals[1, 32](np.ones(3), np.zeros(3))
+        TAX_RATE = 0.10
+        PRICES[:] = [20.0, 50.0, 10.0]
+        totals[1, 32](np.ones(3), np.zeros(3))
+"""
+
+
+def test_values_at_the_first_launch_as_numba_captures_them():
+    cu = translate(CAPTURE.format(before=""), types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "TAX_RATE = 0.08;" in cu and "PRICES[3] = {10.0, 25.0, 5.0};" in cu
+
+
+def test_an_array_changed_before_the_first_launch_is_not_a_constant():
+    text = error(CAPTURE.format(before="PRICES[0] = 99.0"), types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "'PRICES'" in text and "changed in place (line 9)" in text
+
+
+def test_a_module_array_changed_anywhere_is_not_a_constant():
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        TABLE = np.zeros(4, dtype=np.float32)
+
+        def setup():
+            TABLE.fill(2.0)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = TABLE[1]
+    """
+    text = error(src)
+    assert "'TABLE'" in text and "changed in place (line 8)" in text and "--import-module" in text
+
+
+def test_computed_values_of_the_doc_examples():
+    src = """
+        def test_ex():
+            import numpy as np
+            from numba import cuda
+            from numba.cuda.types import int32
+
+            a = cuda.to_device(np.arange(64))
+            nelem = len(a)
+            timeout = np.int64(np.timedelta64("3600", "s"))
+
+            @cuda.jit("void(int64[::1])")
+            def k(data):
+                shr = cuda.shared.array(nelem, int32)
+                tid = cuda.threadIdx.x
+                shr[tid] = data[tid]
+                cuda.syncthreads()
+                data[tid] = shr[nelem - 1 - tid] + timeout
+    """
+    cu = translate(src)
+    assert "__shared__ int shr[nelem];" in cu and "nelem = 64;" in cu and "timeout = 3600;" in cu
+
+
+# ------------------------------------------------------------------ more ways of making kernels
+
+def test_a_project_decorator_function_called_on_the_function():
+    src = """
+        from numba.cuda import jit as _jit
+
+        def jit(fn, **kwargs):
+            return _jit(**kwargs)(fn)
+
+        def device_jit(fn, **kwargs):
+            return _jit(device=True, **kwargs)(fn)
+
+        def twice(x):
+            return 2 * x
+
+        twice = device_jit(twice)
+
+        def _double(a):
+            a[0] = twice(a[0])
+
+        double = jit(_double)
+        NUMBA2CUDA_TYPES = {"double": "a=float32[::1]"}
+    """
+    cu = translate(src)
+    assert "__global__ void double(" in cu and "__device__" in cu and "twice(" in cu
+
+
+def test_names_a_function_publishes_with_globals_update_locals():
+    src = """
+        def _setup():
+            from numba import cuda, float32
+
+            @cuda.jit(device=True)
+            def half(x):
+                return x * float32(0.5)
+
+            globals().update(locals())
+
+        def halve(a):
+            a[0] = half(a[0])
+
+        class Runner:
+            def __init__(self):
+                self.k = cuda.jit(argtypes=(float32[::1],))(halve)
+    """
+    cu = translate(src)
+    assert "__global__ void halve(float *a)" in cu and "half(" in cu
+
+
+def test_a_star_import_it_cannot_read_is_taken_to_bring_numba_and_says_so():
+    src = """
+        from helpers_nobody_has import *
+
+        @numba.cuda.jit("void(float32[::1])")
+        def k(a):
+            a[numba.cuda.threadIdx.x] = 1.0
+    """
+    prog = program(src)
+    assert [k.c_name for k in prog.kernels] == ["k"]
+    assert any("'numba': taken to be numba" in n.render_note() for n in prog.notices)
+    text = error(src.replace("= 1.0", "= THREADS"))
+    assert "unknown name 'THREADS'" in text and "from helpers_nobody_has import *" in text and "--import-module" in text
+
+
+def test_a_star_import_of_a_file_next_to_it_is_read(tmp_path):
+    (tmp_path / "helpers.py").write_text("import numba\nimport numpy as np\nTHREADS = 64\n")
+    (tmp_path / "k.py").write_text(textwrap.dedent("""
+        from helpers import *
+
+        @numba.cuda.jit("void(int64[::1])")
+        def k(a):
+            sdata = numba.cuda.shared.array(shape=THREADS, dtype=numba.int64)
+            sdata[0] = a[0]
+            a[0] = sdata[0] + THREADS
+    """))
+    from translator import translate_file
+
+    cu = translate_file(tmp_path / "k.py")
+    assert "THREADS = 64;" in cu and "__shared__ int64_t sdata[THREADS];" in cu
+
+
+def test_min_max_of_an_int64_and_a_literal_compiles():
+    """translate's own compile check caught this: a literal next to an int64 did not deduce the template."""
+    from translator.runtime.selfcheck import check_cu
+
+    cu = translate("""
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], int64)")
+        def clamp_copy(x, first):
+            j = min(max(first + cuda.threadIdx.x, 0), x.shape[0] - 1)
+            x[j] = 1.0
+    """)
+    outcome = check_cu(cu, "mod.py")
+    assert outcome.compiler and outcome.ok, outcome.problems
+
+
+def test_the_drop_in_dispatches_several_signatures_by_argument_types():
+    import numpy as np
+    import torch
+    from translator.runtime.launch import Dispatcher
+
+    class Fake:  # a translated kernel: records what it was launched with
+        def __init__(self, name):
+            self.name = self.__doc__ = name
+
+        def __getitem__(self, config):
+            return lambda *args: self.name
+
+    d = Dispatcher("double", [Fake("double_float32"), Fake("double_float64")],
+                   [[("float32", 1), ("float32", 1)], [("float64", 1), ("float64", 1)]])
+    assert d[1, 32](np.zeros(4, np.float64), np.zeros(4, np.float64)) == "double_float64"
+    assert d[1, 32](torch.zeros(4), torch.zeros(4)) == "double_float32"
+    with pytest.raises(TypeError, match="no signature takes"):
+        d[1, 32](np.zeros(4, np.int32), np.zeros(4, np.int32))
+
+
+@pytest.mark.gpu
+def test_several_signatures_launch_like_numbas_dispatcher(tmp_path):
+    """On the GPU: one drop-in name, a C kernel per signature, picked by the arguments' element types."""
+    import torch
+    import numba2cuda
+
+    path = tmp_path / "double_sigs.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+
+        @cuda.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])
+        def double(x, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = 2 * x[i]
+    """))
+    mod = numba2cuda.load(path)
+    for dtype in (torch.float32, torch.float64):
+        x = torch.linspace(-3, 3, 1000, dtype=dtype, device="cuda")
+        out = torch.full_like(x, float("nan"))
+        mod.double[4, 256](x, out)
+        assert torch.equal(out, 2 * x)
+
+
+def test_the_signature_and_names_at_the_cuda_jit_call_site():
+    """numba-cuda's own tests: `sig` bound in each test method, a type bound to another name (a free variable)."""
+    src = """
+        import numpy as np
+        from numba import cuda, float64, int32
+
+        def kernel(A, i):
+            A[i] = 1
+
+        def uses_an_alias(A, i):
+            sdata = cuda.shared.array(size, dtype=nbtype)
+            A[i] = sdata[i]
+
+        size = 1024
+        nbtype = float64
+
+        class TestKernels:
+            def test_float(self):
+                sig = (float64[:], int32)
+                k = cuda.jit(sig)(kernel)
+                sig = (int32[:], int32)
+                k2 = cuda.jit(sig)(uses_an_alias)
+    """
+    cu = translate(src)
+    assert "void kernel(double *A, int i)" in cu and "void uses_an_alias(int *A, int i)" in cu
+    assert "__shared__ double sdata[size];" in cu
+
+
+def test_a_factory_whose_decorator_needs_its_parameters():
+    src = """
+        from numba import cuda
+
+        def make_copy(threads):
+            @cuda.jit("void(float32[::1], float32[::1])", launch_bounds=threads)
+            def copy(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i]
+            return copy
+
+        copy256 = make_copy(256)
+    """
+    assert "__global__ void __launch_bounds__(256) copy256(" in translate(src)
+
+
+def test_a_device_array_global_is_not_baked_in():
+    """numba-cuda's globals doc: a device array is captured by pointer, so its later contents reach the kernel."""
+    src = """
+        def test_capture():
+            import numpy as np
+            from numba import cuda
+
+            PRICES = cuda.to_device(np.array([10.0, 25.0, 5.0], dtype=np.float32))
+
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def totals(q, out):
+                i = cuda.grid(1)
+                if i < out.size:
+                    out[i] = q[i] * PRICES[i] + len(PRICES)
+    """
+    text = error(src)
+    assert "'PRICES': is a device array: Numba captures its pointer" in text
+
+
+def test_a_first_launch_that_may_not_run_leaves_the_value_unknown():
+    """A launch under an if may not happen; the kernel then compiles at a later launch, after the reassignment."""
+    src = CAPTURE.format(before="").replace("        totals[1, 32](np.ones(3), np.zeros(3))\n        TAX_RATE",
+                                            "        if np.random.rand() > 2:\n"
+                                            "            totals[1, 32](np.ones(3), np.zeros(3))\n        TAX_RATE", 1)
+    assert "if np.random.rand() > 2:" in src
+    text = error(src, types=parse_types_option("q=float64[:], out=float64[:]"))
+    assert "closure variable 'PRICES': is a NumPy array changed in place (line 20)" in text

@@ -1,0 +1,230 @@
+"""--import-module: the module imported in a sandboxed child (the CUDA simulator, no GPU), its kernels found as
+the dispatchers it makes, however made, and their free names taken from the values the run gives; and
+numba2cuda.load(kernel) reading a kernel object the caller holds."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+from translator.cli import main
+from translator.errors import UserError
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+from translator.emit.render import render_program
+
+FACTORY = """
+    import math
+    import os
+    import numpy as np
+    from numba import cuda, float32
+
+    SCALE = float(os.environ.get("N2C_TEST_SCALE", "2.5"))
+    COEFFS = np.cos(np.linspace(0, math.pi, 7)).astype(np.float32)
+    DT = np.float32
+    KEY_SEEN = int("OPENAI_API_KEY" in os.environ)
+
+    def make_axpy(alpha, block):
+        @cuda.jit(device=True)
+        def helper(x):
+            return x * alpha
+
+        def axpy(x, y, out):
+            buf = cuda.shared.array(block, DT)
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = helper(x[i]) + y[i] + COEFFS[i % 7] + KEY_SEEN
+        return cuda.jit("void(float32[::1], float32[::1], float32[::1])", launch_bounds=block, lineinfo=True)(axpy)
+
+    axpy_fast = make_axpy(SCALE * 2, 128)
+    axpy_slow = make_axpy(0.5, 64)
+
+    if __name__ == "__main__":
+        raise SystemExit("the main block must not run on import")
+"""
+
+
+def write(tmp_path, text, name="mod.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def translate(path, **options) -> str:
+    info = parse_file(path, options.pop("import_module", "sim"))
+    return render_program(build_program(info, Options(**options)), path.name)
+
+
+def test_static_reading_cannot_and_says_to_import(tmp_path):
+    path = write(tmp_path, FACTORY)
+    with pytest.raises(UserError) as exc:
+        translate(path, import_module=None)
+    assert "--import-module" in exc.value.text
+
+
+def test_factory_kernels_with_computed_arguments(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-reach-the-child")
+    cu = translate(write(tmp_path, FACTORY))
+    assert "__launch_bounds__(128) axpy_fast(" in cu and "__launch_bounds__(64) axpy_slow(" in cu
+    assert "alpha = 5.0;" in cu and "alpha_2 = 0.5;" in cu  # each dispatcher's own closure cells
+    assert "__shared__ float buf[block];" in cu and "block = 128;" in cu and "block_2 = 64;" in cu
+    assert "__constant__ float COEFFS[7] = {1.0f, 0.8660254f, 0.5f" in cu
+    assert "KEY_SEEN = 0;" in cu  # the child's environment has no secrets
+    assert "out[i] = helper(x[i])" in cu and "out[i] = helper_2(x[i])" in cu
+
+
+def test_several_signatures_and_project_machinery(tmp_path):
+    path = write(tmp_path, """
+        from numba import cuda
+
+        REGISTRY = {}
+
+        def register(*sigs):
+            def deco(fn):
+                REGISTRY[fn.__name__] = cuda.jit(list(sigs))(fn)
+                return REGISTRY[fn.__name__]
+            return deco
+
+        @register("void(float32[::1])", "void(float64[::1])")
+        def twice(a):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                a[i] = 2 * a[i]
+    """)
+    prog = build_program(parse_file(path, "sim"), Options())
+    assert [k.c_name for k in prog.kernels] == ["twice_float32", "twice_float64"]
+
+
+def test_an_import_that_fails_is_a_user_error_with_its_message(tmp_path, capsys):
+    path = write(tmp_path, "import numba_no_such_module\n")
+    rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "importing the module raised ModuleNotFoundError" in err and "Traceback" not in err
+    assert f"{path}:1:1: error: --import-module" in err  # located at the statement that raised
+    assert not (tmp_path / "out.cu").exists()
+
+
+def test_an_import_that_hangs_is_stopped(tmp_path, monkeypatch):
+    from translator.frontend import importmode
+
+    monkeypatch.setattr(importmode, "IMPORT_SECONDS", 8.0)
+    path = write(tmp_path, "while True:\n    pass\n")
+    with pytest.raises(UserError) as exc:
+        parse_file(path, "sim")
+    assert "timed out" in exc.value.text and "__main__" in exc.value.text
+
+
+def test_an_array_past_constant_memory_is_a_clear_error(tmp_path):
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        TABLE = np.arange(100_000, dtype=np.float32) * 0.5
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = TABLE[3]
+    """)
+    with pytest.raises(UserError) as exc:
+        translate(path)
+    assert "400000 bytes" in exc.value.text and "64 KiB" in exc.value.text
+
+
+def test_pyproject_turns_the_mode_on(tmp_path):
+    from translator.lower.options import options_from
+
+    (tmp_path / "pyproject.toml").write_text("[tool.numba2cuda]\nimport_module = true\n")
+    path = write(tmp_path, FACTORY)
+
+    class Args:
+        file = str(path)
+        kernel = None
+        types = None
+        specialize = None
+        no_assume_nonnegative = False
+        import_module = None
+
+    assert options_from(Args()).import_module == "sim"
+
+
+def _closure_kernel(factor):
+    from numba import cuda
+
+    @cuda.jit
+    def scaled(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            out[i] = x[i] * factor
+    return scaled
+
+
+def test_a_kernel_object_is_read_from_the_object_itself():
+    from translator.ir.typesys import parse_types_option
+    from translator.runtime.dropin import kernel_sources
+
+    kernel = _closure_kernel(np.float32(1.5))
+    program, cu, cpp, path = kernel_sources(kernel, Options(types=parse_types_option("x=float32[::1], out=float32[::1]")))
+    assert path == os.path.realpath(__file__)
+    assert [k.c_name for k in program.kernels] == ["scaled"]
+    assert "factor = 1.5f;" in cu and "out[i] = x[i] * factor;" in cu
+
+
+@pytest.mark.gpu
+def test_load_of_a_kernel_object_runs_like_the_original():
+    import torch
+    import numba2cuda
+    from numba import cuda
+
+    kernel = _closure_kernel(np.float32(1.5))
+    fast = numba2cuda.load(kernel, types="x=float32[::1], out=float32[::1]")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.empty_like(x)
+    fast[4, 256](x, out)
+    ref = cuda.device_array(1000, dtype=np.float32)
+    kernel[4, 256](cuda.as_cuda_array(x), ref)
+    assert np.array_equal(out.cpu().numpy(), ref.copy_to_host())
+
+
+def test_verify_with_the_import_mode(tmp_path, capsys):
+    """A factory called with a value computed at import: translated from the import, and equivalent on the CPU tier."""
+    path = write(tmp_path, """
+        import math
+        import os
+        import numpy as np
+        from numba import cuda
+
+        GAIN = float(os.environ.get("N2C_TEST_GAIN", "1.5"))
+
+        def make_gain(gain):
+            @cuda.jit("void(float32[::1], float32[::1])")
+            def apply_gain(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = x[i] * gain
+            return apply_gain
+
+        amplify = make_gain(GAIN * 2)
+
+        def example(rng, size="small"):
+            n = 300
+            x = rng.standard_normal(n).astype(np.float32)
+            out = np.zeros(n, dtype=np.float32)
+            return dict(kernel=amplify, griddim=math.ceil(n / 128), blockdim=128, shared=0, args=[x, out],
+                        expected={1: (x.astype(np.float64) * 3.0).astype(np.float32)}, rtol=0, atol=0)
+    """, name="gain.py")
+    rc = main(["verify", str(path), "--device", "cpu", "--import-module"])
+    out = capsys.readouterr()
+    assert rc == 0 and "verdict: EQUIVALENT" in out.out, out.out + out.err
+    rc = main(["verify", str(path), "--device", "cpu"])
+    assert rc == 2 and "--import-module" in capsys.readouterr().err
+
+
+def test_the_pyproject_key_is_a_known_setting(tmp_path):
+    from translator.settings import unknown_pyproject_keys
+
+    (tmp_path / "pyproject.toml").write_text("[tool.numba2cuda]\nimport_module = true\nimport_modul = true\n")
+    warnings = unknown_pyproject_keys(tmp_path)
+    assert len(warnings) == 1 and "import_modul " in warnings[0] and "did you mean import_module" in warnings[0]

@@ -1,0 +1,74 @@
+"""`translate` compiles its own output before reporting success: CUDA C the compiler rejects is a numba2cuda defect,
+reported at the Python line it came from, exit 70, nothing written; `--no-check` skips the check."""
+
+from __future__ import annotations
+
+import pytest
+
+from translator.cli import main
+from translator.errors import EXIT_INTERNAL
+from translator.runtime import selfcheck
+
+SOURCE = '''from numba import cuda
+
+
+@cuda.jit("void(float32[::1])")
+def twice(a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = 2 * a[i]
+'''
+
+
+@pytest.fixture
+def module(tmp_path):
+    path = tmp_path / "twice.py"
+    path.write_text(SOURCE)
+    return path
+
+
+def broken_translation(monkeypatch):
+    """Stands for a translator defect: the body statement of line 8 comes out as C that does not compile."""
+    from translator.llm import backend
+
+    real = backend.render_program
+
+    def render(program, name):
+        return real(program, name).replace("a[i] = 2.0 * a[i];", "a[i] = 2.0 * [i];")
+
+    monkeypatch.setattr(backend, "render_program", render)
+
+
+def test_a_translation_the_compiler_rejects_is_a_located_defect(module, tmp_path, capsys, monkeypatch):
+    broken_translation(monkeypatch)
+    out = tmp_path / "twice.cu"
+    rc = main(["translate", str(module), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == EXIT_INTERNAL == 70
+    assert f"{module}:8:9: internal error: numba2cuda translated this into CUDA C that" in err
+    assert "        a[i] = 2 * a[i]" in err and "--no-check" in err
+    assert not out.exists()
+
+
+def test_no_check_writes_it_anyway(module, tmp_path, capsys, monkeypatch):
+    broken_translation(monkeypatch)
+    out = tmp_path / "twice.cu"
+    assert main(["translate", str(module), "-o", str(out), "--no-check"]) == 0
+    assert "2.0 * [i]" in out.read_text()
+
+
+def test_a_translation_that_compiles_is_written_and_remembered(module, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("NUMBA2CUDA_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "twice.cu"
+    assert main(["translate", str(module), "-o", str(out)]) == 0
+    assert list((tmp_path / "cache" / "selfcheck").iterdir())  # the marker: the next check costs nothing
+    assert selfcheck.check_cu(out.read_text()).cached
+
+
+def test_compiler_errors_map_to_python_lines():
+    text = "\n".join(["// twice.py:4", "__global__ void twice(float *a)", "{",
+                      "    int64_t i = 0;  // twice.py:6", "    a[i] = 2 * [i];  // twice.py:8", "}"])
+    output = ("/tmp/x/translation.cu(5): error: expected an expression\n"
+              "/tmp/x/translation.cu:3:1: error: something g++ says\n")
+    problems = selfcheck.parse_errors(output, text)
+    assert [(p.cu_line, p.py_line) for p in problems] == [(5, 8), (3, 4)]

@@ -1,0 +1,349 @@
+"""A module's or an enclosing function's statements -> what each name holds when a kernel compiles, where that
+can be known without running anything.
+
+Numba reads a kernel's free names (module globals and closure variables) when it compiles the kernel, at the
+first launch. A name bound once to a constant expression holds that constant then, wherever the binding is;
+so does one set under an `if` whose test is itself a constant (`if USE_DOUBLE:`, `if config.ENABLE_CUDASIM:`,
+which is False on the GPU numba2cuda translates for), or set to the same constant on every branch. For every
+other name the reason is recorded (assigned twice, set under an undecidable test, computed by a call), and
+whether running the module would tell (`needs_run`: the import mode's flag is then the hint).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .constants import ConstEvalError, const_eval
+from .names import dotted
+
+if TYPE_CHECKING:
+    from .info import ModuleInfo
+
+_TABLES = ("constants", "nonconstant", "value_nodes", "needs_run", "aliases")
+
+
+def why_not_constant(node, owner: str | None = None) -> str:
+    runs = "the module runs" if owner is None else f"'{owner}' runs"
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "is a string; kernels have no strings"
+    if isinstance(node, cst.Call):
+        return f"is computed when {runs} (by a call), and numba2cuda does not run the module"
+    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+        return "is a Python container; kernels cannot use lists, dicts or sets"
+    return "is not a constant numba2cuda can evaluate without running the module"
+
+
+class Binder:
+    """Fills a ModuleInfo's (or scope view's) name tables from statements, in the order they run."""
+
+    def __init__(self, view: ModuleInfo, owner: str | None = None, sibling=None):
+        self.view = view
+        self.owner = owner  # None at module level, else the enclosing function's name
+        self.sibling = sibling  # (module name, level) -> the sibling module's ModuleInfo or None
+        self.bound: set = set()
+        self.loop_depth = 0
+        self.branch_depth = 0
+
+    # ------------------------------------------------------------ entry
+    def run(self, statements) -> None:
+        for stmt in statements:
+            self.statement(stmt)
+
+    def bind_parameters(self, fn: cst.FunctionDef, values: dict | None = None) -> None:
+        """The enclosing function's parameters: constants when a call gives them (a factory called at module
+        level with constant arguments), otherwise known only when it is called."""
+        params = fn.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.append(star.name.value)
+        for name in names:
+            self.bound.add(name)
+            if values is not None and name in values:
+                self._set_constant(name, values[name], None)
+            else:
+                self._unknown(name, f"is a parameter of '{fn.name.value}', known only when it is called", run=True)
+
+    # ------------------------------------------------------------ statements
+    def statement(self, stmt) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            self._unbind(stmt.name.value)
+        elif isinstance(stmt, cst.If):
+            self.if_statement(stmt)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            if isinstance(stmt, cst.For):
+                self._bind_target(stmt.target, "is a loop variable")
+            self.loop_depth += 1
+            self.block(stmt.body)
+            if stmt.orelse is not None:
+                self.block(stmt.orelse.body)
+            self.loop_depth -= 1
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    self._bind_target(item.asname.name, "is bound by a with statement")
+            self.block(stmt.body)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.branches([[stmt.body] + ([stmt.orelse.body] if stmt.orelse else [])]
+                          + [[h.body] for h in stmt.handlers], "a try statement", stmt)
+            if stmt.finalbody is not None:
+                self.block(stmt.finalbody.body)
+        elif isinstance(stmt, cst.Match):
+            self.branches([[case.body] for case in stmt.cases] + [[]], "a match statement", stmt)
+
+    def block(self, body) -> None:
+        if isinstance(body, cst.SimpleStatementSuite):
+            for small in body.body:
+                self.small(small)
+        else:
+            self.run(body.body)
+
+    def small(self, small) -> None:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                full = dotted(alias.name)
+                local = alias.asname.name.value if alias.asname else full.split(".")[0]
+                self._import(local, full if alias.asname else local, None, 0)
+        elif isinstance(small, cst.ImportFrom):
+            mod = dotted(small.module) if small.module is not None else ""
+            level = len(small.relative)
+            if isinstance(small.names, cst.ImportStar):
+                self.star_import(mod, level)
+                return
+            for alias in small.names:
+                name = alias.name.value
+                local = alias.asname.name.value if alias.asname else name
+                self._import(local, "." * level + (f"{mod}.{name}" if mod else name), (mod, level, name), level)
+        elif isinstance(small, cst.Assign):
+            for target in small.targets:
+                self.assign(target.target, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.assign(small.target, small.value)
+        elif isinstance(small, cst.AugAssign):
+            self._bind_target(small.target, "is changed in place")
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for item in small.names:
+                self._unknown(item.name.value, "is rebound through a global/nonlocal statement")
+        elif isinstance(small, cst.Del):
+            self._bind_target(small.target, "is deleted")
+
+    def assign(self, target, value) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+                for t, v in zip(target.elements, value.elements):
+                    self.assign(t.value, v.value)
+            else:
+                self._bind_target(target, "is unpacked from a value numba2cuda cannot evaluate")
+            return
+        if not isinstance(target, cst.Name):
+            return  # an attribute or an element: not a name binding
+        name = target.value
+        self._history(name, value)
+        if name in self.bound:
+            where = "at module level" if self.owner is None else f"in '{self.owner}'"
+            self._unknown(name, f"is assigned more than once {where}, so its value is unknown")
+            return
+        self.bound.add(name)
+        if self.loop_depth:
+            self._unknown(name, "is assigned in a loop, so its value when the kernel compiles is unknown")
+            return
+        self.view.value_nodes[name] = value
+        try:
+            result = const_eval(self.view, value)
+        except ConstEvalError:
+            qualified = self._qualified(value)
+            if qualified is not None:  # nbtype = float32, DT = np.float32, sq = math.sqrt: another name for it
+                self.view.nonconstant.pop(name, None)
+                self.view.aliases[name] = qualified
+                return
+            self._unknown(name, why_not_constant(value, self.owner), run=not isinstance(value, (
+                cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set)))
+            return
+        self._set_constant(name, result, value)
+
+    # ------------------------------------------------------------ if / try: branches
+    def if_statement(self, stmt: cst.If) -> None:
+        try:
+            test = const_eval(self.view, stmt.test)
+            decided = True
+        except ConstEvalError:
+            decided = False
+        if decided:
+            taken = stmt.body if _truthy(test) else stmt.orelse
+            if isinstance(taken, cst.If):
+                self.if_statement(taken)
+            elif taken is not None:
+                self.block(taken.body if isinstance(taken, cst.Else) else taken)
+            return
+        arms, node = [], stmt
+        while True:
+            arms.append([node.body])
+            if isinstance(node.orelse, cst.If):
+                node = node.orelse
+                continue
+            arms.append([node.orelse.body] if node.orelse is not None else [])
+            break
+        self.branches(arms, f"`if {self.view.code(stmt.test)}`", stmt)
+
+    def branches(self, arms: list, what: str, stmt) -> None:
+        """Run each arm from the same start; a name keeps a value only if every arm gives it that value."""
+        start = self._snapshot()
+        results = []
+        self.branch_depth += 1
+        for arm in arms:
+            self._restore(start)
+            for body in arm:
+                self.block(body)
+            results.append(self._snapshot())
+        self.branch_depth -= 1
+        self._restore(start)
+        line = self.view.reporter.location(stmt).line
+        touched = set().union(*(r["bound"] - start["bound"] for r in results), *(
+            {n for n in r["bound"] & start["bound"] if r["value_nodes"].get(n) is not start["value_nodes"].get(n)}
+            for r in results))
+        for r in results:
+            self.view.aliases.update(r["aliases"])
+        for name in sorted(touched):
+            values = [r["constants"].get(name, _MISSING) for r in results]
+            first = values[0]
+            same = first is not _MISSING and name not in start["bound"] and all(
+                v is not _MISSING and type(v) is type(first) and v == first for v in values)
+            self.bound.add(name)
+            if same:
+                self._set_constant(name, first, results[0]["value_nodes"].get(name))
+            else:
+                self._unknown(name, f"is set under {what} (line {line}), which numba2cuda cannot decide "
+                                    "without running the module", run=True)
+
+    def _qualified(self, value) -> str | None:
+        """The qualified name a Name or dotted Attribute refers to through the imports, or None."""
+        name = dotted(value)
+        if not name:
+            return None
+        head, _, rest = name.partition(".")
+        if head not in self.view.aliases:
+            return None
+        return self.view.aliases[head] + ("." + rest if rest else "")
+
+    def _history(self, name, value) -> None:
+        """Straight-line assignments (not under an if, a loop or a try) in order: with the line a kernel compiles
+        at, they tell which one it sees (discover.py). Any other binding of the name spoils them."""
+        history = self.view.history
+        if value is not None and not self.loop_depth and not self.branch_depth and history.get(name, []) is not None:
+            history.setdefault(name, []).append((self.view.reporter.location(value).line, value))
+        else:
+            history[name] = None
+
+    # ------------------------------------------------------------ tables
+    def _import(self, local, qualified, from_parts, level) -> None:
+        self._unbind(local)
+        self.bound.add(local)
+        if from_parts is not None and self.sibling is not None:
+            mod, level, name = from_parts
+            sibling = self.sibling(mod, level)
+            if sibling is not None and name in sibling.constants:
+                self._set_constant(local, sibling.constants[name], None)
+                return
+            if sibling is not None and name in sibling.nonconstant:
+                self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
+                return
+        elif from_parts is None and self.sibling is not None and level == 0 and "." not in qualified:
+            sibling = self.sibling(qualified, 0)
+            if sibling is not None:  # `import params`: its constants as `params.N`
+                for name, value in sibling.constants.items():
+                    if "." not in name:
+                        self.view.constants[f"{local}.{name}"] = value
+        self.view.aliases[local] = qualified
+
+    def star_import(self, mod: str, level: int) -> None:
+        """`from helpers import *`: the public names of a module next to the file, read as it is; of any other
+        module, nothing is known (`star_imports` says which, for the messages)."""
+        sibling = self.sibling(mod, level) if self.sibling is not None else None
+        if sibling is None:
+            self.view.star_imports.append("." * level + mod)
+            return
+        for name, qualified in sibling.aliases.items():
+            if not name.startswith("_"):
+                self._unbind(name)
+                self.view.aliases[name] = qualified
+        for name, value in sibling.constants.items():
+            if not name.startswith("_") and "." not in name:
+                self._set_constant(name, value, None)
+        for name, reason in sibling.nonconstant.items():
+            if not name.startswith("_"):
+                self.view.nonconstant.setdefault(name, f"(from {mod}) {reason}")
+
+    def _set_constant(self, name, value, node) -> None:
+        self.view.constants[name] = value
+        self.view.nonconstant.pop(name, None)
+        self.view.needs_run.discard(name)
+        if name in self.view.aliases and node is not None:
+            del self.view.aliases[name]
+
+    def _unknown(self, name, reason, run=False) -> None:
+        self.view.constants.pop(name, None)
+        self.view.nonconstant[name] = reason
+        if run:
+            self.view.needs_run.add(name)
+        else:
+            self.view.needs_run.discard(name)
+
+    def _unbind(self, name) -> None:
+        """A def, class or import rebinds NAME: no longer a constant of an outer scope."""
+        self.view.constants.pop(name, None)
+        self.view.nonconstant.pop(name, None)
+
+    def _bind_target(self, target, reason) -> None:
+        if isinstance(target, cst.Name):
+            self._history(target.value, None)
+            self.bound.add(target.value)
+            self._unknown(target.value, reason)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._bind_target(el.value, reason)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, reason)
+
+    def _snapshot(self) -> dict:
+        out = {t: (set(getattr(self.view, t)) if t == "needs_run" else dict(getattr(self.view, t))) for t in _TABLES}
+        out["bound"] = set(self.bound)
+        return out
+
+    def _restore(self, snap) -> None:
+        for t in _TABLES:
+            table = getattr(self.view, t)
+            table.clear()
+            table.update(snap[t])
+        self.bound = set(snap["bound"])
+
+
+def called_at_import(info: ModuleInfo, function: str) -> bool:
+    """Whether a statement at module level calls FUNCTION (so importing the module makes what it makes)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Call(self, node) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == function:
+                found.append(node)
+
+    info.module_info.module.visit(Finder())
+    return bool(found)
+
+
+_MISSING = object()
+
+
+def _truthy(value) -> bool:
+    return bool(getattr(value, "value", value))

@@ -1,0 +1,193 @@
+"""A decorator, or the callee of `callee(fn)` -> the cuda.jit it applies (however spelled: cuda.jit, a name bound to it,
+a project's own decorator function); a function and that jit -> its FunctionInfo (signatures, options, notes)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Unsupported
+from ..ir import typesys as T
+from .info import FunctionInfo, ModuleInfo
+from .jitoptions import argtypes_signature, is_jit_name, read_options, read_signatures, type_text
+from .names import resolve
+
+_MAX_DEPTH = 6  # decorators that wrap decorators: deeper than this is not followed
+
+
+# ------------------------------------------------------------------ what makes a jit
+
+def jit_parts(info: ModuleInfo, expr, depth: int = 0):
+    """(positional args, keyword args) of the cuda.jit an expression applies, or None if it applies none.
+
+    `expr` is a decorator expression (or the callee of `callee(fn)`): cuda.jit, cuda.jit(...), a name bound to
+    one, or a call of a project's decorator function."""
+    if depth > _MAX_DEPTH:
+        return None
+    call = expr if isinstance(expr, cst.Call) else None
+    target = call.func if call is not None else expr
+    if is_jit_name(info, target):
+        return ([], {}) if call is None else _call_args(call)
+    if not isinstance(target, cst.Name):
+        return None
+    name = target.value
+    bound = info.value_nodes.get(name)
+    if bound is not None:  # gpu_jit = cuda.jit(fastmath=True), or jit = cuda.jit
+        inner = jit_parts(info, bound, depth + 1)
+        if inner is None:
+            return None
+        if call is None:
+            return inner
+        if isinstance(bound, cst.Call):
+            return None  # calling what cuda.jit(...) returned: that is applying it to a function, not a decorator
+        args, kwargs = _call_args(call)
+        return inner[0] + args, {**inner[1], **kwargs}
+    entry = info.plain_functions.get(name)
+    if entry is None:
+        return None
+    return _project_decorator(info, entry[0], entry[1], call, depth)
+
+
+def _call_args(call: cst.Call):
+    return [a.value for a in call.args if a.keyword is None and not a.star], \
+        {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+
+
+def _project_decorator(info, fn: cst.FunctionDef, fn_view, call, depth):
+    """`@D` where D(f) returns cuda.jit(...)(f), or `@D(x)` where D(x) returns cuda.jit(...) or a function that
+    applies it: the cuda.jit's arguments, D's parameters replaced by the decorator's arguments."""
+    ret = returned_expression(fn)
+    if ret is None:
+        return None
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    env = {}
+    if call is not None:
+        args, kwargs = _call_args(call)
+        env = dict(zip(params, args))
+        env.update({k: v for k, v in kwargs.items() if k in params})
+        env["*"] = (args[len(params):], {k: v for k, v in kwargs.items() if k not in params})
+    applied = isinstance(ret, cst.Call) and isinstance(ret.func, cst.Call) and is_jit_name(fn_view, ret.func.func)
+    if call is None:  # @D: D(f) must apply cuda.jit to its parameter f
+        if applied and _is_param(ret, params[:1]):
+            return _substitute(fn_view, ret.func, {}, params)
+        if isinstance(ret, cst.Call) and is_jit_name(fn_view, ret.func) and ret.args and \
+                isinstance(ret.args[0].value, cst.Name) and ret.args[0].value.value == params[0]:
+            args, kwargs = _substitute(fn_view, ret, {}, params)
+            return args[1:], kwargs
+        return None
+    if isinstance(ret, cst.Call) and is_jit_name(fn_view, ret.func):  # D(sig) returns cuda.jit(sig, ...)
+        return _substitute(fn_view, ret, env, params)
+    if isinstance(ret, cst.Name):  # D(sig) returns an inner decorator that applies cuda.jit
+        inner = next((s for s in body_of(fn) if isinstance(s, cst.FunctionDef) and s.name.value == ret.value), None)
+        inner_ret = returned_expression(inner) if inner is not None else None
+        inner_params = [p.name.value for p in inner.params.params] if inner is not None else []
+        if isinstance(inner_ret, cst.Call) and isinstance(inner_ret.func, cst.Call) and \
+                is_jit_name(fn_view, inner_ret.func.func) and _is_param(inner_ret, inner_params[:1]):
+            return _substitute(fn_view, inner_ret.func, env, params)
+    if isinstance(ret, cst.Call) and depth < _MAX_DEPTH:  # D(sig) returns another decorator's result
+        inner = jit_parts(fn_view, ret, depth + 1)
+        if inner is not None:
+            return [env.get(a.value, a) if isinstance(a, cst.Name) else a for a in inner[0]], \
+                {k: env.get(v.value, v) if isinstance(v, cst.Name) else v for k, v in inner[1].items()}
+    return None
+
+
+def _is_param(call: cst.Call, names) -> bool:
+    return len(call.args) == 1 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value in names
+
+
+def _substitute(view, call: cst.Call, env: dict, params) -> tuple:
+    args, kwargs = [], {}
+    extra_args, extra_kwargs = env.get("*", ([], {}))
+    for a in call.args:
+        value = a.value
+        if isinstance(value, cst.Name) and value.value in env:
+            value = env[value.value]
+        if a.star == "*":
+            args.extend(extra_args)
+        elif a.star == "**":
+            kwargs.update(extra_kwargs)
+        elif a.keyword is None:
+            args.append(value)
+        else:
+            kwargs[a.keyword.value] = value
+    return args, kwargs
+
+
+def body_of(fn: cst.FunctionDef) -> list:
+    return list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+
+
+def returned_expression(fn: cst.FunctionDef | None):
+    """The expression of a function's last top-level `return`, or None."""
+    if fn is None:
+        return None
+    for stmt in reversed(body_of(fn)):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return):
+                    return small.value
+    return None
+
+
+# ------------------------------------------------------------------ one function
+
+def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: str, name: str | None = None,
+                  site=None, site_view: ModuleInfo | None = None) -> FunctionInfo:
+    """The FunctionInfo of FN (whose names VIEW holds) compiled by a cuda.jit with arguments JIT, read in SITE_VIEW
+    (where the cuda.jit is written: a test method's `cuda.jit(sig)(fn)`; default VIEW)."""
+    args, kwargs = jit
+    at = site_view or view
+    notes: list = []
+    options = read_options(at, kwargs, notes)
+    is_device = bool(options.get("device"))
+    signatures = read_signatures(at, args[0], site) if args else []
+    if not args and "argtypes" in kwargs:
+        signatures = [argtypes_signature(at, kwargs)]
+        notes.append((kwargs["argtypes"], "@cuda.jit(argtypes=...)", "read as the signature (numba-cuda now asks "
+                      "for the signature as the first argument)"))
+    params_node = fn.params
+    if params_node.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params_node.star_kwarg or \
+            params_node.kwonly_params:
+        raise Unsupported(fn.name, "*args/**kwargs", "kernels take a fixed list of positional parameters")
+    params = [p.name.value for p in params_node.posonly_params] + [p.name.value for p in params_node.params]
+    for p in list(params_node.params):
+        if p.default is not None:
+            raise Unsupported(p, "default parameter value", "kernels and device functions cannot have defaults",
+                              "pass the value explicitly at every call")
+    annotations = {}
+    for p in list(params_node.posonly_params) + list(params_node.params):
+        if p.annotation is None:
+            continue
+        text = type_text(view, p.annotation.annotation)
+        try:
+            annotations[p.name.value] = T.parse_type(text)
+        except T.TypeStringError as exc:
+            if _looks_like_numba_type(view, p.annotation.annotation):
+                raise Unsupported(p.annotation, "type annotation", str(exc)) from None
+            notes.append((p.annotation, f"annotation '{view.code(p.annotation.annotation)}'",
+                          "not a Numba type; ignored, as Numba ignores annotations"))
+    for sig in signatures:
+        where = args[0] if args else kwargs.get("argtypes", fn.name)
+        if len(sig[1]) != len(params):
+            raise Unsupported(where, "signature", f"has {len(sig[1])} argument types for {len(params)} parameters")
+        if not is_device and sig[0] not in (None, T.VOID):
+            raise Unsupported(where, "signature", "a kernel must return void", "use 'void(...)'")
+    if is_device and len(signatures) > 1:
+        raise Unsupported(args[0], "several signatures on a device function",
+                          "a device function is compiled for the argument types each call passes",
+                          "keep one signature, or remove it")
+    fi = FunctionInfo(name or fn.name.value, fn, is_device, params, signatures[0] if signatures else None,
+                      annotations, options, enclosing, key=key, signatures=signatures, site=site)
+    fi.notices = [view.reporter.make(node, construct, message) for node, construct, message in notes]
+    fi.also_known_as = {fn.name.value, fi.name}
+    return fi
+
+
+def _looks_like_numba_type(view, node) -> bool:
+    """An annotation that means to be a Numba type (a string, or a name from numba) but does not parse."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    base = node.value if isinstance(node, cst.Subscript) else node
+    canon = resolve(view, base) or ""
+    return canon.startswith(("numba.", "cuda.")) or (
+        isinstance(base, cst.Name) and base.value in ("float32", "float64", "int32", "int64"))

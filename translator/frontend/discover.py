@@ -1,0 +1,288 @@
+"""A parsed module -> its kernels and device functions as Numba would make them, found by reading the source.
+
+Numba makes a kernel wherever cuda.jit is applied to a function, so numba2cuda looks for every spelling:
+  * a decorator: `@cuda.jit`, `@cuda.jit(sig, ...)`, a name bound to either (`gpu = cuda.jit(fastmath=True)`),
+    or a project's own decorator whose body returns one (`def kernel(f): return cuda.jit(f)`,
+    `def kernel(sig): return cuda.jit(sig, fastmath=True)`, or an inner decorator function that does);
+  * a call: `k = cuda.jit(sig)(fn)`, `cuda.jit(fn, device=True)`, wherever it is written (module level, a
+    test method); several calls on one function merge as several signatures of one kernel;
+  * inside a function (the numba-cuda doc examples): the kernel sees that function's imports and constants
+    (scope views, frontend/info.py);
+  * a factory: `scale3 = make_scaler(3.0)` at module level, where make_scaler defines a kernel that closes over
+    its parameters and returns it: the kernel is made again with the parameters bound to the call's constants.
+A kernel name defined twice in one scope is the last definition, as in Python.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+
+import libcst as cst
+
+from ..errors import Unsupported
+from .bindings import Binder
+from .closures import array_mutations, at_compile, bind_call, publishes_locals
+from .constants import ConstArray
+from .decorators import function_info, jit_parts, returned_expression
+from .info import FunctionInfo, ModuleInfo
+from .jitoptions import is_jit_name, type_text
+from .ufuncs import cpu_jit, ufunc_decorator
+
+# ------------------------------------------------------------------ the walk
+
+class Discoverer:
+    """Walks the module once for definitions (with a scope view per enclosing function), then applies the
+    cuda.jit calls and the factory calls it saw."""
+
+    def __init__(self, info: ModuleInfo, sibling=None):
+        self.info = info
+        self.sibling = sibling
+        self.sites: list = []  # (view, call, bound name, key prefix)
+        self.made_at: dict = {}  # cuda.jit(...)(fn) call -> the FunctionInfo it made
+        self.candidates: list = []  # (def, its scope view): functions that may be kernel factories
+        info.plain_functions = ChainMap(info.plain_functions)
+        info.failed_functions = ChainMap(info.failed_functions)
+
+    def run(self) -> None:
+        self.walk(self.info, self.info.module.body, None, "")
+        self.apply_sites(0)
+        self.instantiate_factories()
+
+    # ------------------------------------------------------------ definitions
+    def walk(self, view, body, enclosing, prefix) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.definition(view, stmt, enclosing, prefix)
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                self.walk(view, stmt.body.body, enclosing, f"{prefix}{stmt.name.value}.")
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                self.find_sites(view, stmt, prefix)
+            else:
+                for block in _blocks(stmt):
+                    self.walk(view, block, enclosing, prefix)
+
+    def definition(self, view, fn: cst.FunctionDef, enclosing, prefix) -> None:
+        name = fn.name.value
+        jit = site = None
+        for dec in fn.decorators:
+            jit = jit_parts(view, dec.decorator)
+            if jit is not None:
+                site = dec
+                break
+        if jit is None and cpu_jit(view, fn):
+            jit = ([], {"device": cst.Name("True")})  # a @numba.jit function a kernel calls: a device function
+        if jit is None:
+            spec = ufunc_decorator(view, fn, type_text)
+            if spec is not None:  # @vectorize/@guvectorize(target="cuda"): a device function plus its kernels
+                fi = self.register(view, fn, ([], {"device": cst.Name("True")}), enclosing, prefix + name, name,
+                                   fn.decorators[0])
+                if fi is not None:
+                    fi.ufunc = spec
+                return
+        if jit is None:
+            view.plain_functions.maps[0][name] = (fn, view, prefix)
+            if isinstance(fn.body, cst.IndentedBlock):
+                child = self.scope_view(view, fn)
+                self.walk(child, fn.body.body, fn, f"{prefix}{name}.")
+                self.candidates.append((fn, child))
+                if view is self.info and publishes_locals(fn):
+                    self.publish(child)
+            return
+        self.register(view, fn, jit, enclosing, prefix + name, name, site)
+
+    def register(self, view, fn, jit, enclosing, key, name, site, site_view=None) -> FunctionInfo | None:
+        try:
+            fi = function_info(view, fn, jit, enclosing, key, name, site, site_view)
+        except Unsupported as exc:
+            diag = view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)
+            self.info.deferred[key] = [diag]
+            self.info.deferred_nodes[key] = fn
+            view.failed_functions.maps[0][name] = key
+            self.info.functions.pop(key, None)
+            return None
+        fi.scope = view if view is not self.info else None
+        if enclosing is not None and view is not self.info:
+            fi.scope = at_compile(view, fi, enclosing)
+        self.info.deferred.pop(key, None)
+        view.failed_functions.maps[0].pop(name, None)
+        self.info.functions[key] = fi  # a second definition of one name replaces the first, as in Python
+        if view is not self.info:
+            view.functions.maps[0][name] = fi
+        return fi
+
+    def scope_view(self, parent: ModuleInfo, fn: cst.FunctionDef, values: dict | None = None) -> ModuleInfo:
+        """The names a function defined inside FN sees: FN's imports, parameters and local constants over PARENT's."""
+        child = parent.view(aliases=dict(parent.aliases), constants=dict(parent.constants),
+                            nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes), history={},
+                            needs_run=set(parent.needs_run), functions=ChainMap({}, parent.functions),
+                            failed_functions=ChainMap({}, parent.failed_functions),
+                            plain_functions=ChainMap({}, parent.plain_functions))
+        binder = Binder(child, fn.name.value, self.sibling)
+        binder.bind_parameters(fn, values)
+        if isinstance(fn.body, cst.IndentedBlock):
+            binder.run(fn.body.body)
+            arrays = {n for n in binder.bound if isinstance(child.constants.get(n), ConstArray)}
+            child.mutations = array_mutations(child, fn.body, arrays) if arrays else {}
+        return child
+
+    def publish(self, child: ModuleInfo) -> None:
+        """`globals().update(locals())` in a module-level function: its imports, constants and functions become the
+        module's (once it has run, which any kernel using them needs), where the module does not bind them."""
+        root = self.info
+        for name, qualified in child.aliases.items():
+            root.aliases.setdefault(name, qualified)
+        for name, value in child.constants.items():
+            if name not in root.constants and name not in root.nonconstant:
+                root.constants[name] = value
+        for name, fi in child.functions.maps[0].items():
+            root.functions.setdefault(name, fi)
+        for name, entry in child.plain_functions.maps[0].items():
+            root.plain_functions.maps[0].setdefault(name, entry)
+
+    # ------------------------------------------------------------ cuda.jit(...)(fn) calls
+    def find_sites(self, view, stmt: cst.SimpleStatementLine, prefix) -> None:
+        for small in stmt.body:
+            bound = None
+            value = getattr(small, "value", None)
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                                                         cst.Name):
+                bound = small.targets[0].target.value
+            if not isinstance(value, cst.BaseExpression):
+                continue
+            finder = _CallFinder()
+            value.visit(finder)
+            for call in finder.calls:
+                self.sites.append((view, call, bound if call is value else None, prefix))
+
+    def apply_sites(self, start: int) -> None:
+        for site in self.sites[start:]:
+            self.apply_site(*site)
+
+    def apply_site(self, view, call: cst.Call, bound, prefix) -> None:
+        """`cuda.jit(sig)(fn)` or `cuda.jit(fn, ...)`: fn (a plain function in scope) becomes a kernel."""
+        if isinstance(call.func, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name):
+            jit = jit_parts(view, call.func)
+            fn_name = call.args[0].value.value
+        elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None and \
+                is_jit_name(view, call.func) and call.args[0].value.value in view.plain_functions:
+            jit = ([a.value for a in call.args[1:] if a.keyword is None],
+                   {a.keyword.value: a.value for a in call.args if a.keyword is not None})
+            fn_name = call.args[0].value.value
+        elif len(call.args) >= 1 and isinstance(call.func, cst.Name) and call.func.value in view.plain_functions \
+                and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
+                and call.args[0].value.value in view.plain_functions:
+            jit = jit_parts(view, call.func)  # jit(fn): a project's decorator called on the function
+            if jit is not None:
+                jit = (jit[0], {**jit[1], **{a.keyword.value: a.value for a in call.args if a.keyword}})
+            fn_name = call.args[0].value.value
+        else:
+            return
+        entry = view.plain_functions.get(fn_name)
+        if jit is None or entry is None:
+            return
+        fn, fn_view, fn_prefix = entry
+        name = bound if bound and view is self.info else fn_name
+        key = name if fn_view is self.info else f"{fn_prefix}{name}"
+        existing = self.info.functions.get(key)
+        if existing is not None and existing.node is fn and existing.signatures:
+            try:  # another signature for the same function: Numba's dispatcher holds both
+                extra = function_info(fn_view, fn, jit, existing.enclosing, key, name, call, view)
+            except Unsupported:
+                extra = None
+            if extra is not None and extra.signatures and extra.is_device == existing.is_device:
+                existing.notices += [n for n in extra.notices if n not in existing.notices]
+                existing.signatures += [s for s in extra.signatures if s not in existing.signatures]
+                existing.also_known_as |= {fn_name, bound} - {None}
+                self.made_at[call] = existing
+                return
+        fi = self.register(fn_view, fn, jit, None, key, name, call, view)
+        if fi is not None:
+            fi.also_known_as |= {fn_name, bound} - {None}
+            self.made_at[call] = fi
+            if bound and view is not self.info and view is not fn_view:
+                view.functions.maps[0][bound] = fi
+
+    # ------------------------------------------------------------ factories
+    def returned_kernel(self, fn, child):
+        """(local name, FunctionInfo) of the kernel FN returns, read in CHILD; (name, None) when its decorator
+        failed there (it may not with the parameters bound); (None, None) when FN returns no kernel."""
+        returned = returned_expression(fn)
+        if isinstance(returned, cst.Name):
+            made = child.functions.maps[0].get(returned.value)
+            failed = returned.value in child.failed_functions.maps[0]
+            return (returned.value, made) if made is not None or failed else (None, None)
+        if isinstance(returned, cst.Call) and returned in self.made_at:
+            made = self.made_at[returned]
+            return made.name, made
+        return None, None
+
+    def instantiate_factories(self) -> None:
+        """`k = factory(3.0)` at module level: the kernel the factory returns, made with its parameters bound."""
+        factories = {}
+        for fn, child in self.candidates:
+            local, template = self.returned_kernel(fn, child)
+            if local is not None:
+                factories[fn] = (child, local, template)
+        for name, value in list(self.info.value_nodes.items()):
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+                continue
+            entry = self.info.plain_functions.get(value.func.value)
+            if entry is None or entry[0] not in factories:
+                continue
+            fn = entry[0]
+            child, local, template = factories[fn]
+            bound = bind_call(self.info, fn, value)
+            if bound is None:
+                continue  # arguments known only by running: the template stays, with its parameters unknown
+            if template is not None:
+                template.listed = False
+            else:  # its decorator needed the parameters: the instance reads it with them
+                self.info.deferred.pop(child.failed_functions.maps[0][local], None)
+            view = self.scope_view(self.info, fn, bound)
+            start = len(self.sites)
+            self.walk(view, fn.body.body, fn, f"{name}.")
+            self.apply_sites(start)
+            _, made = self.returned_kernel(fn, view)
+            if made is None:
+                continue
+            for key, fi in list(self.info.functions.items()):
+                if key.startswith(f"{name}.") and not fi.is_device:
+                    fi.listed = False  # other kernels the factory makes are not what it returns
+            self.info.functions.pop(made.key, None)
+            made.name, made.key, made.listed = name, name, True
+            made.also_known_as.add(name)
+            self.info.functions[name] = made
+            self.info.deferred.pop(name, None)
+
+
+class _CallFinder(cst.CSTVisitor):
+    """Calls in an expression, not inside lambdas."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list = []
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Call(self, node) -> bool:
+        self.calls.append(node)
+        return True
+
+
+def _blocks(stmt) -> list:
+    """The statement lists nested in a compound statement (if/for/while/with/try/match)."""
+    out = []
+    for attr in ("body", "orelse", "finalbody"):
+        part = getattr(stmt, attr, None)
+        if isinstance(part, cst.If):
+            out += _blocks(part)
+        elif part is not None and isinstance(getattr(part, "body", None), (list, tuple)):
+            out.append(part.body)
+        elif part is not None and isinstance(getattr(getattr(part, "body", None), "body", None), (list, tuple)):
+            out.append(part.body.body)
+    for handler in getattr(stmt, "handlers", ()) or ():
+        out.append(handler.body.body)
+    for case in getattr(stmt, "cases", ()) or ():
+        out.append(case.body.body)
+    return out

@@ -1,0 +1,265 @@
+"""--import-module: the module imported in a child process, as Numba's users run it, and its kernels' free names
+resolved from the values that run gives (frontend/probe.py describes them as plain data).
+
+Numba resolves a kernel's free names from the function's real globals and closure cells when it compiles;
+reading the source cannot know a value computed by a call, a factory's arguments, or a kernel a project's own
+machinery makes. Here the module is imported in a sandboxed child (scrubbed environment, a time limit, the CUDA
+simulator unless the GPU is asked for), and what comes back is data, never code: numbers, tuples, dtypes,
+NumPy arrays (as .npy), the names of modules and functions, and where each kernel's source is. The kernels are
+then read from their source with libcst, as always, each in a scope whose names hold those values.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import libcst as cst
+
+from ..errors import Unsupported, UserError
+from ..ir import typesys as T
+from ..sandbox import ChildError, ChildFailed, Limits, Worker
+from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
+from .info import FunctionInfo, ModuleInfo
+
+MODES = ("sim", "gpu")
+IMPORT_SECONDS = 120.0
+#: arrays past this are described by size only: past constant memory they cannot be baked in anyway
+MAX_ARRAY_BYTES = CONSTANT_MEMORY_BYTES
+
+
+def project_import_mode(path) -> str | None:
+    """`import_module = true` (or "gpu") in [tool.numba2cuda] of the pyproject.toml nearest to PATH."""
+    try:
+        import tomllib
+    except ImportError:
+        return None
+    here = Path(path).resolve().parent
+    for folder in [here, *here.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                with open(candidate, "rb") as f:
+                    value = tomllib.load(f).get("tool", {}).get("numba2cuda", {}).get("import_module")
+            except (OSError, tomllib.TOMLDecodeError):
+                return None
+            if value is True:
+                return "sim"
+            return value if value in MODES else None
+    return None
+
+
+def import_mode_of(args) -> str | None:
+    """The import mode a command's ARGS ask for (--import-module, --import-module-gpu), else the project's."""
+    asked = getattr(args, "import_module", None)
+    if asked is True:
+        return "sim"
+    return asked or project_import_mode(args.file)
+
+
+def run_import(path, mode: str = "sim") -> tuple[dict, list]:
+    """(description, arrays) of the module at PATH, imported in a child: under the CUDA simulator, or ("gpu")
+    with the real CUDA target. A failure to import is the user's problem to see: UserError with its message."""
+    env = {"NUMBA_ENABLE_CUDASIM": "1"} if mode == "sim" else {"NUMBA_ENABLE_CUDASIM": "0"}
+    base = dict(os.environ)
+    base.update(env)
+    limits = Limits(wall_seconds=IMPORT_SECONDS, cpu_seconds=int(IMPORT_SECONDS) + 30,
+                    address_space=None if mode == "gpu" else 16 << 30)
+    try:
+        with Worker(limits=limits, env=base, name="import of the module") as worker:
+            result, arrays = worker.call("translator.frontend.probe:probe_module",
+                                         {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES})
+    except ChildError as exc:
+        raise UserError(f"{path}: error: --import-module: importing the module raised {exc.kind}: {exc}\n"
+                        "    hint: the module must import cleanly on its own (as `python -c 'import MODULE'` "
+                        "would), under the CUDA simulator unless --import-module-gpu") from None
+    except ChildFailed as exc:
+        tail = "\n".join("    | " + line for line in exc.output.strip().splitlines()[-8:])
+        raise UserError(f"{path}: error: --import-module: the import {exc.reason}" + (f"\n{tail}" if tail else "")
+                        + "\n    hint: importing the module must not launch long work; keep it under "
+                          f"`if __name__ == \"__main__\":` (the import mode waits {IMPORT_SECONDS:g} s)") from None
+    failed = result.get("import_error") if isinstance(result, dict) else None
+    if failed:
+        raise import_failure(path, failed)
+    return result, arrays
+
+
+def import_failure(path, failed: dict) -> UserError:
+    """The module raised while it was imported: located at the statement of the module that raised."""
+    from ..errors import Diagnostic, Location
+
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    line = int(failed.get("line") or 0)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = len(text) - len(text.lstrip())
+    hint = ("the module must import cleanly on its own (as `python -c 'import MODULE'` would), under the CUDA "
+            "simulator unless --import-module-gpu; without --import-module numba2cuda reads the source only")
+    return UserError([Diagnostic(Location(str(path), max(line, 1), col), "--import-module",
+                                 f"importing the module raised {failed['kind']}: {failed['message']}", hint, text)])
+
+
+# ------------------------------------------------------------------ values -> the frontend's tables
+
+def _constant(desc: dict, arrays: list):
+    """A described value as a constant (int, float, bool, Typed, tuple, ConstArray), or None."""
+    kind = desc["kind"]
+    if kind == "number":
+        dtype, value = desc["dtype"], desc["value"]
+        if dtype in ("int", "float", "bool"):
+            return {"int": int, "float": float, "bool": bool}[dtype](value)
+        scalar = T.scalar_by_name(dtype)
+        if scalar is None:
+            return None
+        if scalar in (T.INT64, T.FLOAT64):
+            return float(value) if scalar.is_float else int(value)
+        return Typed(bool(value) if scalar.kind == "b" else value, scalar)
+    if kind == "tuple":
+        items = [_constant(d, arrays) for d in desc["items"]]
+        return None if any(i is None for i in items) else tuple(items)
+    if kind == "array" and "index" in desc:
+        return ConstArray.from_numpy(arrays[desc["index"]])
+    return None
+
+
+def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
+    """What NAME holds when the module has run, in VIEW's tables (kernels and functions are wired later)."""
+    kind = desc["kind"]
+    value = _constant(desc, arrays)
+    if value is not None:
+        view.constants[name] = value
+        view.nonconstant.pop(name, None)
+        view.needs_run.discard(name)
+        view.aliases.pop(name, None)
+    elif kind == "array":
+        view.constants.pop(name, None)
+        view.nonconstant[name] = (f"is a NumPy array of {desc['too_big']} bytes; constant memory holds "
+                                  f"{CONSTANT_MEMORY_BYTES // 1024} KiB, so it must be a kernel argument")
+        view.needs_run.discard(name)
+    elif kind == "dtype":
+        view.constants.pop(name, None)
+        view.nonconstant.pop(name, None)
+        view.aliases[name] = f"numpy.{desc['name']}"
+    elif kind == "module":
+        view.aliases.setdefault(name, desc["name"])
+    elif kind == "function":
+        view.aliases.setdefault(name, desc["qualified"])
+    elif kind == "other":
+        view.constants.pop(name, None)
+        view.nonconstant[name] = (f"is {desc['type']} when the module runs; kernels see numbers, tuples of them, "
+                                  "NumPy arrays, dtypes and other kernels")
+        view.needs_run.discard(name)
+
+
+def apply_globals(info: ModuleInfo, imported) -> None:
+    """The module's own globals (numbers, tuples, arrays, dtypes) as the run left them: before the kernels are
+    found, so every scope sees them."""
+    result, arrays = imported
+    for name, desc in result.get("globals", {}).items():
+        apply_value(info, name, desc, arrays)
+
+
+# ------------------------------------------------------------------ dispatchers -> FunctionInfos
+
+def _find_def(info: ModuleInfo, func: str, line: int):
+    """The FunctionDef named FUNC whose decorators or `def` are at LINE (a code object's first line)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> None:
+            if node.name.value != func:
+                return
+            start = info.reporter.location(node).line
+            first = min([start] + [info.reporter.location(d).line for d in node.decorators])
+            if first <= line <= info.reporter.location(node.name).line:
+                found.append(node)
+
+    info.module.visit(Finder())
+    return found[-1] if found else None
+
+
+def apply_kernels(info: ModuleInfo, imported, make_info) -> None:
+    """Each dispatcher the run made becomes a FunctionInfo whose scope holds its free names' values.
+    MAKE_INFO(view, node, is_device, key, name) builds one from the source (discover.function_info)."""
+    result, arrays = imported
+    here = os.path.realpath(info.path)
+    entries = result.get("kernels", [])
+    made: list = []
+    for entry in entries:
+        node = _find_def(info, entry["func"], entry["line"]) if entry["file"] == here else None
+        if node is None:
+            made.append(None)
+            continue
+        view = info.view(aliases=dict(info.aliases), constants=dict(info.constants),
+                         nonconstant=dict(info.nonconstant), value_nodes=dict(info.value_nodes),
+                         needs_run=set(info.needs_run), functions=dict(info.functions),
+                         failed_functions=dict(info.failed_functions), plain_functions=dict(info.plain_functions))
+        for name, desc in entry["free"].items():
+            apply_value(view, name, desc, arrays)
+        key = _free_key(info, entry["name"], node, made)
+        try:
+            fi = make_info(view, node, entry["device"] or entry["cpu"], key, entry["name"], entry.get("recorded"))
+            _apply_record(fi, entry)
+        except Unsupported as exc:
+            info.deferred[key] = [info.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
+            made.append(None)
+            continue
+        fi.scope = view
+        for old in info.functions.values():  # the statically found function of this source is superseded
+            if old.node is node and old.listed and all(old is not m for m in made):
+                old.listed = False
+        for old_key in [k for k, n in info.deferred_nodes.items() if n is node]:
+            info.deferred.pop(old_key, None)  # and so is the problem reading it found
+        info.functions[key] = fi
+        info.deferred.pop(key, None)
+        made.append(fi)
+    info.imported_keys = [fi.key if fi is not None else None for fi in made]
+    for entry, fi in zip(entries, made):
+        if fi is None:
+            continue
+        for name, desc in entry["free"].items():
+            if desc["kind"] != "kernel":
+                continue
+            target = made[desc["id"]] if 0 <= desc["id"] < len(made) else None
+            if target is not None:
+                fi.scope.functions[name] = target
+            else:
+                fi.scope.functions.pop(name, None)
+                other = entries[desc["id"]]
+                fi.scope.nonconstant[name] = (f"is '{other['qualname']}', defined in {other['file']}: numba2cuda "
+                                              "translates the functions of this file only")
+
+
+def _free_key(info: ModuleInfo, name: str, node, made: list) -> str:
+    """NAME, unless another function has it: the same function's static reading is replaced, but not another
+    dispatcher the run made of the same source (a factory called twice)."""
+    key, k = name, 1
+    while key in info.functions and (info.functions[key].node is not node
+                                     or any(info.functions[key] is m for m in made)):
+        k += 1
+        key = f"{name}_{k}"
+    return key
+
+
+def _apply_record(fi: FunctionInfo, entry: dict) -> None:
+    """The signatures and options the run recorded (cuda.jit(sig)(fn) and factories included)."""
+    if entry["signatures"]:
+        sigs = []
+        for text in entry["signatures"]:
+            try:
+                sigs.append(T.parse_signature(text))
+            except T.TypeStringError as exc:
+                raise Unsupported(fi.node.name, "signature", f"{exc} (as the module gave it: {text!r})") from None
+        for sig in sigs:
+            if len(sig[1]) != len(fi.params):
+                raise Unsupported(fi.node.name, "signature", f"has {len(sig[1])} argument types for "
+                                  f"{len(fi.params)} parameters")
+        fi.signatures, fi.signature = sigs, sigs[0]
+    for key in ("fastmath", "lineinfo", "inline", "forceinline", "debug"):
+        if key in entry["options"]:
+            fi.options[key] = entry["options"][key]
+    for key in ("launch_bounds", "max_registers"):
+        value = entry["options"].get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            fi.options[key] = (value,) if key == "launch_bounds" else value
+        elif isinstance(value, list) and all(isinstance(v, int) for v in value) and key == "launch_bounds":
+            fi.options[key] = tuple(value)

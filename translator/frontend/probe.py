@@ -1,0 +1,290 @@
+"""The import mode's child side: import a Numba module as Numba's users do, and describe, as plain data, the
+kernels it made and the values of their free names.
+
+Runs in a sandboxed child (translator.sandbox.Worker: scrubbed environment, limits, timeout), normally under
+the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) so no GPU is needed. Before the module is imported, cuda.jit is
+wrapped to record how each kernel was made (its signatures and options, which the simulator forgets); options
+the simulator does not take are recorded and dropped, so a module that asks for lineinfo= or launch_bounds=
+still imports. Then every dispatcher among the module's globals is described: where its source is (file, line,
+function), how it was made, and, for each free name (a global or a closure cell), what it holds: a number, a
+tuple, a NumPy array (sent as .npy, never pickled), a dtype, a module or function (by qualified name), another
+kernel or device function, a CPU @njit function, or something else (by type name only).
+
+Also used in the parent for a dispatcher the caller already holds (numba2cuda.load(kernel)): describing reads
+attributes and closure cells, and runs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+
+MAX_TUPLE = 64
+
+
+class Describer:
+    def __init__(self, max_array_bytes: int):
+        self.max_array_bytes = max_array_bytes
+        self.arrays: list = []
+        self.kernels: list = []  # dispatcher descriptions, in the order they were met
+        self.ids: dict = {}  # id(dispatcher or njit function) -> index in kernels
+        self.records: dict = {}  # id(dispatcher) -> (signature, options) from the recording cuda.jit
+        self.keep: list = []  # the described objects, alive so their ids stay theirs
+
+    # ------------------------------------------------------------ values
+    def value(self, v, depth: int = 0) -> dict:
+        import numpy as np
+
+        if isinstance(v, bool):
+            return {"kind": "number", "value": v, "dtype": "bool"}
+        if isinstance(v, int):
+            return {"kind": "number", "value": v, "dtype": "int"}
+        if isinstance(v, float):
+            return {"kind": "number", "value": v, "dtype": "float"}
+        if isinstance(v, np.generic) and v.dtype.kind in "biuf":
+            return {"kind": "number", "value": v.item(), "dtype": str(v.dtype)}
+        if isinstance(v, tuple) and depth < 3 and len(v) <= MAX_TUPLE:
+            return {"kind": "tuple", "items": [self.value(x, depth + 1) for x in v]}
+        if isinstance(v, np.ndarray):
+            if v.dtype.kind not in "biuf" or v.ndim == 0:
+                return {"kind": "other", "type": f"a NumPy array of {v.dtype}"}
+            if v.nbytes > self.max_array_bytes:
+                return {"kind": "array", "too_big": int(v.nbytes), "dtype": str(v.dtype), "shape": list(v.shape)}
+            self.arrays.append(np.ascontiguousarray(v))
+            return {"kind": "array", "index": len(self.arrays) - 1}
+        dtype = _dtype_name(v)
+        if dtype is not None:
+            return {"kind": "dtype", "name": dtype}
+        if _is_cuda_dispatcher(v) or _is_cpu_dispatcher(v):
+            return {"kind": "kernel", "id": self.kernel(v, None)}
+        if inspect.ismodule(v):
+            return {"kind": "module", "name": v.__name__}
+        if callable(v) and getattr(v, "__module__", None) and getattr(v, "__qualname__", None):
+            return {"kind": "function", "qualified": f"{v.__module__}.{v.__qualname__}"}
+        if hasattr(v, "__cuda_array_interface__"):
+            return {"kind": "other", "type": "a device array (Numba captures its pointer, so the kernel sees its "
+                                              "contents when it runs)"}
+        return {"kind": "other", "type": f"a {type(v).__name__}"}
+
+    # ------------------------------------------------------------ kernels
+    def kernel(self, obj, name) -> int:
+        if id(obj) in self.ids:
+            index = self.ids[id(obj)]
+            if name and not self.kernels[index]["bound"]:
+                self.kernels[index]["name"], self.kernels[index]["bound"] = name, True
+            return index
+        index = len(self.kernels)
+        self.ids[id(obj)] = index
+        self.keep.append(obj)
+        fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+        code = fn.__code__
+        entry = {"name": name or fn.__name__, "bound": bool(name), "func": code.co_name,
+                 "qualname": getattr(fn, "__qualname__", code.co_name), "line": code.co_firstlineno,
+                 "file": os.path.realpath(inspect.getsourcefile(fn) or code.co_filename),
+                 "cpu": _is_cpu_dispatcher(obj), "device": bool(getattr(obj, "_device", False)) or bool(
+                     getattr(getattr(obj, "targetoptions", {}), "get", lambda k, d=None: d)("device", False)),
+                 "signatures": [], "options": {}, "free": {}}
+        self.kernels.append(entry)
+        record = self.records.get(id(obj))
+        entry["recorded"] = record is not None
+        if record is not None:
+            signature, options = record
+            entry["signatures"] = signature_strings(signature)
+            entry["options"] = {k: _plain(v) for k, v in options.items() if _plain(v) is not None}
+            entry["device"] = entry["device"] or bool(options.get("device"))
+        elif not entry["cpu"]:
+            entry["signatures"] = signature_strings(list(getattr(obj, "signatures", None) or []) or None)
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+        names = set(code.co_names) | set(code.co_freevars)
+        for inner in code.co_consts:  # names of nested code (a generator expression) count too
+            if inspect.iscode(inner):
+                names |= set(inner.co_names)
+        for free in sorted(names):
+            if free in cells:
+                try:
+                    value = cells[free].cell_contents
+                except ValueError:  # a cell not yet filled when the kernel was made
+                    entry["free"][free] = {"kind": "other", "type": "an unassigned closure variable"}
+                    continue
+            elif free in fn.__globals__:
+                value = fn.__globals__[free]
+            else:
+                continue  # a builtin, or an attribute name
+            entry["free"][free] = self.value(value)
+        return index
+
+
+def _plain(v):
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    if isinstance(v, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in v):
+        return list(v)
+    return None
+
+
+def _dtype_name(v):
+    import numpy as np
+
+    try:
+        if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+            dtype = np.dtype(v)
+            return dtype.name if dtype.kind in "biuf" else None
+    except TypeError:
+        return None
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        types = numba.core.types
+        if isinstance(v, (types.Integer, types.Float, types.Boolean)):
+            return "bool" if isinstance(v, types.Boolean) else str(v)
+    return None
+
+
+def _is_cuda_dispatcher(v) -> bool:
+    kind = type(v).__module__ + "." + type(v).__name__
+    return kind.endswith(("FakeCUDAKernel", "CUDADispatcher")) and (hasattr(v, "py_func") or hasattr(v, "fn"))
+
+
+def _is_cpu_dispatcher(v) -> bool:
+    kind = type(v).__name__
+    return kind == "CPUDispatcher" and hasattr(v, "py_func")
+
+
+def type_string(t) -> str:
+    """A Numba type as numba2cuda's type strings spell it: array(float32, 2d, C) -> float32[:, ::1]."""
+    from numba.core import types
+
+    if isinstance(t, str):
+        return t
+    if isinstance(t, types.Array):
+        dims = [":"] * t.ndim
+        if t.layout == "C" and t.ndim:
+            dims[-1] = "::1"
+        return f"{type_string(t.dtype)}[{', '.join(dims)}]"
+    if isinstance(t, types.UniTuple):
+        return f"UniTuple({type_string(t.dtype)}, {t.count})"
+    if isinstance(t, types.BaseTuple):
+        return "Tuple(" + ", ".join(type_string(x) for x in t.types) + ")"
+    if isinstance(t, types.NoneType) or t == types.none:
+        return "void"
+    return str(t)
+
+
+def signature_strings(signature) -> list:
+    """The signatures a cuda.jit was given (a string, a Signature, a tuple of types, or a list of these)."""
+    if signature is None:
+        return []
+    if isinstance(signature, list):
+        return [s for item in signature for s in signature_strings(item)]
+    if isinstance(signature, str):
+        return [signature]
+    if isinstance(signature, tuple):
+        return ["(" + ", ".join(type_string(t) for t in signature) + ")"]
+    args = getattr(signature, "args", None)
+    if args is not None:
+        ret = getattr(signature, "return_type", None)
+        return [(type_string(ret) if ret is not None else "") + "(" + ", ".join(type_string(t) for t in args) + ")"]
+    return []
+
+
+# ------------------------------------------------------------------ the child's entry
+
+def _record_jit(describer: Describer, simulator: bool):
+    """Wrap numba.cuda.jit so each dispatcher it makes is recorded with its signature and options."""
+    from numba import cuda
+
+    real = cuda.jit
+    accepted = set(inspect.signature(real).parameters)
+
+    def jit(func_or_sig=None, **options):
+        given = {k: v for k, v in options.items() if k in accepted or not simulator}
+        if simulator:
+            given.pop("link", None)
+        if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) and \
+                not _looks_like_signature(func_or_sig):
+            made = real(func_or_sig, **given)
+            describer.records[id(made)] = (None, options)
+            describer.keep.append(made)
+            return made
+        decorator = real(func_or_sig, **given)
+
+        def apply(fn):
+            made = decorator(fn)
+            describer.records[id(made)] = (func_or_sig if func_or_sig is not None else options.get("argtypes"),
+                                           options)
+            describer.keep.append(made)
+            return made
+        return apply
+
+    cuda.jit = jit
+    return real
+
+
+def _looks_like_signature(v) -> bool:
+    return type(v).__name__ in ("Signature",) or type(v).__module__.startswith("numba.core.types")
+
+
+def _import(path: str):
+    """Import PATH as Python would for `import name` from its directory (inside its package if it has one)."""
+    folder = os.path.dirname(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    package = []
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+        package.insert(0, os.path.basename(top))
+        top = os.path.dirname(top)
+    for entry in (folder, top):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    if package:
+        return importlib.import_module(".".join(package + [name]))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def probe_module(args: dict, arrays: list):
+    """(description, arrays) of the module at args["path"]: its kernels and the values of their free names."""
+    path = os.path.realpath(args["path"])
+    describer = Describer(int(args["max_array_bytes"]))
+    simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    _record_jit(describer, simulator)
+    os.chdir(os.path.dirname(path))
+    sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
+    try:
+        module = _import(path)
+    except Exception as exc:  # noqa: BLE001 - the user's module failed: where, and why, as data
+        line = 0
+        tb = exc.__traceback__
+        while tb is not None:  # the deepest frame of the module's own file: the statement that failed
+            if os.path.realpath(tb.tb_frame.f_code.co_filename) == path:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        if isinstance(exc, SyntaxError) and os.path.realpath(exc.filename or "") == path:
+            line = exc.lineno or line
+        return {"import_error": {"kind": type(exc).__name__, "message": str(exc).splitlines()[0] if str(exc) else "",
+                                 "line": line}}, []
+    for name, value in list(vars(module).items()):
+        if _is_cuda_dispatcher(value):
+            describer.kernel(value, name)
+    module_values = {}
+    for name, value in vars(module).items():
+        if name.startswith("__"):
+            continue
+        described = describer.value(value)
+        if described["kind"] in ("number", "tuple", "array", "dtype"):
+            module_values[name] = described
+    return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator}, describer.arrays
+
+
+def describe_dispatcher(obj, max_array_bytes: int):
+    """(description, arrays) of one dispatcher the caller holds, read in this process without running anything."""
+    describer = Describer(max_array_bytes)
+    fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+    bound = next((name for name, value in getattr(fn, "__globals__", {}).items() if value is obj), None)
+    describer.kernel(obj, bound)
+    return {"kernels": describer.kernels, "globals": {}, "simulator": None}, describer.arrays

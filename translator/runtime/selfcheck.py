@@ -1,0 +1,143 @@
+"""an emitted .cu -> compiled once before `translate` reports success: CUDA C that the compiler rejects is a defect
+of numba2cuda (never the user's), reported at the Python line it came from, with exit code 70.
+
+nvcc compiles the file as it will be built (`nvcc -c`, about a second); without nvcc, g++ checks it against the
+CPU runtime's header (runtime/n2c_cpu.h), which is how `numba2cuda verify` runs it without a GPU. A file that
+passed is remembered by content (a marker under the numba2cuda cache), so translating it again costs nothing.
+Neither compiler present: nothing to check with, and `translate` says so on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..build.plan import cache_root
+from ..sandbox import ChildFailed, Limits, run_command
+from .cpurun import HEADER
+
+CHECK_SECONDS = 180
+_LINE_COMMENT = re.compile(r"//\s*([^\s:]+\.py):(\d+)\s*$")
+_NVCC_ERROR = re.compile(r"^(?P<file>[^\s(]+)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$")
+_GCC_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
+
+
+@dataclass
+class CompileProblem:
+    cu_line: int
+    message: str
+    py_line: int | None  # the Python line the .cu line was translated from, where it says
+
+
+@dataclass
+class CheckOutcome:
+    compiler: str  # "nvcc", "g++ (CPU runtime)", or "" when none was found
+    problems: list  # CompileProblem; empty: it compiles
+    output: str = ""
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _compiler():
+    """(label, argv prefix, identity for the cache key) of the compiler to check with, or None."""
+    try:
+        from ..build.toolchain import cuda_home
+
+        nvcc = os.path.join(cuda_home(), "bin", "nvcc")
+    except Exception:  # noqa: BLE001 - no CUDA toolkit: fall back to the host compiler
+        nvcc = None
+    if nvcc and os.access(nvcc, os.X_OK):
+        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", os.devnull], _stamp(nvcc)
+    cxx = shutil.which(os.environ.get("CXX", "g++"))
+    if cxx:
+        return "g++ (CPU runtime)", [cxx, "-std=c++17", "-fsyntax-only", "-w", "-x", "c++", "-include",
+                                     str(HEADER)], _stamp(cxx) + hashlib.sha256(HEADER.read_bytes()).hexdigest()
+    return None
+
+
+def _stamp(path: str) -> str:
+    st = os.stat(os.path.realpath(path))
+    return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def check_cu(text: str, source_name: str = "") -> CheckOutcome:
+    """Compile TEXT (a .cu from render_program); the problems, each mapped to its Python line."""
+    compiler = _compiler()
+    if compiler is None:
+        return CheckOutcome("", [])
+    label, argv, identity = compiler
+    key = hashlib.sha256("\0".join([identity, " ".join(argv[1:]), text]).encode()).hexdigest()
+    marker = cache_root() / "selfcheck" / key[:32]
+    if marker.exists():
+        return CheckOutcome(label, [], cached=True)
+    with tempfile.TemporaryDirectory(prefix="n2c-check-") as tmp:
+        path = Path(tmp) / "translation.cu"
+        path.write_text(text)
+        try:
+            proc = run_command([*argv, str(path)], limits=Limits(wall_seconds=CHECK_SECONDS, cpu_seconds=None,
+                                                                  address_space=None), cwd=tmp)
+        except ChildFailed as exc:
+            return CheckOutcome(label, [CompileProblem(0, f"{label} did not finish: {exc.reason}", None)], exc.output)
+    if proc.returncode == 0:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(label + "\n")
+        except OSError:
+            pass  # an unwritable cache only costs the next check its second
+        return CheckOutcome(label, [])
+    problems = parse_errors(proc.stdout, text)
+    if not problems:
+        problems = [CompileProblem(0, (proc.stdout.strip().splitlines() or [f"exit {proc.returncode}"])[-1], None)]
+    return CheckOutcome(label, problems, proc.stdout)
+
+
+def parse_errors(output: str, text: str) -> list[CompileProblem]:
+    """The compiler's errors on the .cu, with the Python line each .cu line names."""
+    cu_lines = text.splitlines()
+    out = []
+    for raw in output.splitlines():
+        m = _NVCC_ERROR.match(raw.strip()) or _GCC_ERROR.match(raw.strip())
+        if m is None or not m.group("file").endswith("translation.cu"):
+            continue
+        line = int(m.group("line"))
+        problem = CompileProblem(line, m.group("msg").strip(), python_line(cu_lines, line))
+        if problem not in out:
+            out.append(problem)
+    return out
+
+
+def python_line(cu_lines: list[str], line: int) -> int | None:
+    """The `// file.py:LINE` of a .cu line: on the line itself, else the nearest one above it."""
+    for k in range(min(line, len(cu_lines)) - 1, -1, -1):
+        m = _LINE_COMMENT.search(cu_lines[k])
+        if m:
+            return int(m.group(2))
+    return None
+
+
+def defect_report(outcome: CheckOutcome, path: str, source_lines: list[str]) -> str:
+    """The message for a translation the compiler rejected: a numba2cuda defect, located in the Python."""
+    out = []
+    for p in outcome.problems[:6]:
+        where = path
+        if p.py_line and 0 < p.py_line <= len(source_lines):  # the statement's column: where its text starts
+            text = source_lines[p.py_line - 1]
+            where = f"{path}:{p.py_line}:{len(text) - len(text.lstrip()) + 1}"
+        out.append(f"{where}: internal error: numba2cuda translated this into CUDA C that {outcome.compiler} rejects "
+                   f"(.cu line {p.cu_line}: {p.message})")
+        if p.py_line and 0 < p.py_line <= len(source_lines):
+            out.append("    " + source_lines[p.py_line - 1].rstrip())
+    more = len(outcome.problems) - 6
+    if more > 0:
+        out.append(f"    ... and {more} more")
+    out.append("    hint: this is a bug in numba2cuda, not in your kernel: please report it with the file; "
+               "translate with --no-check to write the .cu anyway, or use the LLM backend for this kernel")
+    return "\n".join(out)
