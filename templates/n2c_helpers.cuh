@@ -346,3 +346,406 @@ __device__ __forceinline__ T atomic_cas(T *p, V expected_value, W desired_value)
     else
         return (T)atomicCAS((unsigned short *)p, (unsigned short)expected, (unsigned short)desired);
 }
+
+// @helper np_ufuncs
+// NumPy's element functions as Numba implements them: maximum/minimum return a NaN operand (the first when
+// both are), fmax/fmin the other one; ties keep the first operand, so -0.0 and 0.0 stay as Numba orders them.
+template <typename T>
+__device__ __forceinline__ T np_maximum(T a, T b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a >= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_minimum(T a, T b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a <= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_fmax(T a, T b)
+{
+    if (a != a || b != b)
+        return b != b ? a : b;
+    return a >= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_fmin(T a, T b)
+{
+    if (a != a || b != b)
+        return b != b ? a : b;
+    return a <= b ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ T np_square(T a)
+{
+    return a * a;
+}
+template <typename T>
+__device__ __forceinline__ T np_negative(T a)
+{
+    return T(-a);
+}
+template <typename T>
+__device__ __forceinline__ T np_absolute(T a)
+{
+    if constexpr (std::is_floating_point<T>::value)
+        return sizeof(T) == 4 ? T(fabsf(float(a))) : T(fabs(double(a)));
+    else
+        return a < T(0) ? T(-a) : a;
+}
+// sign: -1, 0 or 1 of the same type; NaN stays NaN
+template <typename T>
+__device__ __forceinline__ T np_sign(T a)
+{
+    return a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a));
+}
+
+// @helper match_all
+// cuda.match_all_sync returns (mask, pred) as Numba's tuple: the mask of lanes holding the same value when all
+// of them do (else 0), and whether they all do.
+struct match_all_result {
+    int v0;
+    bool v1;
+};
+template <typename T>
+__device__ __forceinline__ match_all_result match_all_sync(unsigned int mask, T value)
+{
+    int pred;
+    const unsigned int same = __match_all_sync(mask, value, &pred);
+    return {(int)same, pred != 0};
+}
+
+// @helper xoroshiro128p
+// numba.cuda.random, step for step: xoroshiro128+ over the state layout create_xoroshiro128p_states makes (two
+// uint64 per generator), so a state array from Numba is drawn from in place and gives Numba's numbers.
+struct xoroshiro128p_state {
+    uint64_t s0;
+    uint64_t s1;
+};
+__device__ __forceinline__ uint64_t xoroshiro128p_rotl(uint64_t x, uint32_t k)
+{
+    return (x << k) | (x >> (64u - k));
+}
+__device__ __forceinline__ uint64_t xoroshiro128p_next(xoroshiro128p_state *state)
+{
+    const uint64_t s0 = state->s0;
+    uint64_t s1 = state->s1;
+    const uint64_t result = s0 + s1;
+    s1 ^= s0;
+    state->s0 = xoroshiro128p_rotl(s0, 55u) ^ s1 ^ (s1 << 14u);
+    state->s1 = xoroshiro128p_rotl(s1, 36u);
+    return result;
+}
+// the top 53 bits as a double in [0, 1); the float32 draw rounds that double (so it can round up to 1.0f)
+__device__ __forceinline__ double xoroshiro128p_uniform_float64(xoroshiro128p_state *state)
+{
+    return (double)(xoroshiro128p_next(state) >> 11u) * (1.0 / 9007199254740992.0);
+}
+__device__ __forceinline__ float xoroshiro128p_uniform_float32(xoroshiro128p_state *state)
+{
+    return (float)xoroshiro128p_uniform_float64(state);
+}
+// Box-Muller from two float32 draws, the second value discarded, as numba-cuda does (its float64 normal
+// also draws float32 uniforms and takes a float32 log)
+__device__ __forceinline__ float xoroshiro128p_normal_float32(xoroshiro128p_state *state)
+{
+    const float u1 = xoroshiro128p_uniform_float32(state);
+    const float u2 = xoroshiro128p_uniform_float32(state);
+    return sqrtf(-2.0f * logf(u1)) * cosf(6.2831855f * u2);
+}
+__device__ __forceinline__ double xoroshiro128p_normal_float64(xoroshiro128p_state *state)
+{
+    const float u1 = xoroshiro128p_uniform_float32(state);
+    const float u2 = xoroshiro128p_uniform_float32(state);
+    return sqrt(-2.0 * (double)logf(u1)) * cos(6.283185307179586 * (double)u2);
+}
+// advance by 2**64 draws
+__device__ __forceinline__ void xoroshiro128p_jump(xoroshiro128p_state *state)
+{
+    const uint64_t jump[2] = {0xBEAC0467EBA5FACBull, 0xD86B048B86AA9922ull};
+    uint64_t s0 = 0, s1 = 0;
+    for (int i = 0; i < 2; ++i)
+        for (uint32_t b = 0; b < 64u; ++b) {
+            if (jump[i] & (1ull << b)) {
+                s0 ^= state->s0;
+                s1 ^= state->s1;
+            }
+            xoroshiro128p_next(state);
+        }
+    state->s0 = s0;
+    state->s1 = s1;
+}
+// SplitMix64 of the seed, as init_xoroshiro128p_state
+__device__ __forceinline__ void init_xoroshiro128p_state(xoroshiro128p_state *state, uint64_t seed)
+{
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30u)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27u)) * 0x94D049BB133111EBull;
+    z = z ^ (z >> 31u);
+    state->s0 = z;
+    state->s1 = z;
+}
+
+// @helper complex
+// complex64/complex128 as Numba computes them: (a+bi)(c+di) = (ac - bd) + (ad + bc)i with all four products,
+// CPython's division (a zero divisor gives NaN + NaNj; Numba would end the thread with ZeroDivisionError),
+// abs() = hypot(re, im). A real operand is made complex first (imaginary part 0), as Numba converts it.
+// float arguments call the float function, as Numba's typing does (no overload resolution to trust)
+#define N2C_MATH1(NAME)                                                                                 \
+    __device__ __forceinline__ float m_##NAME(float x) { return NAME##f(x); }                          \
+    __device__ __forceinline__ double m_##NAME(double x) { return NAME(x); }
+#define N2C_MATH2(NAME)                                                                                 \
+    __device__ __forceinline__ float m_##NAME(float x, float y) { return NAME##f(x, y); }              \
+    __device__ __forceinline__ double m_##NAME(double x, double y) { return NAME(x, y); }
+N2C_MATH1(cos) N2C_MATH1(sin) N2C_MATH1(tan) N2C_MATH1(exp) N2C_MATH1(log) N2C_MATH1(fabs)
+N2C_MATH1(cosh) N2C_MATH1(sinh) N2C_MATH1(tanh)
+N2C_MATH2(hypot) N2C_MATH2(atan2) N2C_MATH2(copysign)
+#undef N2C_MATH1
+#undef N2C_MATH2
+struct __align__(8) complex64 {
+    float re, im;
+    complex64() = default;
+    __host__ __device__ constexpr complex64(float r, float i = 0.0f) : re(r), im(i) {}
+    __host__ __device__ explicit complex64(const struct complex128 &z);
+};
+struct __align__(16) complex128 {
+    double re, im;
+    complex128() = default;
+    __host__ __device__ constexpr complex128(double r, double i = 0.0) : re(r), im(i) {}
+    __host__ __device__ constexpr complex128(const complex64 &z) : re(z.re), im(z.im) {}
+};
+__host__ __device__ inline complex64::complex64(const complex128 &z) : re((float)z.re), im((float)z.im) {}
+
+template <typename C, typename R>
+__device__ __forceinline__ C complex_mul(C x, C y)
+{
+    const R ac = x.re * y.re, bd = x.im * y.im, ad = x.re * y.im, bc = x.im * y.re;
+    return C(ac - bd, ad + bc);
+}
+template <typename C, typename R>
+__device__ __forceinline__ C complex_div(C x, C y)
+{
+    const R areal = x.re, aimag = x.im, breal = y.re, bimag = y.im;
+    if (m_fabs(breal) >= m_fabs(bimag)) {
+        if (breal == R(0))
+            return C(R(NAN), R(NAN));
+        const R ratio = bimag / breal;
+        const R denom = breal + bimag * ratio;
+        return C((areal + aimag * ratio) / denom, (aimag - areal * ratio) / denom);
+    }
+    if (bimag == R(0))
+        return C(R(NAN), R(NAN));
+    const R ratio = breal / bimag;
+    const R denom = breal * ratio + bimag;
+    return C((areal * ratio + aimag) / denom, (aimag * ratio - areal) / denom);
+}
+#define N2C_COMPLEX_OPS(C, R)                                                                          \
+    __device__ __forceinline__ C operator+(C x, C y) { return C(x.re + y.re, x.im + y.im); }             \
+    __device__ __forceinline__ C operator-(C x, C y) { return C(x.re - y.re, x.im - y.im); }             \
+    __device__ __forceinline__ C operator*(C x, C y) { return complex_mul<C, R>(x, y); }                 \
+    __device__ __forceinline__ C operator/(C x, C y) { return complex_div<C, R>(x, y); }                 \
+    __device__ __forceinline__ C operator-(C x) { return C(-x.re, -x.im); }                              \
+    __device__ __forceinline__ C operator+(C x) { return x; }                                           \
+    __device__ __forceinline__ C &operator+=(C &x, C y) { return x = x + y; }                            \
+    __device__ __forceinline__ C &operator-=(C &x, C y) { return x = x - y; }                            \
+    __device__ __forceinline__ C &operator*=(C &x, C y) { return x = x * y; }                            \
+    __device__ __forceinline__ C &operator/=(C &x, C y) { return x = x / y; }                            \
+    __device__ __forceinline__ bool operator==(C x, C y) { return x.re == y.re && x.im == y.im; }        \
+    __device__ __forceinline__ bool operator!=(C x, C y) { return x.re != y.re || x.im != y.im; }        \
+    __device__ __forceinline__ C conj(C x) { return C(x.re, -x.im); }                                    \
+    __device__ __forceinline__ R cabs(C x) { return m_hypot(x.re, x.im); }                                 \
+    __device__ __forceinline__ bool cisnan(C x) { return ::isnan(x.re) || ::isnan(x.im); }                \
+    __device__ __forceinline__ bool cisinf(C x) { return ::isinf(x.re) || ::isinf(x.im); }                \
+    __device__ __forceinline__ bool cisfinite(C x) { return ::isfinite(x.re) && ::isfinite(x.im); }
+N2C_COMPLEX_OPS(complex64, float)
+N2C_COMPLEX_OPS(complex128, double)
+#undef N2C_COMPLEX_OPS
+
+// @helper cmath
+// cmath as numba-cuda implements it, each step in the precision Numba's typing gives it: exp, log, sqrt,
+// phase, polar, rect, sinh, cosh, sin, cos in the argument's precision (sqrt's main path in double: Numba
+// unifies its scaled parts with a float64), tanh in part in double (its float64 constants), sin/cos/tan through
+// sinh/cosh/tanh of complex(-im, re); tanh, tan's tanh and log10 give complex128, as Numba's versions return.
+template <typename C>
+__device__ __forceinline__ C cexp(C z)
+{
+    typedef decltype(z.re) R;
+    const R x = z.re, y = z.im;
+    if (::isfinite(x)) {
+        if (::isfinite(y)) {
+            const R c = m_cos(y), s = m_sin(y), r = m_exp(x);
+            return C(r * c, r * s);
+        }
+        return C(R(NAN), R(NAN));
+    }
+    if (::isnan(x))
+        return y != R(0) ? C(x, x) : C(x, y);
+    if (x > R(0)) {
+        if (::isfinite(y)) {
+            R real = m_cos(y), imag = m_sin(y);
+            if (real != R(0))
+                real *= x;
+            if (imag != R(0))
+                imag *= x;
+            return C(real, imag);
+        }
+        return C(x, R(NAN));
+    }
+    if (::isfinite(y)) {
+        const R r = m_exp(x), c = m_cos(y), s = m_sin(y);
+        return C(r * c, r * s);
+    }
+    return C(R(0), R(0));
+}
+template <typename C>
+__device__ __forceinline__ C clog(C z)
+{
+    return C(m_log(m_hypot(z.re, z.im)), m_atan2(z.im, z.re));
+}
+template <typename C>
+__device__ __forceinline__ complex128 clog10(C z)
+{
+    const C w = clog(z);
+    return complex128(w.re / 2.302585092994045684, w.im / 2.302585092994045684);
+}
+template <typename C>
+__device__ __forceinline__ auto phase(C z)
+{
+    return m_atan2(z.im, z.re);
+}
+template <typename C>
+struct polar_result {
+    decltype(C().re) v0, v1;
+};
+template <typename C>
+__device__ __forceinline__ polar_result<C> polar(C z)
+{
+    return {m_hypot(z.re, z.im), m_atan2(z.im, z.re)};
+}
+// complex64 when both are float32 (complex(float32, float32) is complex64 in Numba), else complex128
+template <typename R, typename P>
+__device__ __forceinline__ auto rect(R r, P phi)
+{
+    typedef decltype(r * phi) U;
+    typedef typename std::conditional<sizeof(U) == 4, complex64, complex128>::type C;
+    if (!::isfinite(phi)) {
+        if (r == R(0))
+            return C(m_fabs(r));
+        if (::isinf(r))
+            return C(r, phi);
+    }
+    const P c = m_cos(phi), s = m_sin(phi);
+    const U real = (c == P(0) && ::isinf(r)) ? U(c) / r : U(c) * r;
+    const U imag = (s == P(0) && ::isinf(r)) ? U(s) / r : U(s) * r;
+    return C(real, imag);
+}
+template <typename C>
+__device__ __forceinline__ C csqrt(C z)
+{
+    typedef decltype(z.re) R;
+    // above this a component is scaled by 1/4 first; NumPy's algorithm (npy_csqrt), as numba-cuda's
+    const double thres = (sizeof(R) == 4 ? 3.4028234663852886e38 : 1.7976931348623157e308) / 2.414213562373095;
+    const R a0 = z.re, b0 = z.im;
+    if (a0 == R(0) && b0 == R(0))
+        return C(m_fabs(b0), b0);
+    if (::isinf(b0))
+        return C(m_fabs(b0), b0);
+    if (::isnan(a0))
+        return C(a0, a0);
+    if (::isinf(a0))
+        return a0 < R(0) ? C(m_fabs(b0 - b0), m_copysign(a0, b0)) : C(a0, m_copysign(b0 - b0, b0));
+    double a = a0, b = b0;
+    const bool scale = m_fabs(a0) >= thres || m_fabs(b0) >= thres;
+    if (scale) {
+        a = (double)a0 * 0.25;
+        b = (double)b0 * 0.25;
+    }
+    double real, imag;
+    if (a >= 0) {
+        const double t = sqrt((a + m_hypot(a, b)) * 0.5);
+        real = t;
+        imag = b / (2 * t);
+    } else {
+        const double t = sqrt((-a + m_hypot(a, b)) * 0.5);
+        real = m_fabs(b) / (2 * t);
+        imag = m_copysign(t, b);
+    }
+    return scale ? C(complex128(real * 2, imag)) : C(complex128(real, imag));
+}
+template <typename C>
+__device__ __forceinline__ C ccosh(C z)
+{
+    typedef decltype(z.re) R;
+    const R x = z.re, y = z.im;
+    if (::isinf(x)) {
+        R real, imag;
+        if (::isnan(y) || y == R(0)) {
+            real = m_fabs(x);
+            imag = y;
+        } else {
+            real = m_copysign(x, m_cos(y));
+            imag = m_copysign(x, m_sin(y));
+        }
+        if (x < R(0))
+            imag = -imag;
+        return C(real, imag);
+    }
+    return C(m_cos(y) * m_cosh(x), m_sin(y) * m_sinh(x));
+}
+template <typename C>
+__device__ __forceinline__ C csinh(C z)
+{
+    typedef decltype(z.re) R;
+    const R x = z.re, y = z.im;
+    if (::isinf(x)) {
+        if (::isnan(y))
+            return C(x, y);
+        R real = m_cos(y), imag = m_sin(y);
+        if (real != R(0))
+            real *= x;
+        if (imag != R(0))
+            imag *= m_fabs(x);
+        return C(real, imag);
+    }
+    return C(m_cos(y) * m_sinh(x), m_sin(y) * m_cosh(x));
+}
+template <typename C>
+__device__ __forceinline__ complex128 ctanh(C z)
+{
+    typedef decltype(z.re) R;
+    const R x = z.re, y = z.im;
+    if (::isinf(x)) {
+        const double real = m_copysign(1.0, (double)x);
+        const double imag = ::isinf(y) ? 0.0 : m_copysign(0.0, m_sin(2.0 * (double)y));
+        return complex128(real, imag);
+    }
+    const R tx = m_tanh(x), ty = m_tan(y);
+    const double cx = 1.0 / (double)m_cosh(x);
+    const R txty = tx * ty;
+    const double denom = 1.0 + (double)(txty * txty);
+    return complex128((double)tx * (1.0 + (double)(ty * ty)) / denom, (((double)ty / denom) * cx) * cx);
+}
+// sin(z) = -j sinh(jz), cos(z) = cosh(jz), tan(z) = -j tanh(jz), through complex(-z.imag, z.real)
+template <typename C>
+__device__ __forceinline__ C csin(C z)
+{
+    const C r = csinh(C(-z.im, z.re));
+    return C(r.im, -r.re);
+}
+template <typename C>
+__device__ __forceinline__ C ccos(C z)
+{
+    return ccosh(C(-z.im, z.re));
+}
+template <typename C>
+__device__ __forceinline__ C ctan(C z)
+{
+    const complex128 r = ctanh(C(-z.im, z.re));
+    return C(complex128(r.im, -r.re));
+}
+
+// @helper fp16
+// float16 is CUDA's __half (<cuda_fp16.h>): its operators and the cuda.fp16 functions are cuda_fp16.h's own.

@@ -32,6 +32,8 @@ MODULES = sorted(p.stem for p in KERNELS.glob("*.py") if not p.name.startswith("
 GPU_ONLY = {
     "warp_reduce": ("the simulator implements no warp shuffles (cuda.shfl_*_sync)",
                     "'FakeCUDAModule' object has no attribute 'shfl_down_sync'"),
+    "laplace_grid_sync": ("the simulator runs blocks one after another and this_grid().sync() as a block "
+                          "barrier: it runs only one-block cooperative grids", "Not equal to tolerance"),
 }
 
 
@@ -109,6 +111,12 @@ def test_kernel_language_rules(name):
             funcs = {**funcs, **{n.name: n for n in nested}}
     for f in funcs.values():
         for dec in f.decorator_list:
+            if isinstance(dec, ast.Call) and ast.unparse(dec.func) in ("vectorize", "guvectorize"):
+                target = next((k.value for k in dec.keywords if k.arg == "target"), None)
+                assert isinstance(target, ast.Constant) and target.value == "cuda", f"{f.name}: a CUDA ufunc"
+                assert dec.args and isinstance(dec.args[0], ast.List), f"{f.name}: a ufunc lists its signatures"
+                kernels += 1  # one elementwise kernel per signature
+                continue
             if ast.unparse(dec) == "cuda.jit":  # lazy, as the lecture writes it: types declared statically
                 assert f.name in declared, f"{f.name}: a kernel without a signature needs NUMBA2CUDA_TYPES"
                 kernels += 1

@@ -88,7 +88,7 @@ class Bounds:
 
     def _site_bound(self, var, site):
         t = var.type
-        if not isinstance(t, T.Scalar) or t.is_float:
+        if not isinstance(t, T.Scalar) or t.is_float or t.is_complex:
             return None, frozenset()
         if t.kind in "ub":
             return 0, frozenset()
@@ -115,7 +115,7 @@ class Bounds:
         t = e.type
         if isinstance(t, T.Scalar) and t.kind in "ub":
             return 0, frozenset()
-        if not isinstance(t, T.Scalar) or t.is_float:
+        if not isinstance(t, T.Scalar) or t.is_float or t.is_complex:
             return None, frozenset()
         method = getattr(self, "lb_" + type(e).__name__, None)
         return method(e) if method else (None, frozenset())

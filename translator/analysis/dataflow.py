@@ -86,6 +86,8 @@ def stmt_exprs(s):
         return list(s.items)
     if isinstance(s, ir.TupleCall):
         return [s.call]
+    if isinstance(s, ir.ArrayBind):
+        return [s.cond] if s.cond is not None else []
     if isinstance(s, ir.ArrayDecl):
         exprs = [x for x in s.array.shape if isinstance(x, ir.Expr)]
         return exprs + ([s.array.offset] if s.array.offset is not None else [])

@@ -86,7 +86,8 @@ class Typer:
                 return None
             if not isinstance(rt, T.Tuple) or len(rt.items) != len(s.targets):
                 n = len(rt.items) if isinstance(rt, T.Tuple) else 1
-                raise TypeErrorAt(s.node, "tuple unpacking", f"'{s.call.func_name}' returns {n} value(s), "
+                callee = s.call.func_name if isinstance(s.call, ir.DeviceCall) else s.call.intrinsic.key
+                raise TypeErrorAt(s.node, "tuple unpacking", f"'{callee}' returns {n} value(s), "
                                   f"unpacked into {len(s.targets)}")
             return rt.items[k]
         raise AssertionError(kind)
@@ -133,7 +134,7 @@ class Typer:
         if any(t is None for t in ts):
             return None
         for o, t in zip(operands, ts):
-            if not isinstance(t, T.Scalar):
+            if not isinstance(t, T.Scalar) or t.kind == "r":
                 raise TypeErrorAt(o.node or e.node, "non-scalar operand", f"{t} cannot be used in arithmetic")
         return ts
 
@@ -143,6 +144,8 @@ class Typer:
             return None
         a, b = ts
         op = e.op
+        if (a.is_complex or b.is_complex) and op not in ("+", "-", "*", "/", "**"):
+            raise TypeErrorAt(e.node, f"'{op}' on a complex number", "complex numbers have +, -, *, / and ** 2 only")
         if op in "+-*":
             return T.arith_result(a, b)
         if op == "/":
@@ -161,13 +164,22 @@ class Typer:
         ts = self._scalars(e, e.operand)
         if ts is None:
             return None
-        if e.op == "~" and ts[0].is_float:
+        if e.op == "~" and (ts[0].is_float or ts[0].is_complex):
             raise TypeErrorAt(e.node, "'~' on a float", "bit operations need integers")
         return T.unary_result(e.op, ts[0])
 
     def t_Compare(self, e):
-        self._scalars(e, e.left, e.right)
+        ts = self._scalars(e, e.left, e.right)
+        if ts and any(t.is_complex for t in ts) and e.op not in ("==", "!="):
+            raise TypeErrorAt(e.node, f"'{e.op}' on a complex number", "complex numbers are not ordered",
+                              "compare abs(z) or z.real")
         return T.BOOL
+
+    def t_Member(self, e):
+        ts = self._scalars(e, e.value)
+        if ts is None:
+            return None
+        return T.underlying(ts[0]) if ts[0].is_complex else ts[0]
 
     def t_BoolOp(self, e):
         self._scalars(e, *e.values)
@@ -182,6 +194,9 @@ class Typer:
         if ts is None:
             return None
         t = ts[0]
+        if t.is_complex and (e.to in ("int", "float") or not e.to.is_complex):
+            raise TypeErrorAt(e.node, f"{e.to}() of a complex number", "Numba cannot convert a complex number to a "
+                              "real one", "take z.real, z.imag or abs(z)")
         if e.to == "int":
             return t if t.is_int else T.INT64
         if e.to == "float":
@@ -241,6 +256,11 @@ class Typer:
                         not (isinstance(s, ir.ExprStmt) and s.value is node):
                     raise TypeErrorAt(node.node or s.node, f"'{node.func_name}' returns no value",
                                       "its result cannot be used", "call it on its own line")
+        if isinstance(s, ir.Store) and isinstance(s.value.type, T.Scalar) and s.value.type.is_complex \
+                and not s.target.type.is_complex:
+            raise TypeErrorAt(s.node, f"{s.value.type} stored into a {s.target.type} array",
+                              "Numba cannot convert a complex number to a real one",
+                              "store z.real, z.imag or abs(z), or make the array complex")
         if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
             raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
 
@@ -333,6 +353,12 @@ class Typer:
                 result = T.unify(result, t)
             elif isinstance(result, T.Tuple) and isinstance(t, T.Tuple) and len(result.items) == len(t.items):
                 result = T.Tuple(tuple(T.unify(a, b) for a, b in zip(result.items, t.items)))
+            elif T.VOID in (t, result):
+                other = result if t == T.VOID else t
+                where = r if t == T.VOID else next(x for x in found if not x.values)
+                raise TypeErrorAt(where.node, "return None", f"returns None here and {other} elsewhere: Numba makes "
+                                  "the result an Optional, whose every use checks it, and the translation has none",
+                                  "return a sentinel value (such as -1) that the caller tests instead of None")
             else:
                 raise TypeErrorAt(r.node, "return", f"returns {t} here but {result} elsewhere",
                                   "return the same kind of value on every path")

@@ -26,7 +26,8 @@ import numpy as np
 from .case import Case, Variant, bench_sizes, param_combos, params_key, run_case
 from .stats import Sampling
 from ..errors import UserError
-from ..verify.reference import accepts as accepts_keyword, kernel_name  # the reference side's own
+from ..runtime.records import from_words, is_record_array, numba_view, to_torch
+from ..verify.reference import accepts as accepts_keyword, kernel_name, launcher  # the reference side's own
 
 FORMAT = "numba2cuda-bench/1"
 
@@ -160,7 +161,7 @@ def _plain(v):
 
 def _fill_value(dtype, expected):
     """NaN for floats; for integers a value the expected output never holds (skipped elements show)."""
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         return float("nan")
     if dtype.kind == "b":
         return not bool(np.all(expected))
@@ -179,8 +180,9 @@ class DeviceExample:
         self.outputs = sorted(int(i) for i in ex["expected"])
         self.inout = {int(i) for i in ex.get("inout", ())}
         # scalars exactly as example() gives them: Numba types an np.float32 and a Python float differently
-        self.args = [torch.from_numpy(np.ascontiguousarray(a)).to(device) if isinstance(a, np.ndarray) else a
-                     for a in ex["args"]]
+        self.args = [to_torch(a, device) if isinstance(a, np.ndarray) else a for a in ex["args"]]
+        # record arrays (xoroshiro128p states) travel as uint64 words; Numba gets them back as records
+        self.records = {i: a for i, a in enumerate(ex["args"]) if is_record_array(a)}
         self.fills = {i: _fill_value(ex["args"][i].dtype, ex["expected"][i]) for i in self.outputs
                       if i not in self.inout}
         self.grid, self.block = _dims(ex["griddim"]), _dims(ex["blockdim"])
@@ -202,7 +204,8 @@ class DeviceExample:
 
     def read(self, args) -> dict:
         self.torch.cuda.current_stream().synchronize()
-        return {i: args[i].cpu().numpy() for i in self.outputs}
+        return {i: from_words(args[i].cpu().numpy(), self.records[i]) if i in self.records else args[i].cpu().numpy()
+                for i in self.outputs}
 
 
 def _variant(name, role, params, key, dev, args, launch, **kw) -> Variant:
@@ -210,19 +213,22 @@ def _variant(name, role, params, key, dev, args, launch, **kw) -> Variant:
                    (lambda: dev.reset(args)) if dev.inout else None, **kw)
 
 
-def as_numba_args(args: list, tensor_type) -> list:
-    """The launch arguments as Numba takes them: torch tensors as cuda.as_cuda_array views, scalars as they are."""
+def as_numba_args(args: list, tensor_type, records=None) -> list:
+    """The launch arguments as Numba takes them: torch tensors as cuda.as_cuda_array views (record arrays as
+    records over the same words), scalars as they are."""
     from numba import cuda
 
-    return [cuda.as_cuda_array(a) if isinstance(a, tensor_type) else a for a in args]
+    records = records or {}
+    return [numba_view(a, records[i].dtype) if i in records else cuda.as_cuda_array(a)
+            if isinstance(a, tensor_type) else a for i, a in enumerate(args)]
 
 
 def numba_variant(name, kernel, dev, stream, params, key, default) -> Variant:
     args = dev.variant_args()
-    nargs = as_numba_args(args, dev.torch.Tensor)  # made once: Numba's cheapest launch
+    nargs = as_numba_args(args, dev.torch.Tensor, dev.records)  # made once: Numba's cheapest launch
     grid, block, shared = dev.grid, dev.block, dev.shared
-    return _variant(name, "numba", params, key, dev, args,
-                    lambda: kernel[grid, block, stream, shared](*nargs), default=default)
+    launch = launcher(kernel, (grid, block, stream, shared))
+    return _variant(name, "numba", params, key, dev, args, lambda: launch(*nargs), default=default)
 
 
 def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
@@ -231,7 +237,7 @@ def numba_torch_variant(name, kernel, dev, stream, params, key) -> Variant:
     grid, block, shared, tensor = dev.grid, dev.block, dev.shared, dev.torch.Tensor
 
     def launch():
-        kernel[grid, block, stream, shared](*as_numba_args(args, tensor))
+        launcher(kernel, (grid, block, stream, shared))(*as_numba_args(args, tensor, dev.records))
 
     return _variant(name, "numba-torch", params, key, dev, args, launch, default=True)
 

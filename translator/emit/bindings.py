@@ -12,12 +12,13 @@ from ..version import __version__
 from ..ir import typesys as T
 from ..analysis.specialize import value_rules
 from .codegen import c_type
-from .render import environment, python_signature, rule_refusal
+from .render import environment, is_cooperative, python_signature, rule_refusal
 
 AT_TYPES = {
     "bool": "at::kBool", "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong",
     "uint8": "at::kByte", "uint16": "at::kUInt16", "uint32": "at::kUInt32", "uint64": "at::kUInt64",
-    "float32": "at::kFloat", "float64": "at::kDouble",
+    "float16": "at::kHalf", "float32": "at::kFloat", "float64": "at::kDouble", "complex64": "at::kComplexFloat",
+    "complex128": "at::kComplexDouble",
 }
 
 # The <cstdint> limits of the integer types narrower than the binding's int64_t / uint64_t.
@@ -55,7 +56,10 @@ def kernel_context(fn) -> dict:
             ct = c_type(p.type.dtype)
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
             params.append(f"const at::Tensor &{p.name}")
-            array_checks.append((f"!n2c_array_ok({p.name}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})", i))
+            if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
+                array_checks.append((f"!n2c_records_ok({p.name}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
+            else:
+                array_checks.append((f"!n2c_array_ok({p.name}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})", i))
             device_checks.append((f"!{p.name}.is_cuda()" if p is arrays[0] else
                                   f"{p.name}.device() != {arrays[0].name}.device()", i))
             call_args += [f"static_cast<{ct} *>({p.name}.data_ptr())"] + \
@@ -73,11 +77,15 @@ def kernel_context(fn) -> dict:
     # what a value is before where it is (a CPU tensor's kernel still says a bad tw); launch.py checks in this order
     checks = array_checks + scalar_checks + device_checks
     return dict(name=fn.c_name, launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
+                cooperative=is_cooperative(fn),
                 checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),
                 first_array=arrays[0].name if arrays else "", py_args=", ".join(py_args))
 
 
 def render_bindings(program, source_name: str) -> str:
     kernels = [kernel_context(fn) for fn in program.kernels]
-    return environment().get_template("bindings.cpp.j2").render(
+    records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
+                      if p.array is not None and c_type(p.type.dtype).startswith("n2c::")})
+    fp16 = any(T.FLOAT16 in (p.type, getattr(p.type, "dtype", None)) for fn in program.kernels for p in fn.params)
+    return environment().get_template("bindings.cpp.j2").render(records=records, fp16=fp16,
         version=__version__, source_name=source_name, kernels=kernels)

@@ -21,6 +21,11 @@ INDENT = "    "
 
 
 def c_literal(value, t: T.Scalar) -> str:
+    if t == T.FLOAT16:  # the value is a half already: as a float it converts exactly
+        return f"__half({c_literal(value, T.FLOAT32)})"
+    if t.is_complex:
+        part = T.underlying(t)
+        return f"{T.c_name(t)}({c_literal(complex(value).real, part)}, {c_literal(complex(value).imag, part)})"
     if t.kind == "b":
         return "true" if value else "false"
     if t.is_float:
@@ -114,13 +119,26 @@ class CPrinter:
         p = PRECEDENCE["?:"]
         return f"{self.wrap(e.cond, p + 1)} ? {self.wrap(e.then, p + 1)} : {self.wrap(e.orelse, p)}", p
 
+    def visit_Member(self, e):
+        return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{'re' if e.field == 'real' else 'im'}", PRECEDENCE["postfix"]
+
     def visit_Cast(self, e):
+        if e.value.ctype == T.FLOAT16 and e.to != T.FLOAT32:
+            # __half converts to float exactly, then as Numba converts a half; its other conversions are ambiguous
+            return f"({c_type(e.to)})(float){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
+        if e.to == T.FLOAT16 and e.value.ctype.is_int:
+            # through double: exact below 2**53, and anything past 65504 is infinite in half anyway
+            return f"(__half)(double){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
+        if e.to.is_complex:  # a constructor: n2c::complex64(x), n2c::complex128(z64)
+            return f"{c_type(e.to)}({self.expr(e.value)})", PRECEDENCE["postfix"]
         return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
 
     def visit_Call(self, e):
         return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
     def visit_ShapeOf(self, e):
+        if e.array.kind == "dynamic":
+            return self.extent(e.array, e.dim), PRECEDENCE["unary"]
         e.array.shape_used.add(e.dim)
         return f"{e.array.name}_shape{e.dim}", PRECEDENCE["primary"]
 
@@ -131,7 +149,7 @@ class CPrinter:
         raise AssertionError("strings are printed by visit_Print")
 
     def extent(self, arr: ir.ArrayVar, d: int) -> str:
-        if arr.kind == "param":
+        if arr.kind in ("param", "alias"):
             arr.shape_used.add(d)
             return f"{arr.name}_shape{d}"
         if arr.kind == "dynamic":
@@ -163,7 +181,25 @@ class CPrinter:
             scaled = self.extent(arr, k) if flat == "1" else f"{prev} * {self.extent(arr, k)}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
-        return f"{arr.name}[{flat}]", PRECEDENCE["postfix"]
+        return f"{self.array_text(arr)}[{flat}]", PRECEDENCE["postfix"]
+
+    def array_text(self, arr: ir.ArrayVar) -> str:
+        """How C names an array's elements: its name, or for a view used in place (`f(res[g:])`,
+        `res[g:][i]`) the pointer it stands for, in parentheses."""
+        if arr.name:
+            return arr.name
+        return f"({self.pointer_text(arr)})"
+
+    def pointer_text(self, arr: ir.ArrayVar) -> str:
+        """A pointer to the array's first element."""
+        if arr.c_dims:
+            return f"&{arr.name}" + "[0]" * arr.ndim
+        if arr.name:
+            return arr.name
+        base = self.pointer_text(arr.base)
+        if arr.offset is None or (isinstance(arr.offset, ir.Const) and arr.offset.value == 0):
+            return base
+        return f"{base} + {self.wrap(arr.offset, PRECEDENCE['+'], strict=True)}"
 
     def _index_prec(self, e, k):
         if e.wrap and e.wrap[k]:
@@ -179,6 +215,15 @@ class CPrinter:
     # ------------------------------------------------------------ statements
     def function_body(self, fn: ir.Function, prologue: list) -> list[str]:
         plan_declarations(fn)
+        aliases = [a for a in getattr(fn, "arrays", []) if a.kind == "alias"]
+        for _ in range(4):  # an alias declares the extents its uses print: learn them before its declaration
+            before = [set(a.shape_used) for a in aliases]
+            if not aliases:
+                break
+            self.declared_dynamic = False
+            self.block(fn.body, 1)
+            if before == [a.shape_used for a in aliases]:
+                break
         self.declared_dynamic = False
         lines = [INDENT + p for p in prologue]
         lines += self.block(fn.body, 1)
@@ -233,6 +278,10 @@ class CPrinter:
             return [f"{t} {arr.name}{dims};" + self.comment(s)]
         if arr.kind == "const":
             return []
+        if arr.kind == "alias":
+            const = "" if arr.written else "const "
+            return [f"{const}{t} *{arr.name};" + self.comment(s)] + \
+                [f"int64_t {arr.name}_shape{d};" for d in sorted(arr.shape_used)]
         if arr.kind == "dynamic":
             out = []
             if not self.declared_dynamic:
@@ -246,6 +295,20 @@ class CPrinter:
             return [f"{const}{t} *{arr.name} = {base};" + self.comment(s)]
         return [f"{const}{t} *{arr.name} = {base} + {self.wrap(arr.offset, PRECEDENCE['+'], strict=True)};"
                 + self.comment(s)]
+
+    def stmt_ArrayBind(self, s, depth):
+        alias = s.alias
+        if s.cond is None:
+            pointer = self.pointer_text(s.source)
+            extents = [self.extent(s.source, d) for d in sorted(alias.shape_used)]
+        else:
+            cond = self.wrap(s.cond, PRECEDENCE["?:"] + 1)
+            pick = lambda a, b: f"{cond} ? {a} : {b}"  # noqa: E731
+            pointer = pick(self.pointer_text(s.source), self.pointer_text(s.orelse))
+            extents = [pick(self.extent(s.source, d), self.extent(s.orelse, d)) for d in sorted(alias.shape_used)]
+        out = [f"{alias.name} = {pointer};" + self.comment(s)]
+        out += [f"{alias.name}_shape{d} = {e};" for d, e in zip(sorted(alias.shape_used), extents)]
+        return out
 
     def _base_pointer(self, arr):
         return f"&{arr.name}" + "[0]" * arr.ndim if arr.c_dims else arr.name
@@ -322,10 +385,15 @@ class CPrinter:
         return [f"{self.expr(s.value)};" + self.comment(s)]
 
     def stmt_TupleCall(self, s, depth):
-        fn = s.call.target
-        out = [f"const {fn.c_name}_result {fn.c_name}_ret = {self.expr(s.call)};" + self.comment(s)]
+        if isinstance(s.call, ir.DeviceCall):
+            fn = s.call.target
+            ret = f"{fn.c_name}_ret"
+            out = [f"const {fn.c_name}_result {ret} = {self.expr(s.call)};" + self.comment(s)]
+        else:  # an intrinsic returning a tuple (n2c::match_all_sync)
+            ret = f"{s.call.c_name.rsplit(':', 1)[-1]}_ret"
+            out = [f"const auto {ret} = {self.expr(s.call)};" + self.comment(s)]
         for k, t in enumerate(s.targets):
-            out.append(f"{t.var.c_name} = {fn.c_name}_ret.v{k};")
+            out.append(f"{t.var.c_name} = {ret}.v{k};")
         return ["{"] + [INDENT + line for line in out] + ["}"]
 
     def stmt_Print(self, s, depth):
@@ -354,5 +422,4 @@ class CPrinter:
 
 def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:
     """How an array travels into a device function: its pointer and every extent."""
-    pointer = f"&{arr.name}" + "[0]" * arr.ndim if arr.c_dims else arr.name
-    return [pointer] + [printer.extent(arr, d) for d in range(arr.ndim)]
+    return [printer.pointer_text(arr)] + [printer.extent(arr, d) for d in range(arr.ndim)]

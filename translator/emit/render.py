@@ -15,6 +15,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from .codegen import CPrinter, c_literal, c_type
 from ..lower.declarations import defines
+from ..analysis.calls import reachable_functions
 from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes
 from ..analysis.specialize import instantiations, value_rules
 from ..lower.program import Program
@@ -202,8 +203,13 @@ class Renderer:
             notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
                                                      for p, t, vs in templates)
                          + "; any other value runs the generic kernel")
+        cooperative = is_cooperative(fn)
+        if cooperative:
+            notes.append("calls cuda.cg.this_grid().sync(): launched cooperatively, as Numba does (every block "
+                         "resident at once; a larger grid is an error naming the limit)")
         return dict(name=fn.c_name, python_signature=python_signature(fn), notes=notes, code=code,
-                    launcher_params="    " + ",\n    ".join(launcher) if launcher else "    void",
+                    cooperative=cooperative, launch="n2c_launch_cooperative" if cooperative else "n2c_launch",
+                    launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
                     arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
                     static_shared=static_shared,
                     switch_on=templates[0][0] if len(templates) == 1 else "",
@@ -238,12 +244,19 @@ class Renderer:
         sections = helper_sections()
         order = list(sections)
         helpers = "\n\n".join(sections[h] for h in sorted(program.helpers, key=order.index))
-        text = environment().get_template("module.cu.j2").render(
+        cooperative = any(k["cooperative"] for k in kernels)
+        text = environment().get_template("module.cu.j2").render(cooperative=cooperative,
+                                                                 fp16="fp16" in program.helpers,
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
             kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes,
             provenance=getattr(program, "provenance", None) or [])
         return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def is_cooperative(fn: ir.Function) -> bool:
+    """Does the kernel, or a device function it calls, synchronise the whole grid?"""
+    return any(getattr(f, "cooperative", False) for f in [fn] + reachable_functions([fn]))
 
 
 def render_program(program: Program, source_name: str) -> str:

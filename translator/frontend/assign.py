@@ -10,8 +10,8 @@ import libcst as cst
 from ..ir import nodes as ir
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray
 from ..errors import Poisoned, Reported, Unsupported
-from ..ir.facts import const_int, is_pure, mentions, root_array
-from .expr import AUG_OPS, Dim3, TupleValue, const_expr
+from ..ir.facts import const_int, is_pure, mark_written, mentions, root_array
+from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import returns_tuple
 
@@ -43,7 +43,7 @@ class AssignLowerer:
         root = root_array(arr)
         if root.kind == "const":
             raise Unsupported(node, "write to a constant array", f"'{root.name}' lives in constant memory")
-        root.written = True
+        mark_written(arr)
 
     def assign_name(self, target: cst.Name, value_node) -> list:
         name = target.value
@@ -55,6 +55,9 @@ class AssignLowerer:
             except Unsupported:
                 self.scope[name] = Poisoned(name)
                 raise
+        made = value_node.value if isinstance(value_node, cst.Subscript) else None
+        if isinstance(made, cst.Call) and resolve(self.info, made.func) in ARRAY_MAKERS:
+            return self.view_of_new_array(name, resolve(self.info, made.func), value_node, target)
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
@@ -63,10 +66,16 @@ class AssignLowerer:
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
                               f"'{value.func_name}' returns several values",
                               f"unpack it: a, b = {value.func_name}(...)")
+        if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
+                self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):
+            return self.bind_alias(name, value, target)
         if isinstance(value, ir.Expr):
             if name in self.scope:
                 raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
                                   "use a new name")
+            folded = self.local_constant(value)
+            if const_int(folded) is not None:
+                self.local_consts[name] = const_expr(const_int(folded), value_node)
             return [ir.Assign(target=ir.Name(name), value=value)]
         return self.bind(name, value, target)
 
@@ -86,6 +95,57 @@ class AssignLowerer:
                               "before they are read", "write a, b = ... instead")
         self.scope[name] = value
         return []
+
+    def view_of_new_array(self, name, canon, subscript, node) -> list:
+        """`v = cuda.shared.array(0, dtype=np.int32)[1:]`: the array gets a name of its own, then the view is taken."""
+        base = f"{name}_array"
+        while base in self.scope or base in self.assign_counts:
+            base += "_"
+        try:
+            out = self.declare_array(base, canon, subscript.value)
+            arr = self.scope[base]
+            if any(isinstance(el.slice, cst.Slice) for el in subscript.slice):
+                view = self.slice_view(arr, subscript)
+            else:
+                view = self.index_array(arr, self.index_list(subscript), subscript)
+        except Unsupported:
+            self.scope[name] = Poisoned(name)
+            raise
+        if not isinstance(view, ir.ArrayVar):
+            raise Unsupported(subscript, f"element of a new {canon}()", "it has no value yet", "index it later")
+        return out + self.bind(name, view, node)
+
+    def bind_alias(self, name, value, node) -> list:
+        """An array name bound to several arrays (on two branches, or `x if c else y`): a pointer that Numba's
+        one array type allows, pointed at the array each binding chooses."""
+        sources = [value.then, value.orelse] if isinstance(value, ArraySelect) else [value]
+        alias = self.scope.get(name)
+        if alias is None:
+            first = sources[0]
+            alias = ir.ArrayVar(name, first.dtype, [], "alias")
+            alias.shape = [ir.ShapeOf(alias, d) for d in range(first.ndim)]
+            alias.sources = []
+            self.scalar_names.discard(name)
+            self.scope[name] = alias
+            self.arrays.append(alias)
+            self.prologue.append(ir.ArrayDecl(array=alias))
+        elif not (isinstance(alias, ir.ArrayVar) and alias.kind == "alias"):
+            raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
+                              "use a new name")
+        for src in sources:
+            if (src.dtype, src.ndim) != (alias.dtype, alias.ndim):
+                raise Unsupported(node, f"'{name}' bound to arrays of different types",
+                                  f"{alias.dtype} {alias.ndim}-D here and {src.dtype} {src.ndim}-D elsewhere; "
+                                  "Numba gives a name one type", "use a separate name for each kind of array")
+            alias.sources.append(src)
+        if alias.written:
+            mark_written(alias)
+        if isinstance(value, ArraySelect):
+            if not is_pure(value.cond):
+                raise Unsupported(node, "conditional array with a call in the condition",
+                                  "the condition would be evaluated twice", "assign the condition to a variable first")
+            return [ir.ArrayBind(alias=alias, source=value.then, cond=value.cond, orelse=value.orelse)]
+        return [ir.ArrayBind(alias=alias, source=value)]
 
     def declare_array(self, name, canon, call: cst.Call) -> list:
         args = [a.value for a in call.args if a.keyword is None]
@@ -111,12 +171,13 @@ class AssignLowerer:
             dtype_node = args[1] if len(args) > 1 else kwargs.get("dtype")
             if shape_node is None or dtype_node is None:
                 raise Unsupported(call, f"{canon}()", "needs a shape and a dtype", f"{canon}(shape, dtype=float32)")
-            dtype = scalar_type_of_name(resolve(self.info, dtype_node))
+            dtype = self.dtype_of(dtype_node)
             if dtype is None:
                 raise Unsupported(dtype_node, "array dtype", "must be a NumPy or Numba scalar type",
                                   "use np.float32, float32, np.int32, ...")
             shape = self.value(shape_node)
             dims = shape.items if isinstance(shape, TupleValue) else [shape]
+            dims = [self.local_constant(d) for d in dims]
             values = [const_int(d) if isinstance(d, ir.Expr) else None for d in dims]
             if any(v is None for v in values):
                 raise Unsupported(shape_node, f"{canon}() shape",
@@ -137,6 +198,33 @@ class AssignLowerer:
         self.arrays.append(arr)
         return [ir.ArrayDecl(array=arr)]
 
+    def dtype_of(self, node):
+        """The scalar type a dtype argument names: np.float32, float32, arr.dtype, a local bound to one."""
+        dtype = scalar_type_of_name(resolve(self.info, node))
+        if dtype is not None:
+            return dtype
+        head = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and (head.value in self.scope or head.value in self.info.aliases):
+            value = self.value(node)
+            return value.scalar if isinstance(value, TypeValue) else None
+        return None
+
+    def local_constant(self, e):
+        """A local name bound once to an integer constant (`TPB = 16` in the kernel) stands for the constant,
+        as Numba's constant inference sees it, where a shape must be known at compile time."""
+        if isinstance(e, ir.Name) and self.assign_counts.get(e.name) == 1 and e.name in self.local_consts:
+            self.shape_consts.add(e.name)
+            return self.local_consts[e.name]
+        if isinstance(e, ir.BinOp):
+            left, right = self.local_constant(e.left), self.local_constant(e.right)
+            if left is not e.left or right is not e.right:
+                out = ir.BinOp(e.op, left, right)
+                out.node = e.node
+                return out
+        return e
+
     def assign_tuple(self, target, value_node) -> list:
         names = []
         for el in target.elements:
@@ -147,7 +235,7 @@ class AssignLowerer:
             values = [self.value(el.value) for el in value_node.elements]
         else:
             v = self.value(value_node)
-            if isinstance(v, ir.DeviceCall):
+            if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
                     raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
                 return [ir.TupleCall(targets=[ir.Name(n.value) for n in names], call=v)]
@@ -206,7 +294,7 @@ def is_stable(v) -> bool:
     """A value that reads the same wherever it is used: constants, thread geometry, shapes (m.shape, cuda.grid)."""
     if isinstance(v, TupleValue):
         return all(is_stable(x) for x in v.items)
-    if isinstance(v, (Dim3, ir.ArrayVar)):
+    if isinstance(v, (Dim3, ir.ArrayVar, TypeValue)):
         return True
     if isinstance(v, (ir.Const, ir.Builtin, ir.ShapeOf)):
         return True

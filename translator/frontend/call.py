@@ -8,7 +8,9 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
-from .expr import Dim3, TupleValue, canonical_call, const_expr, scalar_type_of_name
+from ..ir.facts import mark_written, root_array
+from .names import resolve
+from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {
@@ -24,7 +26,7 @@ NATIVE_ATOMICS = {
     "dec": ("atomicDec", {"uint32"}),
     "cas": ("atomicCAS", {"int32", "uint32"}),
 }
-HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}}
+HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"}}
 
 
 class CallLowerer:
@@ -42,8 +44,21 @@ class CallLowerer:
         head = node.func
         while isinstance(head, cst.Attribute):
             head = head.value
-        if isinstance(head, cst.Name) and head.value in self.scope:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "conjugate" \
+                and resolve(self.info, node.func) is None:
+            if args or kwargs:
+                raise Unsupported(node, "conjugate()", "takes no arguments")
+            self.use_helper("complex")
+            return ir.Call(intrinsics.lookup("np.conjugate"), [self.expr(node.func.value)])
+        in_scope = isinstance(head, cst.Name) and head.value in self.scope
+        if in_scope:
             self.value(head)  # a name whose definition already failed is not reported twice
+        if in_scope or (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
+            func = self.value(node.func)  # a method of a translation-time object: g.sync(), this_grid().sync()
+            if isinstance(func, TypeValue):  # x.dtype.type(v), dt(v) with dt = x.dtype
+                return self.cast(node, func.scalar, args, kwargs)
+            if isinstance(func, GridSync):
+                return self.grid_sync(node, args, kwargs)
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
             self.info.report_deferred(self.info.failed_functions[node.func.value])  # its definition's problem
             raise Reported(node.func.value)
@@ -58,6 +73,8 @@ class CallLowerer:
             return handler(node, args, kwargs)
         if canon.startswith("cuda.atomic."):
             return self.atomic(node, canon.rsplit(".", 1)[1], args, kwargs)
+        if canon.startswith("cuda.random."):
+            return self.random_draw(node, canon, args, kwargs)
         entry = intrinsics.lookup(canon)
         if entry is None:
             raise Unsupported(node.func, f"call to {canon}()", "is not supported in kernels",
@@ -86,6 +103,9 @@ class CallLowerer:
 
     def call_float(self, node, args, kwargs):
         self._one_arg(node, "float", args, kwargs)
+        special = float_of_string(args[0])
+        if special is not None:
+            return const_expr(special, node)
         return ir.Cast("float", self.expr(args[0]))
 
     def call_bool(self, node, args, kwargs):
@@ -94,8 +114,19 @@ class CallLowerer:
 
     def call_abs(self, node, args, kwargs):
         self._one_arg(node, "abs", args, kwargs)
-        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: ts[0], (1, 1))
+        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: T.underlying(ts[0]) if ts[0].is_complex else ts[0],
+                                     (1, 1))
         return ir.Call(entry, [self.expr(args[0])])
+
+    def call_complex(self, node, args, kwargs):
+        """complex(x) and complex(re, im): complex64 from float32 (both parts), else complex128, as Numba types it."""
+        if kwargs or not 1 <= len(args) <= 2:
+            raise Unsupported(node, "complex()", "takes the real part and, optionally, the imaginary part")
+        self.use_helper("complex")
+        entry = intrinsics.Intrinsic("complex", _complex_c_name, _complex_type, (1, 2),
+                                     arg_types=lambda ts: [T.COMPLEX128] if ts[0].is_complex
+                                     else [T.underlying(_complex_type(ts))] * len(ts))
+        return ir.Call(entry, [self.expr(a) for a in args])
 
     def call_round(self, node, args, kwargs):
         if len(args) != 1 or kwargs:
@@ -165,6 +196,21 @@ class CallLowerer:
             raise Unsupported(args[0], "cuda.grid() dimension", "must be the constant 1, 2 or 3")
         return n.value
 
+    # ------------------------------------------------------------ cooperative groups
+    def call_cuda_cg_this_grid(self, node, args, kwargs):
+        if args or kwargs:
+            raise Unsupported(node, "cuda.cg.this_grid()", "takes no arguments")
+        return GridGroup()
+
+    def grid_sync(self, node, args, kwargs):
+        """g.sync(): every thread of the grid waits here, so Numba launches such a kernel cooperatively
+        (all blocks resident at once) and so does the translation's launcher."""
+        if args or kwargs:
+            raise Unsupported(node, "grid sync()", "takes no arguments")
+        self.cooperative = True
+        entry = intrinsics.lookup("cuda.cg.this_grid.sync")
+        return ir.Call(entry, [])
+
     def call_cuda_shared_array(self, node, args, kwargs):
         raise Unsupported(node, "cuda.shared.array()", "must be assigned to a name on its own line",
                           "sm = cuda.shared.array(shape, dtype)")
@@ -194,9 +240,15 @@ class CallLowerer:
         else:
             idx = self.value(args[1])
             indices = idx.items if isinstance(idx, TupleValue) else [idx]
-        if len(indices) != arr.ndim:
-            raise Unsupported(args[1], f"cuda.atomic.{op}() index", f"'{arr.name}' needs {arr.ndim} indices")
-        arr.written = True
+        target = self.index_array(arr, indices, node) if len(indices) <= arr.ndim else None
+        if not isinstance(target, ir.Load):
+            shown = arr.name or self.info.code(args[0])
+            raise Unsupported(args[1] if args[1] is not None else args[0], f"cuda.atomic.{op}() index",
+                              f"'{shown}' needs {arr.ndim} indices")
+        root = root_array(target.array)
+        if root.kind == "const":
+            raise Unsupported(args[0], f"cuda.atomic.{op}() on a constant array", f"'{root.name}' lives in constant memory")
+        mark_written(target.array)  # through a view too: the parameter it views is no longer const
         dtype = arr.dtype
         allowed = intrinsics.ATOMICS.get(op, ("", "", "iu"))[2]
         if dtype.kind not in allowed:
@@ -213,7 +265,32 @@ class CallLowerer:
         values = [self.expr(a) for a in args[2:]]
         entry = intrinsics.Intrinsic(f"cuda.atomic.{op}", c_name, lambda ts: dtype, (expected, expected),
                                      arg_types=lambda ts: [None] + [dtype] * len(values))
-        return ir.Call(entry, [ir.AddressOf(ir.Load(arr, indices))] + values)
+        return ir.Call(entry, [ir.AddressOf(target)] + values)
+
+    # ------------------------------------------------------------ numba.cuda.random
+    def random_draw(self, node, canon, args, kwargs):
+        """xoroshiro128p_uniform_float32(states, i) and friends: the helper gets &states[i] (Numba indexes the
+        states array as any array, negative indices included) and advances that state in place."""
+        name = canon.rsplit(".", 1)[1]
+        entry = intrinsics.lookup(canon)
+        if entry is None:
+            hint = ("make the states on the host with create_xoroshiro128p_states(n, seed) and pass them to the kernel"
+                    if "states" in name else "use xoroshiro128p_uniform_float32/64, xoroshiro128p_normal_float32/64 "
+                    "or xoroshiro128p_next")
+            raise Unsupported(node.func, f"{canon}()", "is not a device function of numba.cuda.random", hint)
+        want = entry.nargs[0] + 1
+        if kwargs or len(args) != want:
+            raise Unsupported(node, f"{name}()", f"takes {want} positional arguments: (states, index"
+                              + (", seed)" if want == 3 else ")"))
+        states = self.value(args[0])
+        if not (isinstance(states, ir.ArrayVar) and states.dtype == T.XOROSHIRO128P and states.ndim == 1):
+            raise Unsupported(args[0], f"{name}() states", "must be the 1-D array of xoroshiro128p states",
+                              "pass the array create_xoroshiro128p_states(n, seed) made (its type: "
+                              "xoroshiro128p_type[::1])")
+        target = self.index_array(states, [self.expr(args[1])], node)
+        mark_written(states)
+        self.use_helper(entry.helper)
+        return ir.Call(entry, [ir.AddressOf(target)] + [self.expr(a) for a in args[2:]])
 
     # ------------------------------------------------------------ device functions
     def device_call(self, node, args, kwargs):
@@ -233,19 +310,42 @@ class CallLowerer:
                 ref = ir.ArrayRef(v)
                 ref.node = a
                 lowered.append(ref)
-            elif isinstance(v, (Dim3, TupleValue)):
+            elif isinstance(v, (Dim3, TupleValue, TypeValue)):
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
         return ir.DeviceCall(name, lowered, key=target.key)
 
 
+def float_of_string(node):
+    """float('inf'), float('-inf'), float('nan'): the value Python gives (Numba folds the constant the same way),
+    or None when the argument is not such a string literal."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    text = node.evaluated_value
+    if not isinstance(text, str) or text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
+        return None
+    return float(text)
+
+
 def _dim3(name, axis):
     return ir.Builtin(f"{name}.{axis}", T.INT32, T.UINT32)
 
 
+def _complex_type(ts):
+    if any(t.is_complex for t in ts[1:]) or (len(ts) == 2 and ts[0].is_complex):
+        return None  # complex(z, w) of complex parts: Numba rejects it too
+    return T.COMPLEX64 if all(t == T.FLOAT32 for t in ts) else T.COMPLEX128
+
+
+def _complex_c_name(ts):
+    return T.c_name(_complex_type(ts))
+
+
 def _abs_c_name(ts):
     t = ts[0]
+    if t.is_complex:
+        return "n2c::cabs"
     if t.is_float:
         return "fabsf" if t == T.FLOAT32 else "fabs"
     return "llabs" if t.bits == 64 else "abs"

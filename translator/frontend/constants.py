@@ -34,7 +34,9 @@ _MATH_FUNCTIONS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "
                    "pow", "fabs", "hypot", "isqrt", "log1p", "expm1", "trunc", "gcd", "prod", "radians", "degrees"}
 _BUILTINS = {"len", "min", "max", "abs", "round", "bool", "sum", "divmod"}
 MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
-                  "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan}
+                  "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan,
+                  "cmath.pi": math.pi, "cmath.e": math.e, "cmath.tau": math.tau, "cmath.inf": math.inf,
+                  "cmath.nan": math.nan, "cmath.infj": complex(0, math.inf), "cmath.nanj": complex(0, math.nan)}
 
 
 def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
@@ -46,6 +48,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         return node.evaluated_value
     if isinstance(node, cst.Float):
         return node.evaluated_value
+    if isinstance(node, cst.Imaginary):
+        return node.evaluated_value
     if isinstance(node, cst.Name):
         if node.value in ("True", "False"):
             return node.value == "True"
@@ -55,6 +59,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
             return scope[node.value]
         if resolve(info, node) in CONFIG_CONSTANTS:
             return CONFIG_CONSTANTS[resolve(info, node)]
+        if resolve(info, node) in MATH_CONSTANTS:  # from math import pi
+            return MATH_CONSTANTS[resolve(info, node)]
         raise ConstEvalError(node.value)
     if isinstance(node, cst.Attribute):
         canon = resolve(info, node)
@@ -191,6 +197,11 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         if isinstance(v, ConstArray):
             return ConstArray([_convert(x, scalar) for x in v.values], scalar, v.shape)
         return Typed(_convert(v.value if isinstance(v, Typed) else v, scalar), scalar)
+    if canon == "float" and len(args) == 1 and isinstance(args[0].value, cst.SimpleString):
+        text = args[0].value.evaluated_value
+        if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            return float(text)
+        raise ConstEvalError("float of a string")
     if canon in ("int", "float") and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)

@@ -25,7 +25,8 @@ from .closures import array_mutations, at_compile, bind_call, publishes_locals
 from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
-from .jitoptions import is_jit_name
+from .jitoptions import is_jit_name, type_text
+from .ufuncs import cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
 
@@ -68,6 +69,16 @@ class Discoverer:
             if jit is not None:
                 site = dec
                 break
+        if jit is None and cpu_jit(view, fn):
+            jit = ([], {"device": cst.Name("True")})  # a @numba.jit function a kernel calls: a device function
+        if jit is None:
+            spec = ufunc_decorator(view, fn, type_text)
+            if spec is not None:  # @vectorize/@guvectorize(target="cuda"): a device function plus its kernels
+                fi = self.register(view, fn, ([], {"device": cst.Name("True")}), enclosing, prefix + name, name,
+                                   fn.decorators[0])
+                if fi is not None:
+                    fi.ufunc = spec
+                return
         if jit is None:
             view.plain_functions.maps[0][name] = (fn, view, prefix)
             if isinstance(fn.body, cst.IndentedBlock):

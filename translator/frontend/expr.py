@@ -43,7 +43,6 @@ UNSUPPORTED_EXPRS = {
     cst.NamedExpr: ("assignment expression (:=)", "not supported", "assign on its own line first"),
     cst.Await: ("await", "kernels are not coroutines", "remove it"),
     cst.Yield: ("yield", "kernels cannot be generators", "write results into an output array"),
-    cst.Imaginary: ("complex literal", "complex numbers are not supported", "use separate real and imaginary parts"),
     cst.StarredElement: ("starred expression", "not supported", "pass arguments one by one"),
     cst.Ellipsis: ("Ellipsis", "not supported", "index every dimension explicitly"),
 }
@@ -53,6 +52,30 @@ UNSUPPORTED_EXPRS = {
 class Dim3:
     """The compile-time object behind cuda.threadIdx (and a local alias such as `tid = cuda.threadIdx`)."""
     c_name: str
+
+
+@dataclass
+class TypeValue:
+    """A scalar type used as a value: np.float32, arr.dtype, arr.dtype.type (callable as a cast)."""
+    scalar: T.Scalar
+
+
+@dataclass
+class GridGroup:
+    """cuda.cg.this_grid(): the whole grid, whose only method Numba has is sync()."""
+
+
+@dataclass
+class GridSync:
+    """`g.sync` of a GridGroup, before it is called."""
+
+
+@dataclass
+class ArraySelect:
+    """`x if c else y` of two arrays: only an assignment can take it (the name then points at either)."""
+    cond: ir.Expr
+    then: ir.ArrayVar
+    orelse: ir.ArrayVar
 
 
 @dataclass
@@ -72,6 +95,8 @@ def const_expr(value, node=None) -> ir.Expr:
         e = ir.Const(value, T.INT64 if value < 2**63 else T.UINT64)
     elif isinstance(value, float):
         e = ir.Const(value, T.FLOAT64)
+    elif isinstance(value, complex):
+        e = ir.Const(value, T.COMPLEX128)
     else:
         raise Unsupported(node, "constant", f"a {type(value).__name__} constant cannot be used here")
     e.node = node
@@ -94,6 +119,16 @@ class ExprLowerer:
         if isinstance(value, ir.ArrayVar):
             raise Unsupported(node, "array used as a value", f"'{value.name}' is an array here",
                               "index it, or pass it to a device function")
+        if isinstance(value, TypeValue):
+            raise Unsupported(node, f"type {value.scalar} used as a number", "a type can be called to convert a value",
+                              f"write {value.scalar}(x)")
+        if isinstance(value, ir.Call) and value.intrinsic.tuple_result:
+            raise Unsupported(node, f"{value.intrinsic.key}()", "returns a tuple", "unpack it: a, b = ...")
+        if isinstance(value, ArraySelect):
+            raise Unsupported(node, "conditional array", "an array chosen by a condition can only be assigned to a name",
+                              "a = x if c else y, then use a")
+        if isinstance(value, (GridGroup, GridSync)):
+            raise Unsupported(node, "grid group used as a value", "it can only be synchronised", "call g.sync()")
         if isinstance(value, (Dim3, TupleValue)):
             raise Unsupported(node, "tuple used as a value", "tuples can only be unpacked or indexed with a constant",
                               "unpack it: a, b = ...")
@@ -122,6 +157,9 @@ class ExprLowerer:
     def lower_Float(self, node):
         return const_expr(node.evaluated_value, node)
 
+    def lower_Imaginary(self, node):
+        return const_expr(complex(node.evaluated_value), node)
+
     def lower_Name(self, node):
         name = node.value
         if name in self.scope:
@@ -149,6 +187,8 @@ class ExprLowerer:
                                   "which numba2cuda cannot read without running it",
                                   "translate with --import-module (numba2cuda then imports the module as Numba "
                                   "would and reads the value), or pass it as a kernel argument")
+            if "." in what:  # `from math import pi`, `from numpy import float32`, `from numba.cuda import threadIdx`
+                return self.module_attribute(canonical(what), node)
             raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
         if self.info.star_imports:
             raise Unsupported(node, f"unknown name '{name}'", f"it may come from `from {self.info.star_imports[0]} "
@@ -232,6 +272,14 @@ class ExprLowerer:
             return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
         if isinstance(base, ir.ArrayVar):
             return self.array_attribute(base, attr, node)
+        if isinstance(base, ir.Expr) and attr in ("real", "imag"):
+            return ir.Member(base, attr)
+        if isinstance(base, GridGroup):
+            if attr != "sync":
+                raise Unsupported(node, f"grid group .{attr}", "Numba's grid group has only sync()", "call g.sync()")
+            return GridSync()
+        if isinstance(base, TypeValue) and attr == "type":
+            return base  # arr.dtype.type: NumPy's scalar class, callable as a cast like the dtype
         raise Unsupported(node, f"attribute .{attr}", "only arrays (.shape, .size, .ndim) and cuda.* have attributes here")
 
     def module_attribute(self, canon, node):
@@ -247,6 +295,9 @@ class ExprLowerer:
             return ir.Call(intrinsics.Intrinsic("cuda.laneid", "n2c::laneid", lambda ts: T.INT32, (0, 0)), [], "n2c::laneid")
         if canon in MATH_CONSTANTS:
             return const_expr(MATH_CONSTANTS[canon], node)
+        scalar = scalar_type_of_name(canon)
+        if scalar is not None:
+            return TypeValue(scalar)
         raise Unsupported(node, canon, "is not supported in kernels",
                           "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
 
@@ -255,15 +306,17 @@ class ExprLowerer:
             return TupleValue([self.shape_of(arr, d) for d in range(arr.ndim)])
         if attr == "ndim":
             return const_expr(arr.ndim, node)
+        if attr == "dtype":
+            return TypeValue(arr.dtype)
         if attr == "size":
             total = self.shape_of(arr, 0)
             for d in range(1, arr.ndim):
                 total = ir.BinOp("*", total, self.shape_of(arr, d))
             return total
-        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size and .ndim are supported")
+        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim and .dtype are supported")
 
     def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
-        if arr.kind == "param":
+        if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
             return ir.ShapeOf(arr, dim)
         return arr.shape[dim]
 
@@ -309,7 +362,12 @@ class ExprLowerer:
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", parts)
 
     def lower_IfExp(self, node):
-        return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
+        cond = self.expr(node.test)
+        then, orelse = self.value(node.body), self.value(node.orelse)
+        if isinstance(then, ir.ArrayVar) and isinstance(orelse, ir.ArrayVar):
+            return ArraySelect(cond, then, orelse)
+        return ir.IfExp(cond, self.expr(node.body) if not isinstance(then, ir.Expr) else then,
+                        self.expr(node.orelse) if not isinstance(orelse, ir.Expr) else orelse)
 
     def lower_Tuple(self, node):
         return TupleValue([self.value(el.value) for el in node.elements])
@@ -329,9 +387,26 @@ class ExprLowerer:
             raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
         if any(isinstance(el.slice, cst.Slice) for el in node.slice):
             return self.slice_view(base, node)
-        indices = self.index_list(node)
+        return self.index_array(base, self.index_list(node), node)
+
+    def index_array(self, base: ir.ArrayVar, indices, node):
+        """base[indices]: an element, or a row view when fewer indices than dimensions are given.
+
+        An unnamed view indexed again (`A[r][i]`, `tile[a][b]`, `res[g:][0]`) is folded into one access of
+        the array it views, as Numba's view-then-index reads the same element."""
+        if base.kind == "view" and not base.name:
+            if getattr(base, "row_of", None) is not None:
+                root, prior = base.row_of
+                return self.index_array(root, prior + indices, node)
+            start = getattr(base, "slice_start", None)
+            if start is not None and len(indices) == 1 and isinstance(indices[0], ir.Const) \
+                    and isinstance(indices[0].value, int) and indices[0].value >= 0:
+                # a constant index into a slice needs no wraparound: res[g:][k] is res[g + k]
+                k = indices[0]
+                return self.index_array(base.base, [start if k.value == 0 else ir.BinOp("+", start, k)], node)
+        shown = base.name or self.info.code(node.value)
         if len(indices) > base.ndim:
-            raise Unsupported(node, "too many indices", f"'{base.name}' has {base.ndim} dimension(s)")
+            raise Unsupported(node, "too many indices", f"'{shown}' has {base.ndim} dimension(s)")
         if len(indices) < base.ndim:
             return self.row_view(base, indices, node)
         return ir.Load(base, indices)
@@ -342,13 +417,13 @@ class ExprLowerer:
             v = self.value(el.slice.value)
             out.extend(v.items if isinstance(v, TupleValue) else [v])
         for v in out:
-            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue)):
+            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue, TypeValue, GridGroup)):
                 raise Unsupported(node, "array index", "indices must be integers",
                                   "index with integer expressions such as a[i, j]")
         return out
 
     def row_view(self, base: ir.ArrayVar, indices, node):
-        if base.kind != "param" and base.kind != "view" or base.c_dims:
+        if base.kind == "dynamic":
             raise Unsupported(node, "partial indexing", f"'{base.name}' cannot be viewed row by row",
                               "index every dimension: a[i, j]")
         offset = None
@@ -360,7 +435,9 @@ class ExprLowerer:
             term = ir.BinOp("*", idx, stride)
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
-        return ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        view.row_of = (base, list(indices))
+        return view
 
     def slice_view(self, base: ir.ArrayVar, node):
         if base.ndim != 1 or len(node.slice) != 1:
@@ -381,7 +458,9 @@ class ExprLowerer:
         end = stop if stop is not None else length
         starts_at_zero = isinstance(start, ir.Const) and start.value == 0
         length = end if starts_at_zero else ir.BinOp("-", end, start)
-        return ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
+        view = ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
+        view.slice_start = start
+        return view
 
 
 def canonical_call(info, func_node) -> str | None:
@@ -391,5 +470,5 @@ def canonical_call(info, func_node) -> str | None:
     return canon
 
 
-__all__ = ["ExprLowerer", "Dim3", "TupleValue", "const_expr", "canonical_call", "dotted", "canonical",
+__all__ = ["ExprLowerer", "ArraySelect", "Dim3", "GridGroup", "GridSync", "TupleValue", "TypeValue", "const_expr", "canonical_call", "dotted", "canonical",
            "scalar_type_of_name", "AUG_OPS"]

@@ -35,6 +35,7 @@ class FunctionInfo:
     also_known_as: set = field(default_factory=set)  # other names --kernel accepts (the def's, a binding's)
     site: cst.CSTNode | None = None  # where it was made (decorator or cuda.jit(...)(fn) call), for errors
     listed: bool = True  # False: made only through a factory call or another kernel (not translated alone)
+    ufunc: object = None  # a frontend.ufuncs.UfuncSpec for @vectorize/@guvectorize(target="cuda")
 
     def __post_init__(self):
         self.key = self.key or self.name

@@ -71,3 +71,19 @@ def assignment_counts(fn: cst.FunctionDef) -> dict:
 
     fn.visit(V())
     return counts
+
+
+def random_state_params(fn: cst.FunctionDef) -> set:
+    """Parameters the function hands to numba.cuda.random's draws as their states (first argument)."""
+    params = {p.name.value for p in fn.params.params}
+    found = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node):
+            name = dotted(node.func) or ""
+            if name.rsplit(".", 1)[-1].startswith(("xoroshiro128p_", "init_xoroshiro128p_state")) and node.args \
+                    and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params:
+                found.add(node.args[0].value.value)
+
+    fn.body.visit(V())
+    return found

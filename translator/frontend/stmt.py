@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
+from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .expr import ExprLowerer, const_expr
@@ -39,6 +41,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         self.assign_counts = assignment_counts(fn_info.node)
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
+        self.local_consts: dict = {}  # names bound once to an integer constant (for array shapes)
+        self.prologue: list = []  # declarations that must precede the whole body
+        self.cooperative = False  # calls cuda.cg.this_grid().sync(): launched cooperatively
+        self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
         self.loop_depth = 0
 
@@ -52,14 +58,27 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
             else:
+                if not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
+                    raise Unsupported(self.fn.node.name, f"complex kernel parameter '{name}'",
+                                      "the launcher passes numbers as int64, float64 or bool",
+                                      f"pass '{name}' as a 1-element {ty} array, or its real and imaginary parts")
                 if self.assign_counts.get(name):
                     self.scalar_names.add(name)
                 params.append(ir.Param(name, ty))
         self.param_names = {p.name for p in params if p.array is None}
         self.scalar_names |= self.param_names
         body = self.block(self.fn.node.body)
-        return ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
-                           options=dict(self.fn.options))
+        body = self.prologue + body  # names bound to several arrays are declared up front (ArrayBind)
+        while self.shape_consts & (unread := self.shape_consts - _names_read(body)):
+            body = _drop_unread(body, unread)  # `ROWS = TPB // 8`: dropping ROWS leaves TPB unread too
+            self.shape_consts -= unread
+        for arr in self.arrays:
+            if arr.kind == "alias" and arr.written:
+                mark_written(arr)  # a write seen before a later binding reaches that array too
+        fn = ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
+                         options=dict(self.fn.options))
+        fn.cooperative = self.cooperative
+        return fn
 
     def block(self, body) -> list:
         if isinstance(body, cst.SimpleStatementSuite):
@@ -144,7 +163,41 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             return [self.print_(value)]
         if not isinstance(value, cst.Call):
             raise Unsupported(small, "expression statement", "has no effect", "assign it or remove it")
+        ufunc = self.ufunc_into_array(value)
+        if ufunc is not None:
+            return ufunc
         return [ir.ExprStmt(value=self.expr_or_void(value))]
+
+    def ufunc_into_array(self, call: cst.Call):
+        """`np.sin(x, r)`: a NumPy ufunc with its output array, which Numba runs over every element in this
+        thread (r[...] = sin(x[...])); None when the call is something else."""
+        canon = resolve(self.info, call.func)
+        entry = intrinsics.lookup(canon) if canon and canon.startswith("np.") else None
+        if entry is None or any(a.keyword is not None for a in call.args) or len(call.args) != entry.nargs[1] + 1:
+            return None
+        out = self.value(call.args[-1].value)
+        if not isinstance(out, ir.ArrayVar):
+            return None
+        inputs = [self.value(a.value) for a in call.args[:-1]]
+        for a, node in zip(inputs, call.args):
+            if isinstance(a, ir.ArrayVar) and a.ndim > out.ndim:
+                raise Unsupported(node, f"{canon}() input", f"has {a.ndim} dimensions, its output {out.ndim}",
+                                  "pass an output array of the inputs' shape")
+        counters = [self.new_temp() for _ in range(out.ndim)]
+        index = [ir.Name(c) for c in counters]
+        args = [ir.Load(a, index[out.ndim - a.ndim:]) if isinstance(a, ir.ArrayVar) else a for a in inputs]
+        if entry.helper:
+            self.use_helper(entry.helper)
+        mark_written(out)
+        stmt = ir.Store(target=ir.Load(out, list(index)), value=ir.Call(entry, args))
+        stmt.node = call
+        for d in reversed(range(out.ndim)):
+            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(out, d),
+                               step=const_expr(1), body=[stmt])
+            loop.given = 1
+            loop.node = call
+            stmt = loop
+        return [stmt]
 
     def expr_or_void(self, node):
         v = self.value(node)
@@ -166,8 +219,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
 
     # ------------------------------------------------------------ assignments
     def return_(self, small: cst.Return) -> list:
-        if small.value is None:
-            return [ir.Return()]
+        if small.value is None or (isinstance(small.value, cst.Name) and small.value.value == "None"):
+            return [ir.Return()]  # `return None` is a bare return, in a kernel too
         if not self.fn.is_device:
             raise Unsupported(small, "return with a value in a kernel", "kernels cannot return values",
                               "write the result into an output array")
@@ -227,3 +280,40 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         loop.given = len(values)  # Numba types the loop variable from the arguments actually written
         return [loop]
 
+
+
+def _names_read(body) -> set:
+    """Names any expression of the body reads."""
+    out, seen = set(), set()
+
+    def visit(x):
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, ir.Name):
+            out.add(x.name)
+        if isinstance(x, (ir.Expr, ir.Stmt, ir.ArrayVar)):
+            for child in vars(x).values():
+                if isinstance(child, list):
+                    for c in child:
+                        visit(c)
+                elif isinstance(child, (ir.Expr, ir.Stmt, ir.ArrayVar)) and not (isinstance(x, ir.Assign) and child is x.target):
+                    visit(child)
+
+    for s in body:
+        visit(s)
+    return out
+
+
+def _drop_unread(body, names) -> list:
+    """Without the assignments of NAMES: local constants only an array's shape read (the C shape is the number,
+    and an unread C variable draws a compiler warning)."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign) and s.target.name in names:
+            continue
+        for key in ("body", "orelse"):
+            if isinstance(getattr(s, key, None), list):
+                setattr(s, key, _drop_unread(getattr(s, key), names))
+        out.append(s)
+    return out

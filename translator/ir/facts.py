@@ -52,3 +52,16 @@ def root_array(arr):
     while arr.base is not None:
         arr = arr.base
     return arr
+
+
+def mark_written(arr, seen=None) -> None:
+    """The array a write goes through, and every array it may stand for (views' bases, an alias's arrays),
+    can no longer be const."""
+    seen = set() if seen is None else seen
+    root = root_array(arr)
+    if id(root) in seen:
+        return
+    seen.add(id(root))
+    root.written = True
+    for source in getattr(root, "sources", ()):
+        mark_written(source, seen)

@@ -17,6 +17,7 @@ class Intrinsic:
     helper: str = ""  # n2c helper the C needs (templates/n2c_helpers.cuh section)
     arg_types: Callable | None = None  # (arg types) -> the types each argument is converted to
     c_result: Callable | None = None  # C result type when it differs from Numba's (math.floor -> double)
+    tuple_result: bool = False  # returns a struct with fields v0, v1, ...: only `a, b = f(...)` takes it
 
 
 def _same(ts):
@@ -69,6 +70,9 @@ _add("cuda.threadfence", "__threadfence", _fixed(T.VOID), 0)
 _add("cuda.threadfence_block", "__threadfence_block", _fixed(T.VOID), 0)
 _add("cuda.threadfence_system", "__threadfence_system", _fixed(T.VOID), 0)
 
+# cuda.cg.this_grid().sync(): the CUDA spelling; the CPU runtime provides the same namespace
+_add("cuda.cg.this_grid.sync", "cooperative_groups::this_grid().sync", _fixed(T.VOID), 0)
+
 # --- warp-level
 _add("cuda.shfl_sync", "__shfl_sync", _shfl_value, 3, arg_types=lambda ts: [None, ts[1], None])
 _add("cuda.shfl_up_sync", "__shfl_up_sync", _shfl_value, 3, arg_types=lambda ts: [None, ts[1], None])
@@ -79,7 +83,19 @@ for _name, _c in (("all_sync", "__all_sync"), ("any_sync", "__any_sync"), ("eq_s
 _add("cuda.ballot_sync", "__ballot_sync", _fixed(T.UINT32), 2)
 _add("cuda.activemask", "__activemask", _fixed(T.UINT32), 0)
 _add("cuda.lanemask_lt", "n2c::lanemask_lt", _fixed(T.UINT32), 0, helper="lanemask_lt")
-_add("cuda.match_any_sync", "__match_any_sync", _fixed(T.UINT32), 2, arg_types=lambda ts: [None, ts[1]])
+def _match_value(ts):
+    # Numba's cases: the value converts to int32, int64, float32 or float64 (uint32 widens to int64)
+    t = ts[1]
+    if t.is_float:
+        return [T.UINT32, t]
+    return [T.UINT32, T.INT32 if t.kind in "ib" and t.bits <= 32 or t.kind == "u" and t.bits < 32 else T.INT64]
+
+
+_add("cuda.match_any_sync", "__match_any_sync", _fixed(T.INT32), 2, arg_types=_match_value,
+     c_result=_fixed(T.UINT32))
+# (mask, all lanes agree): a tuple the kernel unpacks, `m, ok = cuda.match_all_sync(mask, v)`
+_add("cuda.match_all_sync", "n2c::match_all_sync", _fixed(T.Tuple((T.INT32, T.BOOL))), 2, helper="match_all",
+     arg_types=_match_value, tuple_result=True)
 
 # --- bit manipulation and fused ops
 _add("cuda.popc", lambda ts: "__popcll" if ts[0].bits == 64 else "__popc", _bits_same, 1,
@@ -113,18 +129,137 @@ _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
      arg_types=lambda ts: [_float_of(ts[:1]), T.INT32])
 
-# NumPy spellings of the same functions resolve to the same entries.
-for _name in ("sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh",
-              "cosh", "tanh", "fabs", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite", "hypot",
-              "copysign", "degrees", "radians"):
-    if _name in ("floor", "ceil", "trunc"):
-        # np.floor(float32) returns a float32, unlike math.floor
-        _add(f"np.{_name}", _math_c(_name), _float_of, 1, arg_types=_math_arg_types)
-    else:
-        TABLE[f"np.{_name}"] = TABLE[f"math.{_name}"]
-for _alias, _name in (("np.arcsin", "asin"), ("np.arccos", "acos"), ("np.arctan", "atan"),
-                      ("np.arctan2", "atan2"), ("np.power", "pow"), ("np.fmod", "fmod")):
-    TABLE[_alias] = TABLE[f"math.{_name}"]
+# NumPy ufuncs on scalars: typed by NumPy's loop list as Numba picks the loop (first loop every input casts
+# to safely; any integer casts to a float when integers and floats are mixed; no float16 loops), so
+# np.sin(int32) is float64 and np.arctan2(float32, int64) is float32, unlike math.*.
+def np_loop(ufunc: str, ts):
+    """(input types, output type) of the NumPy loop Numba chooses for scalar inputs TS, or None."""
+    import numpy as np
+
+    uf = getattr(np, ufunc)
+    try:
+        dts = [np.dtype(t.name) for t in ts]
+    except TypeError:
+        return None
+    mixed = any(d.kind in "iu" for d in dts) and any(d.kind in "cf" for d in dts)
+    for candidate in uf.types:
+        ins, out = candidate[:uf.nin], candidate[-1]
+        if any(c in "eOgGFDmM" for c in ins + out):
+            continue
+        if all((mixed and d.kind in "iu" and np.dtype(c).kind == "f") or np.can_cast(d, np.dtype(c), "safe")
+               for d, c in zip(dts, ins)):
+            to = [T.scalar_by_name(np.dtype(c).name) for c in ins]
+            return to, T.scalar_by_name(np.dtype(out).name)
+    return None
+
+
+def _np_result(ufunc, floats_only=False):
+    def result(ts):
+        loop = np_loop(ufunc, ts)
+        if loop is None or (floats_only and not loop[1].is_float):
+            return None
+        return loop[1]
+    return result
+
+
+def _np_args(ufunc):
+    return lambda ts: np_loop(ufunc, ts)[0]
+
+
+def _np_float_c(ufunc, c_name):
+    return lambda ts: (c_name + "f") if np_loop(ufunc, ts)[1] == T.FLOAT32 else c_name
+
+
+_NP_FLOAT_FUNCS = {  # NumPy name: C function (float64 spelling); float32 loops call the f-suffixed one
+    "sqrt": "sqrt", "cbrt": "cbrt", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
+    "log10": "log10", "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "rint": "rint", "arctan2": "atan2", "hypot": "hypot", "power": "pow", "fmod": "fmod", "copysign": "copysign",
+}
+for _name, _c in _NP_FLOAT_FUNCS.items():
+    _nin = getattr(__import__("numpy"), _name).nin
+    _add(f"np.{_name}", _np_float_c(_name, _c), _np_result(_name, floats_only=True), _nin, arg_types=_np_args(_name))
+for _name, _helper in (("deg2rad", "radians"), ("radians", "radians"), ("rad2deg", "degrees"),
+                       ("degrees", "degrees")):
+    _add(f"np.{_name}", f"n2c::{_helper}", _np_result(_name, floats_only=True), 1, helper=_helper,
+         arg_types=_np_args(_name))
+for _name in ("isnan", "isinf", "isfinite"):
+    TABLE[f"np.{_name}"] = TABLE[f"math.{_name}"]
+for _name in ("maximum", "minimum", "fmax", "fmin", "square", "sign", "negative", "absolute"):
+    _add(f"np.{_name}", f"n2c::np_{_name}", _np_result(_name), getattr(__import__("numpy"), _name).nin,
+         helper="np_ufuncs", arg_types=_np_args(_name))
+TABLE["np.abs"] = TABLE["np.absolute"]
+
+# cmath: a real argument is made complex as Numba's overload resolution does (float32 and small integers to
+# complex64, anything wider to complex128); the n2c::c* helpers compute in Numba's precisions.
+def _as_complex(t):
+    return t if t.is_complex else T.unify(t, T.COMPLEX64)
+
+
+def _complex_only(result):
+    return lambda ts: result(ts[0]) if ts[0].is_complex else None
+
+
+for _name, _c in (("exp", "cexp"), ("log", "clog"), ("sqrt", "csqrt"), ("sin", "csin"), ("cos", "ccos"),
+                  ("tan", "ctan")):
+    _add(f"cmath.{_name}", f"n2c::{_c}", lambda ts: _as_complex(ts[0]), 1, helper="cmath",
+         arg_types=lambda ts: [_as_complex(ts[0])])
+for _name in ("isnan", "isinf", "isfinite"):
+    _add(f"cmath.{_name}", f"n2c::c{_name}", _fixed(T.BOOL), 1, helper="complex",
+         arg_types=lambda ts: [_as_complex(ts[0])])
+_add("cmath.sinh", "n2c::csinh", _complex_only(lambda t: t), 1, helper="cmath")
+_add("cmath.cosh", "n2c::ccosh", _complex_only(lambda t: t), 1, helper="cmath")
+_add("cmath.tanh", "n2c::ctanh", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
+_add("cmath.log10", "n2c::clog10", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
+_add("cmath.phase", "n2c::phase", _complex_only(T.underlying), 1, helper="cmath")
+_add("cmath.polar", "n2c::polar", _complex_only(lambda t: T.Tuple((T.underlying(t), T.underlying(t)))), 1,
+     helper="cmath", tuple_result=True)
+_add("cmath.rect", "n2c::rect",
+     lambda ts: (T.COMPLEX64 if ts == [T.FLOAT32, T.FLOAT32] else T.COMPLEX128) if all(t.is_float for t in ts)
+     else None, 2, helper="cmath")
+for _name in ("conjugate", "conj"):
+    _add(f"np.{_name}", "n2c::conj", lambda ts: ts[0] if ts[0].kind != "b" else None, 1, helper="complex")
+
+# numba.cuda.random: xoroshiro128+ exactly as numba-cuda computes it; the first argument is the address of
+# states[index] (the frontend makes it), so states made by create_xoroshiro128p_states are drawn from in place.
+for _name, _result in (("xoroshiro128p_next", T.UINT64), ("xoroshiro128p_uniform_float32", T.FLOAT32),
+                       ("xoroshiro128p_uniform_float64", T.FLOAT64), ("xoroshiro128p_normal_float32", T.FLOAT32),
+                       ("xoroshiro128p_normal_float64", T.FLOAT64), ("xoroshiro128p_jump", T.VOID)):
+    _add(f"cuda.random.{_name}", f"n2c::{_name}", _fixed(_result), 1, helper="xoroshiro128p")
+_add("cuda.random.init_xoroshiro128p_state", "n2c::init_xoroshiro128p_state", _fixed(T.VOID), 2,
+     helper="xoroshiro128p", arg_types=lambda ts: [None, T.UINT64])
+
+# cuda.fp16: cuda_fp16.h's own functions (numba-cuda binds these same ones), on __half
+_FP16 = {"hadd": ("__hadd", 2), "hsub": ("__hsub", 2), "hmul": ("__hmul", 2), "hdiv": ("__hdiv", 2),
+         "hmax": ("__hmax", 2), "hmin": ("__hmin", 2), "hneg": ("__hneg", 1), "habs": ("__habs", 1),
+         "hfma": ("__hfma", 3), "hsin": ("hsin", 1), "hcos": ("hcos", 1), "hlog": ("hlog", 1), "hlog2": ("hlog2", 1),
+         "hlog10": ("hlog10", 1), "hexp": ("hexp", 1), "hexp2": ("hexp2", 1), "hexp10": ("hexp10", 1),
+         "hsqrt": ("hsqrt", 1), "hrsqrt": ("hrsqrt", 1), "hrcp": ("hrcp", 1), "hceil": ("hceil", 1),
+         "hfloor": ("hfloor", 1), "htrunc": ("htrunc", 1), "hrint": ("hrint", 1), "htanh": ("htanh", 1)}
+for _name, (_c, _n) in _FP16.items():
+    for _key in (_name, _c if _c.startswith("__") else None):
+        if _key:
+            _add(f"cuda.fp16.{_key}", _c, _fixed(T.FLOAT16), _n, helper="fp16",
+                 arg_types=(lambda n: lambda ts: [T.FLOAT16] * n)(_n))
+for _name in ("heq", "hne", "hgt", "hge", "hlt", "hle"):
+    for _key in (_name, f"__{_name}"):
+        _add(f"cuda.fp16.{_key}", f"__{_name}", _fixed(T.BOOL), 2, helper="fp16",
+             arg_types=lambda ts: [T.FLOAT16, T.FLOAT16])
+# math.* of a float16: numba-cuda overloads these with the fp16 functions (a float16 result)
+for _name, _c in (("sin", "hsin"), ("cos", "hcos"), ("exp", "hexp"), ("exp2", "hexp2"), ("log", "hlog"),
+                  ("log2", "hlog2"), ("log10", "hlog10"), ("sqrt", "hsqrt"), ("tanh", "htanh"), ("floor", "hfloor"),
+                  ("ceil", "hceil"), ("trunc", "htrunc"), ("fabs", "__habs")):
+    _base = TABLE[f"math.{_name}"]
+
+    def _h(base, c):
+        half = lambda ts: ts and all(t == T.FLOAT16 for t in ts)  # noqa: E731
+        return Intrinsic(base.key, lambda ts: c if half(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
+                         lambda ts: T.FLOAT16 if half(ts) else base.result(ts), base.nargs, base.helper,
+                         lambda ts: [T.FLOAT16] if half(ts) else base.arg_types(ts),
+                         lambda ts: None if half(ts) else (base.c_result(ts) if base.c_result else None))
+
+    TABLE[f"math.{_name}"] = _h(_base, _c)
 
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)

@@ -15,7 +15,7 @@ class ArrayVar:
     name: str  # C name
     dtype: T.Scalar
     shape: list  # Expr per dimension
-    kind: str  # "param" | "shared" | "dynamic" | "local" | "const" | "view"
+    kind: str  # "param" | "shared" | "dynamic" | "local" | "const" | "view" | "alias" (see ArrayBind)
     c_dims: bool = False  # declared as a C multi-dimensional array (t[16][17]) rather than flat
     base: "ArrayVar | None" = None  # for views
     offset: "Expr | None" = None  # element offset of a view into its base
@@ -114,6 +114,13 @@ class IfExp(Expr):
 
 
 @dataclass(eq=False)
+class Member(Expr):
+    """z.real / z.imag: a part of a complex number (of a real number: the number itself, or zero)."""
+    value: Expr
+    field: str  # "real" | "imag"
+
+
+@dataclass(eq=False)
 class Cast(Expr):
     to: T.Scalar
     value: Expr
@@ -192,6 +199,16 @@ class Store(Stmt):
 @dataclass(eq=False)
 class ArrayDecl(Stmt):
     array: ArrayVar = None
+
+
+@dataclass(eq=False)
+class ArrayBind(Stmt):
+    """`a = x`, or `a = x if c else y`, for an array name Numba binds to more than one array: the name is a
+    pointer (declared at the top of the function) with its own extents, pointed at the array chosen."""
+    alias: ArrayVar = None
+    source: ArrayVar = None
+    cond: "Expr | None" = None
+    orelse: ArrayVar | None = None
 
 
 @dataclass(eq=False)

@@ -27,6 +27,10 @@ class Scalar:
     def signed(self) -> bool:
         return self.kind in "if"
 
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
 
 @dataclass(frozen=True)
 class Array:
@@ -58,20 +62,29 @@ BOOL = Scalar("bool", "b", 8)
 INT8, INT16, INT32, INT64 = (Scalar(f"int{b}", "i", b) for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}", "u", b) for b in (8, 16, 32, 64))
 FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}", "f", b) for b in (16, 32, 64))
+COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 128)
 
-SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32, FLOAT64)}
+# numba.cuda.random's generator state: a record of two uint64 (s0, s1), as create_xoroshiro128p_states makes it;
+# an array element only, passed to the xoroshiro128p_* functions (kind "r": no arithmetic).
+XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
+RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
+
+SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32,
+                              FLOAT64, COMPLEX64, COMPLEX128)}
 # Numba and NumPy aliases that users write in signatures and casts.
 ALIASES = {
     "boolean": BOOL, "bool_": BOOL, "b1": BOOL,
     "i1": INT8, "i2": INT16, "i4": INT32, "i8": INT64, "intp": INT64, "intc": INT32, "int_": INT64,
     "u1": UINT8, "u2": UINT16, "u4": UINT32, "u8": UINT64, "uintp": UINT64, "uintc": UINT32, "byte": UINT8,
     "f4": FLOAT32, "f8": FLOAT64, "float_": FLOAT64, "double": FLOAT64, "single": FLOAT32,
+    "f2": FLOAT16, "half": FLOAT16, "c8": COMPLEX64, "c16": COMPLEX128, "complex_": COMPLEX128, "csingle": COMPLEX64, "cdouble": COMPLEX128,
 }
 
 C_NAMES = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
-    "float32": "float", "float64": "double",
+    "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
+    "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half",
 }
 
 
@@ -108,7 +121,7 @@ def parse_type(text: str) -> Scalar | Array:
         if t is None:
             raise TypeStringError(f"unknown type '{text}'")
         return t
-    dtype = scalar_by_name(m.group(1))
+    dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
         raise TypeStringError(f"unknown element type '{m.group(1)}'")
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
@@ -189,6 +202,21 @@ def parse_types_option(text: str) -> dict[str, Scalar | Array]:
 
 # ---------------------------------------------------------------- Numba's typing rules
 
+def underlying(t: Scalar) -> Scalar:
+    """The float type of a complex type's parts."""
+    return FLOAT32 if t == COMPLEX64 else FLOAT64
+
+
+def complex_of(f: Scalar) -> Scalar:
+    return COMPLEX64 if f == FLOAT32 else COMPLEX128
+
+
+def _complex_arith(a: Scalar, b: Scalar) -> Scalar:
+    # complex64 with float32 (or a small integer) stays complex64; any wider part makes it complex128
+    parts = [underlying(t) if t.is_complex else t for t in (a, b)]
+    return complex_of(unify(*parts))
+
+
 def _machine_int(*ts: Scalar) -> Scalar:
     # Numba's integer NBEP: integer arithmetic happens at 64 bits, signed if any input is.
     return int_of(max(64, *(t.bits for t in ts)), any(t.kind == "i" or t.kind == "b" for t in ts))
@@ -200,6 +228,8 @@ def _as_numeric(t: Scalar) -> Scalar:
 
 def arith_result(a: Scalar, b: Scalar) -> Scalar:
     """+ - * // % between scalars, as Numba types them."""
+    if a.is_complex or b.is_complex:
+        return _complex_arith(a, b)  # NumPy's promotion: complex64 + int16 stays complex64, + int32 does not
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
             return a if a.bits >= b.bits else b
@@ -208,12 +238,16 @@ def arith_result(a: Scalar, b: Scalar) -> Scalar:
 
 
 def truediv_result(a: Scalar, b: Scalar) -> Scalar:
+    if a.is_complex or b.is_complex:
+        return arith_result(a, b)
     if a.is_float and b.is_float:
         return arith_result(a, b)
     return FLOAT64
 
 
 def pow_result(a: Scalar, b: Scalar) -> Scalar:
+    if a.is_complex or b.is_complex:
+        return arith_result(a, b)
     if a.is_float and b.kind in "iub":
         return a  # float32 ** int stays float32 (Numba avoids double precision here)
     return arith_result(a, b)
@@ -234,7 +268,7 @@ def unary_result(op: str, a: Scalar) -> Scalar:
         return BOOL
     if op == "~":
         return BOOL if a.kind == "b" else _machine_int(a)
-    if a.is_float:
+    if a.is_float or a.is_complex:
         return a
     return _machine_int(_as_numeric(a))
 
@@ -263,6 +297,8 @@ def unify(a, b):
         return b
     if b.kind == "b":
         return a
+    if a.is_complex or b.is_complex:
+        return _complex_arith(a, b)
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
             return a if a.bits >= b.bits else b
@@ -289,8 +325,11 @@ def c_promote(t: Scalar) -> Scalar:
     return t
 
 
-def c_common(a: Scalar, b: Scalar) -> Scalar:
-    """The type a C binary arithmetic operator computes in."""
+def c_common(a: Scalar, b: Scalar) -> Scalar | None:
+    """The type a C binary arithmetic operator computes in (None: complex operands of different types, which
+    C++ does not mix: the legalizer converts them)."""
+    if a.is_complex or b.is_complex or FLOAT16 in (a, b):
+        return a if a == b else None  # __half mixes with nothing in C++ (ambiguous): the legalizer converts
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
             return a if a.bits >= b.bits else b

@@ -16,6 +16,15 @@ from ..ir.facts import root_array
 def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
     if to == c.const_type:
         return c
+    if to.is_complex:
+        value = complex(c.value)
+        if to == T.COMPLEX64:
+            value = complex(float(np.float32(value.real)), float(np.float32(value.imag)))
+        out = ir.Const(value, to)
+        out.node = c.node
+        return out
+    if isinstance(c.value, complex):
+        return None  # Numba has no complex-to-real conversion (the typer reports it)
     if to.kind == "b":
         value = bool(c.value)
     elif to.is_float:
@@ -55,6 +64,13 @@ class Legalizer:
         self.bounds = Bounds(fn, assume_nonnegative)
 
     def run(self):
+        if any(getattr(a, "dtype", None) is not None and a.dtype.is_complex for a in getattr(self.fn, "arrays", [])) \
+                or any(isinstance(v.type, T.Scalar) and v.type.is_complex for v in self.fn.variables):
+            self.helpers.add("complex")  # the kernel's complex64/complex128 need the types' definitions
+        if any(getattr(a, "dtype", None) == T.FLOAT16 for a in getattr(self.fn, "arrays", [])) \
+                or any(v.type == T.FLOAT16 for v in self.fn.variables) \
+                or any(p.type == T.FLOAT16 for p in self.fn.params):
+            self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
         self.block(self.fn.body)
         self.fn.assumptions |= self.bounds.assumed
 
@@ -103,6 +119,12 @@ class Legalizer:
             s.items = [i if isinstance(i, ir.StringLit) else self.expr(i) for i in s.items]
         elif isinstance(s, ir.TupleCall):
             s.call = self.expr(s.call)
+        elif isinstance(s, ir.ArrayBind):
+            if s.cond is not None:
+                s.cond = self.expr(s.cond, condition=True)
+            for arr in (s.source, s.orelse):
+                if arr is not None:
+                    self.unnamed_view(arr)
         elif isinstance(s, ir.ArrayDecl):
             arr = s.array
             if arr.offset is not None:
@@ -120,12 +142,21 @@ class Legalizer:
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, condition=False):
+        if isinstance(e.type, T.Scalar) and e.type.is_complex:
+            self.helpers.add("complex")
+        if e.type == T.FLOAT16:
+            self.helpers.add("fp16")
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
             return self.x_BoolOp(e, condition)
         return method(e) if method else e
 
     def x_Name(self, e):
+        return e
+
+    def x_ShapeOf(self, e):
+        if e.array.kind == "dynamic":
+            self.helpers.add("dynamic_smem_bytes")
         return e
 
     def x_Cast(self, e):
@@ -138,6 +169,16 @@ class Legalizer:
                 return folded
         e.to = e.type
         return e
+
+    def x_Member(self, e):
+        e.value = self.expr(e.value)
+        if e.value.type.is_complex:
+            return e
+        if e.field == "real":  # x.real of a real number is x; x.imag is a zero of its type
+            return e.value
+        zero = ir.Const(0, e.type) if not e.type.is_float else ir.Const(0.0, e.type)
+        zero.node = e.node
+        return zero
 
     def x_BinOp(self, e):
         e.left, e.right = self.expr(e.left), self.expr(e.right)
@@ -179,6 +220,19 @@ class Legalizer:
     def power(self, e):
         R = e.type
         base, exp = e.left, e.right
+        if R.is_complex:
+            # Numba computes z ** 2 as z * z and calls a cpow numba-cuda does not provide for anything else
+            two = isinstance(exp, ir.Const) and exp.value == 2
+            if not two:
+                raise Unsupported(e.node, "complex power", "numba-cuda compiles only z ** 2 of a complex number",
+                                  "multiply it out, or use cmath.exp(w * cmath.log(z))")
+            b = cast_to(base, R)
+            if isinstance(b, (ir.Name, ir.Load)):
+                out = ir.BinOp("*", b, b)
+                out.type, out.node = R, e.node
+                return out
+            self.helpers.add("np_ufuncs")
+            return self.helper_call("n2c::np_square", [b], R, e, explicit=False)
         if exp.type.is_int or exp.type.kind == "b":
             if isinstance(exp, ir.Const) and exp.value == 2 and isinstance(base, (ir.Name, ir.Load)):
                 # Numba's x ** 2 is exactly one multiplication
@@ -247,7 +301,7 @@ class Legalizer:
             e.args = [a if w is None else cast_to(a, w) for a, w in zip(e.args, wanted)]
         if not e.c_name:
             e.c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
-        if entry.c_result is not None:
+        if entry.c_result is not None and entry.c_result(ts) is not None:
             e.result_ctype = entry.c_result(ts)
             if e.result_ctype.kind != e.type.kind or e.result_ctype.is_float != e.type.is_float:
                 c = ir.Cast(e.type, e)
@@ -273,6 +327,7 @@ class Legalizer:
         return e
 
     def x_Load(self, e):
+        self.unnamed_view(e.array)
         e.indices = [self.expr(i) for i in e.indices]
         e.wrap = [not self.bounds.at_least(i, 0) for i in e.indices]
         if any(e.wrap):
@@ -280,6 +335,19 @@ class Legalizer:
             if e.array.kind == "dynamic" or (e.array.kind == "view" and root_array(e.array).kind == "dynamic"):
                 self.helpers.add("dynamic_smem_bytes")
         return e
+
+    def x_ArrayRef(self, e):
+        self.unnamed_view(e.array)
+        return e
+
+    def unnamed_view(self, arr):
+        """A view used in place (`f(res[g:])`) has no declaration to legalize its offset; do it here, once."""
+        while arr is not None and arr.kind == "view" and not arr.name and not getattr(arr, "legalized", False):
+            arr.legalized = True
+            if arr.offset is not None:
+                arr.offset = self.expr(arr.offset)
+            arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
+            arr = arr.base
 
     def x_AddressOf(self, e):
         e.target = self.expr(e.target)
@@ -313,6 +381,8 @@ def _compares_exactly(a: T.Scalar, b: T.Scalar, common: T.Scalar) -> bool:
     c = T.c_common(a, b)
     if c == common:
         return True
+    if c is None or common.is_complex:
+        return False
     if a.kind in "iub" and b.kind in "iub":
         return c.kind == "i" or (a.kind in "ub" and b.kind in "ub")
     if c.is_float:

@@ -9,8 +9,11 @@ from ..analysis.calls import device_calls, reachable_functions
 from ..analysis import specialize
 from ..ir import typesys as T
 from ..errors import Unsupported, UserError
+from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
 from .legalize import Legalizer
+from .ufuncs import build_ufunc_kernels
+from ..frontend.scan import random_state_params
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
 
@@ -34,6 +37,7 @@ class Program:
     in_progress: set = field(default_factory=set)
     notices: list = field(default_factory=list)  # Diagnostics of options ignored, printed as notes
     c_names: dict = field(default_factory=dict)  # C name -> how many functions asked for it
+    ufuncs: dict = field(default_factory=dict)  # name -> lower.ufuncs.UfuncInfo (@vectorize/@guvectorize)
 
     # ------------------------------------------------------------ device functions
     def c_name(self, name: str) -> str:
@@ -160,11 +164,16 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list
             missing.append(p)
         types.append(t)
     if missing:
+        states = random_state_params(fi.node)  # numba.cuda.random's states: a type no signature string spells
+        first = next((p for p in missing if p in states), missing[0])
+        spelled = f"{first}={'xoroshiro128p_type[::1]' if first in states else 'float32[:, ::1]'}"
+        note = (f" ({', '.join(sorted(p for p in missing if p in states))}: the states create_xoroshiro128p_states "
+                "makes, spelled xoroshiro128p_type[::1])") if states & set(missing) else ""
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
                           "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
-                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{missing[0]}=float32[:, ::1], "
-                          f"...\"}} in the module, or pass --types \"{missing[0]}=float32[:, ::1], ...\"")
+                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
+                          f"...\"}} in the module, or pass --types \"{spelled}, ...\"{note}")
     return types
 
 
@@ -173,17 +182,14 @@ def _propagate_writes(fn: ir.Function) -> None:
     for call in device_calls(fn.body):
         for arg, param in zip(call.args, call.target.params):
             if isinstance(arg, ir.ArrayRef) and param.array is not None and param.array.written:
-                root = arg.array
-                while root.base is not None:
-                    root = root.base
-                root.written = True
+                mark_written(arg.array)
 
 
 def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
     """The module's kernels, or those --kernel names: by name, by key ("outer.kernel" for one defined in a
     function), or by another name it has (the function cuda.jit(sig)(fn) compiled). A name that is not a kernel
     is an error saying why (its own decorator problem, a device function, a plain function)."""
-    kernels = [f for f in info.functions.values() if not f.is_device and f.listed]
+    kernels = [f for f in info.functions.values() if (not f.is_device or f.ufunc is not None) and f.listed]
     if not options.kernels:
         for key in info.deferred:
             info.report_deferred(key)
@@ -191,7 +197,7 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
     chosen = []
     for want in options.kernels:
         exact = info.functions.get(want)
-        if exact is not None and not exact.is_device:
+        if exact is not None and (not exact.is_device or exact.ufunc is not None):
             chosen.append(exact)
             continue
         named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as]
@@ -260,6 +266,9 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
     program.notices += info.notices
     for fi in kernels:
         try:
+            if fi.ufunc is not None:
+                program.ufuncs[fi.name] = build_ufunc_kernels(program, fi)
+                continue
             program.add_kernel(fi)
         except Unsupported as exc:
             info.reporter.add_unsupported(exc)

@@ -77,13 +77,21 @@ class _UseFinder(cst.CSTVisitor):
         self.stack: list = []
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, cst.Name) and node.value in self.ndims and not self._is_read(node):
+        if isinstance(node, cst.Name) and node.value in self.ndims and self._names_a_variable(node) \
+                and not self._is_read(node):
             self.written.add(node.value)
         self.stack.append(node)
         return True
 
     def on_leave(self, original_node) -> None:
         self.stack.pop()
+
+    def _names_a_variable(self, name: cst.Name) -> bool:
+        """Not the `x` of `cuda.threadIdx.x` nor a keyword's name: those are spelled like a parameter but are not it."""
+        parent = self.stack[-1] if self.stack else None
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            return False
+        return not (isinstance(parent, cst.Arg) and parent.keyword is name)
 
     def _is_read(self, name: cst.Name) -> bool:
         parent = self.stack[-1] if self.stack else None

@@ -51,7 +51,8 @@ __all__ = ["package", "PackageResult", "PackageBuildError", "parse_arch"]
 TORCH_DTYPES = {
     "bool": "torch.bool", "int8": "torch.int8", "int16": "torch.int16", "int32": "torch.int32",
     "int64": "torch.int64", "uint8": "torch.uint8", "uint16": "torch.uint16", "uint32": "torch.uint32",
-    "uint64": "torch.uint64", "float32": "torch.float32", "float64": "torch.float64",
+    "uint64": "torch.uint64", "float16": "torch.float16", "float32": "torch.float32", "float64": "torch.float64",
+    "complex64": "torch.complex64", "complex128": "torch.complex128",
 }
 
 
@@ -127,7 +128,10 @@ def _launch_lines(source: str, kernel_names: list[str]) -> list[str]:
 def _smoke_args(fn) -> list[str]:
     args = []
     for p in fn.params:
-        if p.array is not None:
+        if p.array is not None and p.type.dtype.kind == "r":  # records (RNG states): their uint64 words
+            shape = ", ".join(["SIZE"] * p.type.ndim + [str(p.type.dtype.bits // 64)])
+            args.append(f'torch.zeros(({shape}), dtype=torch.uint64, device="cuda")')
+        elif p.array is not None:
             shape = "(SIZE,)" if p.type.ndim == 1 else f"({', '.join(['SIZE'] * p.type.ndim)})"
             args.append(f'torch.zeros({shape}, dtype={TORCH_DTYPES[p.type.dtype.name]}, device="cuda")')
         elif p.type.kind == "b":

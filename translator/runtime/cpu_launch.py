@@ -10,6 +10,7 @@ import numpy as np
 from .cpurun import compile_cpu, launch
 from . import launch_checks as checks
 from .dropin import extension_name, kernel_metadata, program_for
+from .ufunc import NumpyBackend, UFunc
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
 from ..emit.render import render_program
@@ -21,6 +22,10 @@ CTYPES = {
 }
 
 
+# record element types -> their NumPy dtype, as Numba lays them out (numba.cuda.random's aligned struct)
+RECORD_DTYPES = {"xoroshiro128p_type": np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)}
+
+
 class CpuKernel:
     """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]. A launch is
     checked as the drop-in's is (launch_checks.py), against the limits of numba2cuda's default target (sm_90),
@@ -30,7 +35,8 @@ class CpuKernel:
         self.lib = lib
         self.name, params, _, self.static_shared = kernel_metadata(fn)
         self.params = tuple(checks.Param(*p) for p in params)
-        self.ctypes = [None if p.is_array else CTYPES[p.type] for p in self.params]
+        self.ctypes = [None if p.is_array else ctypes.c_uint16 if p.type == "float16" else CTYPES[p.type]
+                       for p in self.params]  # a __half by value is its bits, as an unsigned short
 
     def __getitem__(self, config):
         gx, gy, gz, bx, by, bz, _, shared = checks.launch_config(self.name, config, checks.table_limits(),
@@ -44,11 +50,20 @@ class CpuKernel:
             if p.is_array:
                 if not isinstance(a, np.ndarray):
                     raise checks.not_an_array(self.name, p, a, "a NumPy array on the CPU runtime")
-                checks.check_numpy(self.name, p, a)
+                if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
+                    if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
+                        raise TypeError(f"{self.name}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
+                                        "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
+                                        f"{a.dtype} {a.ndim}-D")
+                else:
+                    checks.check_numpy(self.name, p, a)
                 flat.append(a)
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
+            elif p.type == "float16":
+                flat.append(int(np.float16(checks.scalar(self.name, p, a)).view(np.uint16)))
+                types.append(ctype)
             else:
                 flat.append(checks.scalar(self.name, p, a))
                 types.append(ctype)
@@ -61,6 +76,11 @@ class CpuModule:
         self.program = program
         for fn in program.kernels:
             setattr(self, fn.c_name, CpuKernel(lib, fn))
+        for name, info in getattr(program, "ufuncs", {}).items():
+            kernels = {loop.kernel: getattr(self, loop.kernel) for loop in info.loops}
+            ufunc = UFunc(info, kernels, NumpyBackend())
+            ufunc.lib = lib  # its kernels' library: set_poison() etc. reach it as for a kernel
+            setattr(self, name, ufunc)
 
 
 def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = None) -> CpuModule:

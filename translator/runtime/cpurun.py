@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 HEADER = Path(__file__).resolve().parent / "n2c_cpu.h"
+# stand-ins for CUDA headers a translation includes (<cooperative_groups.h>); n2c_cpu.h defines what they declare
+CPU_INCLUDE = HEADER.parent / "cpu_include"
 
 # -fno-strict-aliasing: CUDA code reinterprets the shared byte buffer as float* etc.
 # -fwrapv: integer overflow wraps as on the GPU instead of being optimised as UB.
@@ -120,8 +122,8 @@ def compile_cpu(
     if not _NAME_RE.match(name):
         raise ValueError(f"name must be a C identifier, got {name!r}")
     cxx = os.environ.get("CXX", "g++")
-    header = HEADER.read_bytes()
-    flags = list(CXXFLAGS) + list(extra_flags)
+    header = HEADER.read_bytes() + b"".join(p.read_bytes() for p in sorted(CPU_INCLUDE.glob("*.h")))
+    flags = list(CXXFLAGS) + ["-I", str(CPU_INCLUDE)] + list(extra_flags)
     digest = hashlib.sha256()
     for part in (cu_text.encode(), header, "\0".join(flags).encode(), _compiler_id(cxx).encode()):
         digest.update(hashlib.sha256(part).digest())

@@ -40,6 +40,12 @@ class Module:
                 dispatcher = Dispatcher(name, [k for _, k in group], signatures)
                 self.kernels[name] = dispatcher
                 setattr(self, name, dispatcher)
+        for name, info in getattr(program, "ufuncs", {}).items():  # @vectorize/@guvectorize: called like Numba's
+            from .ufunc import UFunc
+
+            ufunc = UFunc(info, dict(self.kernels))
+            setattr(self, name, ufunc)
+            self.kernels[name] = ufunc
 
     def __repr__(self):
         return f"<numba2cuda module {self.path}: {', '.join(self.kernels)}>"

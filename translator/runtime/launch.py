@@ -59,6 +59,40 @@ def synchronize(device=None):
         raise checks.fault_error(last_launch_text(), exc) from exc
 
 
+class _Words:
+    """A device array of records (create_xoroshiro128p_states' states) seen as its uint64 words, which torch holds."""
+
+    def __init__(self, cai, words):
+        strides = cai.get("strides")
+        self.__cuda_array_interface__ = dict(
+            cai, shape=tuple(cai["shape"]) + (words,), typestr="<u8", descr=[("", "<u8")],
+            strides=None if strides is None else tuple(strides) + (8,))
+
+
+RECORD_WORDS = {"xoroshiro128p_type": 2}  # record element types -> uint64 words per record
+
+
+def _numpy_words(kernel, p, a):
+    """A NumPy array of records (states) viewed as its uint64 words: the memory the kernel reads and writes."""
+    if a.dtype.itemsize != 8 * RECORD_WORDS[p.dtype] or any(a.dtype.fields[n][0].str != "<u8" for n in a.dtype.names):
+        raise TypeError(f"{kernel}(): argument '{p.name}' must be xoroshiro128p states (records of two uint64), "
+                        f"got records {a.dtype}")
+    if not a.flags.c_contiguous:
+        raise TypeError(f"{kernel}(): argument '{p.name}' must be C-contiguous; pass np.ascontiguousarray({p.name})")
+    return a.view("<u8").reshape(a.shape + (RECORD_WORDS[p.dtype],))
+
+
+def _record_words(a):
+    cai = a.__cuda_array_interface__
+    if not str(cai.get("typestr", "")).startswith("|V"):
+        return a
+    fields = [f for f in cai.get("descr", []) if f[0]]
+    if not fields or any(f[1] != "<u8" for f in fields):
+        raise TypeError(f"records of {cai.get('descr')} are not supported; only records of uint64 fields "
+                        "(numba.cuda.random's states)")
+    return _Words(cai, len(fields))
+
+
 class Launch:
     """A configured kernel: what kernel[grid, block, stream, shared_bytes] returns."""
 
@@ -149,7 +183,10 @@ class Kernel:
                 import numpy as np
 
                 values[i] = np.asarray(a)
-                checks.check_numpy(self.name, p, values[i])
+                if p.dtype in RECORD_WORDS and values[i].dtype.names is not None:
+                    values[i] = _numpy_words(self.name, p, values[i])  # RNG states: their words, same memory
+                else:
+                    checks.check_numpy(self.name, p, values[i])
             else:
                 raise checks.not_an_array(self.name, p, a, "a torch tensor, a __cuda_array_interface__ object or a "
                                                            "NumPy array")
@@ -159,6 +196,14 @@ class Kernel:
         return values
 
     def check_tensor_type(self, p, t):
+        if p.dtype in RECORD_WORDS:  # RNG states as torch holds them: uint64 words, one more dimension
+            words = RECORD_WORDS[p.dtype]
+            if t.dtype != torch.uint64 or t.dim() != p.ndim + 1 or t.shape[-1] != words or not t.is_contiguous():
+                raise TypeError(f"{self.name}(): argument '{p.name}' must be the xoroshiro128p states "
+                                f"create_xoroshiro128p_states makes, or their words (a C-contiguous uint64 tensor of "
+                                f"shape (n, {words})), got a {str(t.dtype).replace('torch.', '')} tensor of shape "
+                                f"{tuple(t.shape)}")
+            return
         checks.check_array(self.name, p, str(t.dtype).replace("torch.", ""), t.dim(), t.is_contiguous(), "a tensor",
                            f"; pass {p.name}.contiguous()")
 
@@ -197,7 +242,7 @@ class Kernel:
             if isinstance(a, torch.Tensor):
                 continue
             if hasattr(a, "__cuda_array_interface__"):
-                converted[i] = torch.as_tensor(a, device="cuda")
+                converted[i] = torch.as_tensor(_record_words(a), device="cuda")
                 self.check_tensor_type(self.params[i], converted[i])  # now that torch describes it
                 continue
             # a NumPy array; torch.tensor copies without torch.from_numpy's warning about read-only arrays

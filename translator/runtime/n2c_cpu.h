@@ -36,7 +36,12 @@
 //  * Not modelled: spin-waits on another thread or block (they hang: fibers are not preempted),
 //    data races and memory ordering, out-of-bounds global accesses, more than ~500 KiB of stack
 //    per thread (SIGSEGV on a guard page), the static + dynamic shared limit (dynamic only),
-//    `extern __shared__` under any name but n2c_dynamic_smem, texture, cooperative groups.
+//    `extern __shared__` under any name but n2c_dynamic_smem, texture, cooperative groups other than
+//    this_grid().sync().
+//  * Cooperative launches (cudaLaunchCooperativeKernel): every block runs at once, each on its own OS
+//    thread with its own fibers and its own __shared__ (thread_local), so a grid barrier can complete.
+//    A block arrives at this_grid().sync() when all its live threads wait there; all blocks leave
+//    together.  A block that ends while others wait there is a deadlock (the GPU would hang), reported.
 #ifndef N2C_CPU_H
 #define N2C_CPU_H
 #define N2C_CPU_RUNTIME 1
@@ -51,6 +56,7 @@
 #include <type_traits>
 #include <utility>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #if !defined(__x86_64__) || defined(N2C_CPU_UCONTEXT)
 #define N2C_CPU_USE_UCONTEXT 1
@@ -91,12 +97,14 @@ enum cudaError {
   cudaErrorInvalidValue = 1,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
 };
 typedef enum cudaError cudaError_t;
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
 typedef void *cudaStream_t;
 static constexpr int warpSize = 32;
 
@@ -129,12 +137,13 @@ enum : unsigned { kMaxThreads = 1024, kDefaultDynSmem = 48u << 10 };
 enum State : unsigned char { kReady, kAtBarrier, kAtWarp, kExited };
 enum Op : unsigned char {
   kSync, kSyncCount, kSyncAnd, kSyncOr, kSyncWarp, kShflIdx, kShflUp, kShflDown, kShflXor,
-  kAll, kAny, kUni, kBallot, kMatchAny, kMatchAll, kActiveMask,
+  kAll, kAny, kUni, kBallot, kMatchAny, kMatchAll, kActiveMask, kGridSync,
 };
 static const char *const kOpName[] = {
   "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
   "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__all_sync", "__any_sync",
   "__uni_sync", "__ballot_sync", "__match_any_sync", "__match_all_sync", "__activemask",
+  "this_grid().sync",
 };
 
 #ifdef N2C_CPU_USE_UCONTEXT
@@ -154,6 +163,8 @@ struct Fiber {
   int b, c;             // PTX shfl operands: source lane/offset, and segment mask | clamp
   uint64_t val, res;    // collective operand and result, as raw bits
 };
+
+struct GridSync;
 
 struct Runtime {
   Fiber fib[kMaxThreads];
@@ -178,6 +189,9 @@ struct Runtime {
   void release_warp(unsigned lo, unsigned g);
   void report_deadlock();
   bool run_block(char *slots);
+  bool grid_barrier();
+  GridSync *gsync = nullptr;  // the grid barrier of a cooperative launch (one block per OS thread)
+  bool grid_wait = false;     // every live thread of this block waits at this_grid().sync()
 };
 
 struct Slot { Fiber *fiber; Runtime *rt; };
@@ -272,6 +286,15 @@ inline void Runtime::try_barrier() {
                   "(line %u)", first->tid.x, first->tid.y, first->tid.z, kOpName[first->op], first->line,
                   f.tid.x, f.tid.y, f.tid.z, kOpName[f.op], f.line);
     count += f.pred != 0;
+  }
+  if (first->op == kGridSync) {
+    if (gsync) {  // the whole grid must arrive: the scheduler waits for the other blocks (run_block)
+      grid_wait = true;
+      return;
+    }
+    if (1ull * grid.x * grid.y * grid.z > 1)
+      return fail("cuda.cg.this_grid().sync() (line %u) in a launch that is not cooperative: the blocks of a "
+                  "grid barrier must all be resident (cudaLaunchCooperativeKernel)", first->line);
   }
   const uint64_t res[] = {0, count, count == at_barrier, count != 0};  // indexed by kSync..kSyncOr
   for (unsigned i = 0; i < n; ++i)
@@ -419,8 +442,80 @@ inline bool Runtime::run_block(char *slots) {
       if (failed) return false;
     }
     if (live == 0) return true;
+    if (!ran && grid_wait) {  // the block waits at the grid barrier: so does this OS thread
+      if (!grid_barrier()) return false;
+      continue;
+    }
     if (!ran) return report_deadlock(), false;
   }
+}
+
+// ---- the grid barrier of a cooperative launch ------------------------------------------------
+struct GridSync {
+  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+  unsigned total = 0, arrived = 0, done = 0, line = 0;
+  unsigned long gen = 0;
+  uint3 first{0, 0, 0};  // the first block to arrive in this round (for messages)
+  bool failed = false;
+  char msg[2048] = "";
+
+  void fail_locked(const char *fmt, ...) __attribute__((format(printf, 2, 3))) {
+    if (failed) return;
+    failed = true;
+    va_list ap;
+    va_start(ap, fmt), std::vsnprintf(msg, sizeof msg, fmt, ap), va_end(ap);
+  }
+  // false when the grid failed (a block failed, diverged or ended without reaching the barrier)
+  bool arrive(const Runtime &r, unsigned at_line) {
+    pthread_mutex_lock(&mu);
+    if (!failed && arrived == 0) first = r.bid, line = at_line;
+    if (!failed && at_line != line)
+      fail_locked("divergent grid barrier: block (%u,%u,%u) waits at this_grid().sync() at line %u, block "
+                  "(%u,%u,%u) at line %u", first.x, first.y, first.z, line, r.bid.x, r.bid.y, r.bid.z, at_line);
+    ++arrived;
+    const unsigned long round = gen;
+    if (!failed && arrived + done == total) {
+      if (done)
+        fail_locked("deadlock: %u block(s) wait at this_grid().sync() (line %u) but %u block(s) of the grid ended "
+                    "without reaching it; on the GPU this hangs", arrived, line, done);
+      arrived = 0, ++gen;
+      pthread_cond_broadcast(&cv);
+    }
+    while (!failed && gen == round) pthread_cond_wait(&cv, &mu);
+    const bool ok = !failed;
+    pthread_mutex_unlock(&mu);
+    return ok;
+  }
+  void finish(const Runtime &r, bool ok) {
+    pthread_mutex_lock(&mu);
+    ++done;
+    if (!ok && !failed) {
+      failed = true;
+      std::snprintf(msg, sizeof msg, "%s", r.msg);
+    } else if (arrived && arrived + done == total) {
+      fail_locked("deadlock: block (%u,%u,%u) ended while %u block(s) wait at this_grid().sync() (line %u); every "
+                  "block must reach it, and on the GPU this hangs", r.bid.x, r.bid.y, r.bid.z, arrived, line);
+    }
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+  }
+};
+
+// Every live thread of this block waits at this_grid().sync(): wait for the other blocks, then release them.
+inline bool Runtime::grid_barrier() {
+  unsigned at_line = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (fib[i].state == kAtBarrier) at_line = fib[i].line;
+  if (!gsync->arrive(*this, at_line)) {
+    failed = true;
+    std::snprintf(msg, sizeof msg, "%s", gsync->msg);
+    return false;
+  }
+  for (unsigned i = 0; i < n; ++i)
+    if (fib[i].state == kAtBarrier) fib[i].res = 0, fib[i].state = kReady;
+  at_barrier = 0, grid_wait = false;
+  return true;
 }
 
 // ---- device-side entry points ----------------------------------------------------------------
@@ -507,10 +602,125 @@ inline void poison_block(Runtime &r) {
   *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // volatile: the compiler can't see memset hit it
 }
 
+// Run the blocks of a launch on this OS thread, every one or (a cooperative launch's worker) just *only.
+inline bool run_blocks(Runtime &r, const uint3 *only) {
+  probe_tls(r);
+  // Slots live only for the launch: a process may load hundreds of kernel .so files, and
+  // per-slot guard pages cost VMAs.
+  const size_t len = kSlotBytes * (r.n + 1);
+  char *map = static_cast<char *>(mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  if (map == MAP_FAILED)
+    return std::snprintf(r.msg, sizeof r.msg, "cannot map %zu bytes of fiber stacks", len), false;
+  char *slots = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(map) + kSlotBytes - 1) & ~(kSlotBytes - 1));
+  for (unsigned i = 0; i < r.n; ++i) {
+    char *s = slots + i * kSlotBytes;
+    *reinterpret_cast<Slot *>(s) = Slot{&r.fib[i], &r};
+    mprotect(s + kPage, kPage, PROT_NONE);
+    if (g_poison >= 0) std::memset(s + kSlotBytes - kStackPoison - stack_stagger(i), g_poison, kStackPoison);
+  }
+  const size_t shared_bytes = r.shared_bytes;
+  unsigned char *tail = n2c_dynamic_smem + shared_bytes;
+  const size_t tail_len = N2C_CPU_DYN_SMEM_BUF - shared_bytes;
+  if (g_poison >= 0) std::memset(tail, g_poison, tail_len);
+
+#if defined(__x86_64__)
+  // Kernels run with MXCSR's defaults (round to nearest, no flush-to-zero: CUDA without -ftz),
+  // not whatever the host process left in this thread (torch can set FTZ/DAZ).
+  const unsigned host_mxcsr = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(0x1F80u);
+#endif
+  bool ok = true;
+  if (only)
+    r.bid = *only, poison_block(r), ok = r.run_block(slots);
+  for (unsigned z = 0; !only && ok && z < r.grid.z; ++z)
+    for (unsigned y = 0; ok && y < r.grid.y; ++y)
+      for (unsigned x = 0; ok && x < r.grid.x; ++x) r.bid = uint3{x, y, z}, poison_block(r), ok = r.run_block(slots);
+  munmap(map, len);
+#if defined(__x86_64__)
+  __builtin_ia32_ldmxcsr(host_mxcsr);
+#endif
+  *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // in case a kernel overran into it
+  // All tail bytes equal the poison iff the first does and each equals its successor.
+  const unsigned char p = static_cast<unsigned char>(g_poison);
+  if (ok && g_poison >= 0 && (tail[0] != p || std::memcmp(tail, tail + 1, tail_len - 1) != 0)) {
+    size_t i = 0;
+    while (tail[i] == p) ++i;
+    std::snprintf(r.msg, sizeof r.msg, "a thread wrote past the %zu bytes of dynamic shared memory "
+                  "(byte offset %zu)", shared_bytes, shared_bytes + i);
+    ok = false;
+  }
+  return ok;
+}
+
+// One block of a cooperative launch, on its own OS thread: its thread_local __shared__ is its own.
+struct BlockJob {
+  const Runtime *proto;
+  GridSync *gs;
+  uint3 bid;
+  bool ok;
+  char msg[2048];
+};
+inline void *block_worker(void *p) {
+  BlockJob &job = *static_cast<BlockJob *>(p);
+  Runtime *r = new Runtime();
+  tls_rt = r;
+  r->grid = job.proto->grid, r->block = job.proto->block, r->n = job.proto->n;
+  r->shared_bytes = job.proto->shared_bytes, r->invoke = job.proto->invoke, r->arg = job.proto->arg;
+  r->gsync = job.gs, r->bid = job.bid;
+  job.ok = run_blocks(*r, &job.bid);
+  job.gs->finish(*r, job.ok);
+  std::snprintf(job.msg, sizeof job.msg, "%s", r->msg);
+  delete r;
+  tls_rt = nullptr;
+  return nullptr;
+}
+
+inline bool run_cooperative(Runtime &r) {
+  const unsigned total = r.grid.x * r.grid.y * r.grid.z;
+  GridSync gs;
+  gs.total = total;
+  BlockJob *jobs = new BlockJob[total];
+  pthread_t *threads = new pthread_t[total];
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1u << 20);
+  unsigned started = 0;
+  for (unsigned z = 0; z < r.grid.z; ++z)
+    for (unsigned y = 0; y < r.grid.y; ++y)
+      for (unsigned x = 0; x < r.grid.x; ++x) {
+        BlockJob &job = jobs[started];
+        job.proto = &r, job.gs = &gs, job.bid = uint3{x, y, z}, job.ok = false, job.msg[0] = 0;
+        if (pthread_create(&threads[started], &attr, block_worker, &job) != 0) {
+          Runtime stand_in;  // the blocks already started must not wait for this one at a grid barrier
+          stand_in.bid = job.bid;
+          std::snprintf(stand_in.msg, sizeof stand_in.msg, "cannot start an OS thread for block (%u,%u,%u) of a "
+                        "cooperative launch of %u blocks", x, y, z, total);
+          for (unsigned k = started; k < total; ++k) gs.finish(stand_in, false);
+          goto joined;
+        }
+        ++started;
+      }
+joined:
+  for (unsigned k = 0; k < started; ++k) pthread_join(threads[k], nullptr);
+  pthread_attr_destroy(&attr);
+  bool ok = !gs.failed;
+  for (unsigned k = 0; k < started; ++k) ok = ok && jobs[k].ok;
+  if (!ok) {
+    const char *why = gs.msg[0] ? gs.msg : "";
+    for (unsigned k = 0; !why[0] && k < started; ++k)
+      if (!jobs[k].ok) why = jobs[k].msg;
+    std::snprintf(r.msg, sizeof r.msg, "%s", why);
+  }
+  delete[] threads;
+  delete[] jobs;
+  return ok;
+}
+
 inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes, void (*invoke)(void *),
-                          void *arg) {
+                          void *arg, bool cooperative = false) {
   Runtime &r = rt();
-  r.failed = false, r.msg[0] = 0, r.bid = uint3{0, 0, 0};
+  r.failed = false, r.msg[0] = 0, r.bid = uint3{0, 0, 0}, r.gsync = nullptr, r.grid_wait = false;
   const unsigned long long nthreads = 1ull * block.x * block.y * block.z;
   int max_dyn = kDefaultDynSmem;
   {
@@ -528,50 +738,7 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
   if (r.msg[0]) return r.last = cudaErrorInvalidConfiguration;
   r.grid = grid, r.block = block, r.n = static_cast<unsigned>(nthreads), r.shared_bytes = shared_bytes;
   r.invoke = invoke, r.arg = arg;
-  probe_tls(r);
-  // Slots live only for the launch: a process may load hundreds of kernel .so files, and
-  // per-slot guard pages cost VMAs.
-  const size_t len = kSlotBytes * (r.n + 1);
-  char *map = static_cast<char *>(mmap(nullptr, len, PROT_READ | PROT_WRITE,
-                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
-  if (map == MAP_FAILED)
-    return std::snprintf(r.msg, sizeof r.msg, "cannot map %zu bytes of fiber stacks", len),
-           r.last = cudaErrorLaunchFailure;
-  char *slots = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(map) + kSlotBytes - 1) & ~(kSlotBytes - 1));
-  for (unsigned i = 0; i < r.n; ++i) {
-    char *s = slots + i * kSlotBytes;
-    *reinterpret_cast<Slot *>(s) = Slot{&r.fib[i], &r};
-    mprotect(s + kPage, kPage, PROT_NONE);
-    if (g_poison >= 0) std::memset(s + kSlotBytes - kStackPoison - stack_stagger(i), g_poison, kStackPoison);
-  }
-  unsigned char *tail = n2c_dynamic_smem + shared_bytes;
-  const size_t tail_len = N2C_CPU_DYN_SMEM_BUF - shared_bytes;
-  if (g_poison >= 0) std::memset(tail, g_poison, tail_len);
-
-#if defined(__x86_64__)
-  // Kernels run with MXCSR's defaults (round to nearest, no flush-to-zero: CUDA without -ftz),
-  // not whatever the host process left in this thread (torch can set FTZ/DAZ).
-  const unsigned host_mxcsr = __builtin_ia32_stmxcsr();
-  __builtin_ia32_ldmxcsr(0x1F80u);
-#endif
-  bool ok = true;
-  for (unsigned z = 0; ok && z < grid.z; ++z)
-    for (unsigned y = 0; ok && y < grid.y; ++y)
-      for (unsigned x = 0; ok && x < grid.x; ++x) r.bid = uint3{x, y, z}, poison_block(r), ok = r.run_block(slots);
-  munmap(map, len);
-#if defined(__x86_64__)
-  __builtin_ia32_ldmxcsr(host_mxcsr);
-#endif
-  *static_cast<Runtime *volatile *>(&tls_rt) = &r;  // in case a kernel overran into it
-  // All tail bytes equal the poison iff the first does and each equals its successor.
-  const unsigned char p = static_cast<unsigned char>(g_poison);
-  if (ok && g_poison >= 0 && (tail[0] != p || std::memcmp(tail, tail + 1, tail_len - 1) != 0)) {
-    size_t i = 0;
-    while (tail[i] == p) ++i;
-    std::snprintf(r.msg, sizeof r.msg, "a thread wrote past the %zu bytes of dynamic shared memory "
-                  "(byte offset %zu)", shared_bytes, shared_bytes + i);
-    ok = false;
-  }
+  const bool ok = cooperative && 1ull * grid.x * grid.y * grid.z > 1 ? run_cooperative(r) : run_blocks(r, nullptr);
   std::fflush(stdout);  // device printf output appears at synchronisation
   return r.last = ok ? cudaSuccess : cudaErrorLaunchFailure;
 }
@@ -719,7 +886,8 @@ inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // launches 
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline const char *cudaGetErrorString(cudaError_t e) {
   return e == cudaSuccess ? "no error" : e == cudaErrorInvalidValue ? "invalid argument"
-       : e == cudaErrorInvalidConfiguration ? "invalid configuration argument" : "unspecified launch failure";
+       : e == cudaErrorInvalidConfiguration ? "invalid configuration argument"
+       : e == cudaErrorCooperativeLaunchTooLarge ? "too many blocks in cooperative launch" : "unspecified launch failure";
 }
 
 template <class F> inline cudaError_t cudaFuncSetAttribute(F *func, cudaFuncAttribute attr, int value) {
@@ -744,13 +912,54 @@ template <class F> inline cudaError_t cudaFuncSetAttribute(F *func, cudaFuncAttr
 // the real cudaLaunchKernel; the kernel's own parameter types say how to read them.
 template <class... A>
 inline cudaError_t cudaLaunchKernel(void (*kernel)(A...), dim3 grid, dim3 block, void **args,
-                                    size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+                                    size_t shared_bytes = 0, cudaStream_t stream = nullptr, bool cooperative = false) {
   (void)stream;
   typedef std::tuple<typename std::decay<A>::type...> Tup;
   struct Call { void (*k)(A...); Tup t; } call{kernel, n2c_cpu::unpack<Tup>(args, std::index_sequence_for<A...>())};
   return n2c_cpu::launch(reinterpret_cast<n2c_cpu::AnyFn>(kernel), grid, block, shared_bytes,
-                         [](void *p) { Call *c = static_cast<Call *>(p); std::apply(c->k, c->t); }, &call);
+                         [](void *p) { Call *c = static_cast<Call *>(p); std::apply(c->k, c->t); }, &call,
+                         cooperative);
 }
+
+// ---- cooperative launches --------------------------------------------------------------------
+// The CPU runtime stands for an H200-sized device: 132 SMs, each holding at most 32 blocks, 64 warps and
+// 228 KiB of shared memory (registers cannot be known here, so the GPU may hold fewer).
+enum : int { kCpuSms = 132 };
+inline cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
+inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
+  *value = attr == cudaDevAttrMultiProcessorCount ? int(kCpuSms) : 0;
+  return cudaSuccess;
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, F *, int threads, size_t shared_bytes) {
+  const int warps = (threads + 31) / 32;
+  int per_sm = warps > 0 ? 64 / warps : 0;
+  per_sm = per_sm < 32 ? per_sm : 32;
+  if (shared_bytes && int(233472 / shared_bytes) < per_sm) per_sm = int(233472 / shared_bytes);
+  *blocks = per_sm;
+  return cudaSuccess;
+}
+template <class... A>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(A...), dim3 grid, dim3 block, void **args,
+                                               size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  int per_sm = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block.x * block.y * block.z), shared_bytes);
+  const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z, limit = 1ull * per_sm * kCpuSms;
+  if (blocks > limit) {
+    n2c_cpu::Runtime &r = n2c_cpu::rt();
+    std::snprintf(r.msg, sizeof r.msg, "a cooperative launch of %llu blocks exceeds the %llu that can be resident "
+                  "at once (%d SMs x %d blocks of %u threads)", blocks, limit, int(kCpuSms), per_sm,
+                  block.x * block.y * block.z);
+    return r.last = cudaErrorCooperativeLaunchTooLarge;
+  }
+  return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream, true);
+}
+namespace cooperative_groups {
+struct grid_group {
+  void sync(unsigned line = __builtin_LINE()) const { n2c_cpu::barrier(n2c_cpu::kGridSync, 0, line); }
+};
+inline grid_group this_grid() { return grid_group(); }
+}  // namespace cooperative_groups
 
 #pragma GCC visibility pop
 

@@ -155,7 +155,7 @@ def _tuple(v):
 
 
 def _prefill(a: np.ndarray, fill: float, sentinel) -> None:
-    a.fill(fill if a.dtype.kind == "f" else sentinel)
+    a.fill(fill if a.dtype.kind in "fc" else sentinel)
 
 
 def choose_reference(meta: dict, arrays: dict, label: dict, device: str) -> tuple[dict, str]:
@@ -245,7 +245,7 @@ def check_case(runner, meta: dict, arrays: dict, param_names: list[str], device:
         if not r.ok:
             case.problems.append(f"output {label[i]}: {r.describe_first()}")
     for i in outputs:
-        if i in meta["inout"] and runs[0][i].dtype.kind == "f":
+        if i in meta["inout"] and runs[0][i].dtype.kind in "fc":
             # accumulated with float atomics: blocks add in whatever order the GPU runs them, so two runs
             # (of the original too) may differ in the last bits; they must still agree within tolerance
             r = compare_arrays(runs[0][i], runs[1][i], meta["rtol"], meta["atol"])
@@ -342,6 +342,10 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
     cpu_runner = CpuRunner(path, cu_text, options, cu_path) if also_cpu and device == "cuda" else None
     program = runner.program
     kernels = {fn.c_name: fn for fn in program.kernels}
+    labels = {name: [p.name for p in fn.params] for name, fn in kernels.items()}
+    for name, uf in getattr(program, "ufuncs", {}).items():  # a ufunc is launched by name; its kernels carry steps
+        kernels[name] = next(fn for fn in program.kernels if fn.c_name == uf.loops[0].kernel)
+        labels[name] = list(program.info.functions[name].params) + (["out"] if uf.kind == "vectorize" else [])
     result = VerifyResult(path, cu_path or "fresh translation", runner.device)
     specs = specialisations(program, kernel)
     if oneoff is not None:
@@ -365,7 +369,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
                             f"translated kernels ({', '.join(kernels) or 'none'})")
         meta["kernel"] = fn.c_name
         t0 = time.perf_counter()
-        result.cases.append(check_case(runner, meta, arrays, [p.name for p in fn.params], device, fn, limit,
+        result.cases.append(check_case(runner, meta, arrays, labels[meta["kernel"]], device, fn, limit,
                                        cpu_runner))
         result.cases[-1].seconds = time.perf_counter() - t0
         if progress:

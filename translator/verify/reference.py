@@ -72,7 +72,35 @@ def prod(v):
     return out
 
 
+def simulator_ufunc_shims():
+    """numba-cuda 0.30.4's simulator cannot build a @vectorize(target="cuda") ufunc: its fake overloads have no
+    signature and it lacks cuda.is_cuda_array. Two shims let it, so a ufunc module imports and runs there."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0"):
+        return
+    from numba import cuda
+    from numba.cuda import vectorizers
+
+    def compile_core(self, sig):
+        return cuda.jit(sig, device=True)(self.pyfunc), sig.return_type
+
+    vectorizers.CUDAVectorize._compile_core = compile_core
+    if not hasattr(cuda, "is_cuda_array"):
+        cuda.is_cuda_array = lambda obj: hasattr(obj, "__cuda_array_interface__")
+
+
+def launcher(kernel, config):
+    """kernel[config]; a Numba CUDA ufunc has no launch configuration: it is called with its outputs (vectorize's
+    one as out=), on the configuration's stream, as numba2cuda's translated ufunc launches too."""
+    if hasattr(type(kernel), "__getitem__"):
+        return kernel[config]
+    stream = config[2] if len(config) > 2 else 0
+    if type(kernel).__name__ == "CUDAUFuncDispatcher":
+        return lambda *args: kernel(*args[:-1], out=args[-1], stream=stream)
+    return lambda *args: kernel(*args, stream=stream)
+
+
 def load(path):
+    simulator_ufunc_shims()
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     spec = importlib.util.spec_from_file_location("n2c_verify_target", path)
     mod = importlib.util.module_from_spec(spec)
@@ -162,6 +190,8 @@ def describe(ex, case, seed, size, combo, dist, sweep, mod=None):
             meta["scalars"][str(i)] = a.item() if isinstance(a, np.generic) else a
     for i, e in ex["expected"].items():
         i = int(i)
+        if ex["args"][i].dtype.names is not None and i not in meta["inout"]:
+            meta["inout"].append(i)  # records (RNG states) are advanced in place: their contents are an input
         if meta["expected_valid"]:
             arrays[f"expected{i}"] = np.asarray(e)
         a = ex["args"][i]
@@ -176,14 +206,14 @@ def run_original(ex, meta, arrays, device, sim_max):
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in ex["args"]]
     for i in meta["outputs"]:
         if i not in meta["inout"]:
-            args[i].fill(np.nan if args[i].dtype.kind == "f" else meta["fills"][str(i)][0])
+            args[i].fill(np.nan if args[i].dtype.kind in "fc" else meta["fills"][str(i)][0])
     threads = prod(ex["griddim"]) * prod(ex["blockdim"])
     if device == "simulator" and threads > sim_max:
         meta["original"] = (f"skipped: {threads} CUDA threads > {sim_max}, too slow in the simulator (one Python "
                             "thread per CUDA thread)")
         return
     try:
-        ex["kernel"][ex["griddim"], ex["blockdim"], 0, meta["shared"]](*args)
+        launcher(ex["kernel"], (ex["griddim"], ex["blockdim"], 0, meta["shared"]))(*args)
         if device == "cuda":
             from numba import cuda
             cuda.synchronize()

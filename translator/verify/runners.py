@@ -62,14 +62,17 @@ class GpuRunner:
     def run(self, name, grid, block, shared, args, poison):
         import torch
 
+        from ..runtime.records import from_words, is_record_array, to_torch
+
         # every array on the device and back, inputs too: a write to a read-only input must show
-        dev = [torch.from_numpy(np.ascontiguousarray(a)).cuda() if isinstance(a, np.ndarray) else a for a in args]
+        dev = [to_torch(a, "cuda") if isinstance(a, np.ndarray) else a for a in args]
         try:
-            self.module.kernels[name][grid, block, 0, shared](*dev)
+            getattr(self.module, name)[grid, block, 0, shared](*dev)
             torch.cuda.synchronize()
         except (RuntimeError, ValueError, TypeError, OverflowError) as exc:
             raise LaunchFailed(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
-        return [d.cpu().numpy() if isinstance(d, torch.Tensor) else d for d in dev]
+        return [(from_words(d.cpu().numpy(), a) if is_record_array(a) else d.cpu().numpy())
+                if isinstance(d, torch.Tensor) else d for d, a in zip(dev, args)]
 
 
 def cuda_available() -> bool:

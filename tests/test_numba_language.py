@@ -1,0 +1,395 @@
+"""Numba constructs people write in real kernels (issue 17), each translated and run on the CPU runtime
+against NumPy, or against Numba's own CPU compilation where the typing is what is tested."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from translator import translate_source
+from translator.frontend.module import parse_source
+from translator.lower.shells import written_arrays
+from translator.runtime.cpu_launch import load_cpu
+
+HEAD = "import math\nimport numpy as np\nfrom numba import cuda, float32, int32, int64, uint32\n"
+
+
+def kernel_text(cu: str, name: str) -> str:
+    start = cu.index(f"void {name}(")
+    return cu[start:cu.index("\n}", start)]
+
+
+# ------------------------------------------------------------------ chained indexing, slices, writes
+
+def test_chained_indexing_reads_and_writes_the_element_numba_does():
+    src = HEAD + '''
+@cuda.jit("void(float32[:, ::1], float32[:, ::1], float32[::1])")
+def k(A, force, out):
+    r = cuda.threadIdx.x
+    tile = cuda.shared.array((8, 3), float32)
+    loc = cuda.local.array((2, 3), float32)
+    tile[r][1] = A[r][0] * 2
+    tile[r][0] = A[r][2]
+    cuda.syncthreads()
+    loc[1][2] = tile[r][1] + tile[(r + 1) % 8][0]
+    force[r][0] = loc[1][2]
+    force[r][1] = A[r][-1]
+    out[r] = A[-1][r % 3]
+'''
+    module = load_cpu(source=src)
+    body = kernel_text(module.cu, "k")
+    assert "A[r * A_shape1]" in body and "tile[r][1]" in body and "loc[1][2]" in body
+    A = np.random.default_rng(1).standard_normal((8, 3)).astype(np.float32)
+    force = np.full((8, 2), np.nan, np.float32)
+    out = np.full(8, np.nan, np.float32)
+    module.k[1, 8](A, force, out)
+    tile1, tile0 = A[:, 0] * np.float32(2), A[:, 2]
+    assert np.array_equal(force[:, 0], tile1 + np.roll(tile0, -1))
+    assert np.array_equal(force[:, 1], A[:, -1])
+    assert np.array_equal(out, A[-1][np.arange(8) % 3])
+
+
+def test_a_row_of_a_shared_array_is_a_pointer_into_it():
+    src = HEAD + '''
+@cuda.jit("void(int32[:, ::1])")
+def k(out):
+    t = cuda.threadIdx.x
+    tile = cuda.shared.array((4, 5), int32)
+    row = tile[t]
+    for j in range(5):
+        row[j] = t * 10 + j
+    cuda.syncthreads()
+    for j in range(5):
+        out[t, j] = tile[3 - t][j]
+'''
+    module = load_cpu(source=src)
+    assert "int *row = &tile[0][0] + (int64_t)t * 5;" in module.cu
+    out = np.zeros((4, 5), np.int32)
+    module.k[1, 4](out)
+    assert out.tolist() == [[(3 - t) * 10 + j for j in range(5)] for t in range(4)]
+
+
+def test_writes_through_slices_are_pointer_offsets_atomics_included():
+    src = HEAD + '''
+@cuda.jit(device=True)
+def first(a):
+    a[0] += a.shape[0]
+
+@cuda.jit("void(int64[::1], int32[::1], int64)")
+def k(res, flags, j):
+    g = cuda.grid(1)
+    old = cuda.atomic.compare_and_swap(flags[g:], 0, g + 1)
+    cuda.atomic.add(flags[g:], 0, old)
+    res[g:][0] = 1
+    first(res[g:])
+    res[g + 4:][j - 1] += 100
+'''
+    cu = translate_source(src)
+    body = kernel_text(cu, "k")
+    assert "int64_t *res" in body and "int *flags" in body and "const" not in body.split(")")[0]
+    assert "atomicCAS(&flags[g], 0, (int)(g + 1))" in body and "&[" not in body
+    assert "first(res + g, res_shape0 - g)" in body
+    module = load_cpu(source=src)
+    res = np.zeros(8, np.int64)
+    flags = np.array([0, 5, 0, 0, 7, 0, 0, 0], np.int32)
+    module.k[1, 4](res, flags, 1)
+    expect_res = np.zeros(8, np.int64)
+    for g in range(4):
+        expect_res[g] = 1
+        expect_res[g] += 8 - g
+    expect_res[4:] += 100
+    assert res.tolist() == expect_res.tolist()
+    assert flags[:4].tolist() == [1, 5 + 5, 3, 4]
+
+
+def test_an_attribute_named_like_a_parameter_is_not_a_write():
+    src = HEAD + '''
+@cuda.jit
+def k(x, out):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    out[i] = x[i]
+'''
+    info = parse_source(src, "k.py")
+    from translator.ir.typesys import parse_type
+    written = written_arrays(info.functions["k"], [parse_type("float32[::1]")] * 2)
+    assert written == {"out"}
+
+
+# ------------------------------------------------------------------ names, constants, shapes
+
+def test_from_math_import_pi_and_float_of_a_string():
+    src = '''from math import pi, inf
+from numba import cuda
+TWO_PI = 2 * pi
+BIG = float("inf")
+
+@cuda.jit("void(float64[::1])")
+def k(out):
+    out[0] = pi
+    out[1] = TWO_PI
+    out[2] = float('inf')
+    out[3] = float("-inf")
+    out[4] = float('nan')
+    out[5] = BIG
+    out[6] = -inf
+'''
+    out = np.zeros(7)
+    load_cpu(source=src).k[1, 1](out)
+    assert out[:2].tolist() == [math.pi, 2 * math.pi]
+    assert out[2] == math.inf and out[3] == -math.inf and math.isnan(out[4]) and out[5] == math.inf
+    assert out[6] == -math.inf
+
+
+def test_shared_array_shaped_by_a_local_alias():
+    src = HEAD + '''
+@cuda.jit("void(float32[::1])")
+def k(out):
+    TPB = 16
+    ROWS = TPB // 8
+    sm = cuda.shared.array((ROWS, TPB), float32)
+    t = cuda.threadIdx.x
+    sm[0, t] = t
+    sm[1, t] = 2 * t
+    cuda.syncthreads()
+    out[t] = sm[0, TPB - 1 - t] + sm[1, t]
+'''
+    module = load_cpu(source=src)
+    assert "__shared__ float sm[2][16];" in module.cu
+    assert "ROWS" not in kernel_text(module.cu, "k")  # only the shape read it; TPB is read as a number too
+    out = np.zeros(16, np.float32)
+    module.k[1, 16](out)
+    assert out.tolist() == [15 - t + 2 * t for t in range(16)]
+
+
+def test_device_functions_returning_none_and_bare_returns():
+    src = HEAD + '''
+@cuda.jit(device=True)
+def put(a, i, v):
+    if i >= a.shape[0]:
+        return None
+    a[i] = v
+    return
+
+@cuda.jit(device=True)
+def nothing():
+    return None
+
+@cuda.jit("void(int32[::1])")
+def k(out):
+    i = cuda.grid(1)
+    nothing()
+    put(out, i, i * 3)
+    if i == 0:
+        return None
+    put(out, i + 100, 0)
+'''
+    out = np.zeros(8, np.int32)
+    load_cpu(source=src).k[1, 16](out)
+    assert out.tolist() == [3 * i for i in range(8)]
+
+
+def test_dtypes_as_values():
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], int64[::1])")
+def k(x, n):
+    i = cuda.grid(1)
+    buf = cuda.local.array(2, x.dtype)
+    buf[0] = x.dtype.type(n[i]) / 3
+    dt = n.dtype
+    buf[1] = dt(x[i] * 2.5)
+    f = np.float32
+    x[i] = buf[0] + buf[1] + f(0.1)
+'''
+    module = load_cpu(source=src)
+    assert "float buf[2];" in module.cu
+    x = np.arange(5, dtype=np.float32) + np.float32(0.5)
+    n = np.arange(5, dtype=np.int64) * 7
+    expect = (n.astype(np.float32) / np.float32(3)).astype(np.float32) \
+        + (x * 2.5).astype(np.int64).astype(np.float32) + np.float32(0.1)
+    module.k[1, 5](x, n)
+    assert np.array_equal(x, expect.astype(np.float32))
+
+
+# ------------------------------------------------------------------ arrays bound to several arrays
+
+def test_one_array_name_bound_on_two_branches():
+    src = HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1], int64)")
+def heat(buf_0, buf_1, steps):
+    i = cuda.grid(1)
+    for step in range(steps):
+        if step % 2 == 0:
+            data = buf_0
+            nxt = buf_1
+        else:
+            data = buf_1
+            nxt = buf_0
+        if 0 < i < len(data) - 1:
+            nxt[i] = data[i] + 0.25 * (data[i - 1] - 2 * data[i] + data[i + 1])
+        cuda.syncthreads()
+'''
+    module = load_cpu(source=src)
+    body = kernel_text(module.cu, "heat")
+    assert "const double *data;" in body and "double *nxt;" in body and "data = buf_0;" in body
+    a = np.zeros(32)
+    a[16] = 100.0
+    b = a.copy()
+    module.heat[1, 32](a, b, 5)
+    ra, rb = np.zeros(32), np.zeros(32)
+    ra[16] = 100.0
+    rb[:] = ra
+    for step in range(5):
+        data, nxt = (ra, rb) if step % 2 == 0 else (rb, ra)
+        nxt[1:-1] = data[1:-1] + 0.25 * (data[:-2] - 2 * data[1:-1] + data[2:])
+    assert np.array_equal(a, ra) and np.array_equal(b, rb)
+
+
+def test_an_array_chosen_by_a_conditional_expression():
+    src = HEAD + '''
+@cuda.jit("void(int32[:, ::1], int32[:, ::1], int32[::1], int32)")
+def k(x, y, out, c):
+    i = cuda.threadIdx.x
+    src = x if c > i else y
+    out[i] = src[i, 1] + src.shape[1]
+'''
+    module = load_cpu(source=src)
+    x = np.arange(16, dtype=np.int32).reshape(8, 2)
+    y = -np.arange(24, dtype=np.int32).reshape(8, 3)
+    out = np.zeros(8, np.int32)
+    module.k[1, 8](x, y, out, 3)
+    assert out.tolist() == [x[i, 1] + 2 if 3 > i else y[i, 1] + 3 for i in range(8)]
+    assert "const int *x" in module.cu and "const int *y" in module.cu
+
+
+def test_arrays_of_different_types_on_one_name_are_an_error():
+    src = HEAD + '''
+@cuda.jit("void(int32[::1], float32[::1], int32)")
+def k(x, y, c):
+    if c > 0:
+        a = x
+    else:
+        a = y
+    a[0] = 1
+'''
+    from translator.errors import UserError
+    with pytest.raises(UserError, match="'a' bound to arrays of different types"):
+        translate_source(src)
+
+
+# ------------------------------------------------------------------ calls
+
+def test_cpu_jit_functions_are_device_functions():
+    import numba
+
+    src = '''from math import pi
+import numba
+from numba import cuda, njit
+
+@numba.jit
+def business_logic(x, y, z):
+    return 4 * z * (2 * x - (4 * y) / 2 * pi)
+
+@njit("float64(float64)", cache=False, fastmath=False)
+def twice(v):
+    return v * 2
+
+@cuda.jit("void(float64[::1], int64[::1], int64[::1], int64[::1])")
+def f(res, xarr, yarr, zarr):
+    tid = cuda.grid(1)
+    if tid < len(xarr):
+        res[tid] = twice(business_logic(xarr[tid], yarr[tid], zarr[tid]))
+'''
+    X, Y, Z = (np.array(v, np.int64) for v in ([1, 10, 234], [2, 2, 4014], [3, 14, 2211]))
+    res = np.zeros(3)
+    load_cpu(source=src).f[1, 32](res, X, Y, Z)
+
+    @numba.njit
+    def business_logic(x, y, z):
+        return 4 * z * (2 * x - (4 * y) / 2 * math.pi)
+
+    assert res.tolist() == [2 * business_logic(x, y, z) for x, y, z in zip(X, Y, Z)]
+
+
+def test_match_all_and_match_any_as_numba_types_them():
+    src = HEAD + '''
+@cuda.jit("void(int32[::1], int64[::1])")
+def k(x, out):
+    i = cuda.threadIdx.x
+    m, ok = cuda.match_all_sync(0xffffffff, x[i])
+    out[i * 3] = m
+    out[i * 3 + 1] = ok
+    out[i * 3 + 2] = cuda.match_any_sync(0xffffffff, x[i] % 2)
+'''
+    module = load_cpu(source=src)
+    x = np.zeros(64, np.int32)
+    x[40:] = np.arange(24) % 2  # warp 0 all equal, warp 1 not
+    out = np.zeros(64 * 3, np.int64)
+    module.k[1, 64](x, out)
+    out = out.reshape(64, 3)
+    assert (out[:32, 0] == -1).all() and (out[:32, 1] == 1).all()  # int32 mask: all lanes is -1
+    assert (out[32:, 0] == 0).all() and (out[32:, 1] == 0).all()
+    odd = int(np.packbits(((x[32:] % 2) == 1)[::-1]).view(">u4")[0])
+    assert out[32 + 9, 2] == np.int32(np.uint32(odd)) and out[33, 2] == np.int32(np.uint32(~odd & 0xffffffff))
+
+
+def test_numpy_ufunc_with_an_output_array_runs_over_every_element():
+    src = '''import numpy as np
+from numba import cuda
+
+@cuda.jit("void(float32[:, ::1], float32[:, ::1], float64[::1])")
+def f(r, x, s):
+    np.sin(x, r)
+    np.arctan2(x[0], 2, s)
+'''
+    x = (np.arange(12, dtype=np.float32) - 5).reshape(3, 4)
+    r = np.zeros_like(x)
+    s = np.zeros(4)
+    load_cpu(source=src).f[1, 1](r, x, s)
+    np.testing.assert_allclose(r, np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(s, np.arctan2(x[0], 2), rtol=1e-6)
+    assert r.dtype == np.float32
+
+
+def numpy_scalar_math(x, y):
+    a = np.sin(x) + np.arctan2(x, 3)  # float32 loops: float32 results
+    b = np.maximum(x, y) - np.minimum(x, np.nan)  # NaN propagates
+    c = np.fmax(x, np.nan) + np.fmin(np.nan, y)
+    d = np.sign(x) * np.abs(y) + np.square(x) + np.negative(y)
+    e = np.sqrt(np.int32(7)) + np.floor(x) + np.exp(y / 8)  # sqrt(int32) is float64
+    return a, b, c, d, e, np.degrees(x), np.hypot(x, y), np.power(x, 2)
+
+
+def test_numpy_math_on_scalars_matches_numba():
+    import numba
+    from test_semantics import inputs, kernel_source
+
+    fn = numpy_scalar_math
+    a, b = inputs("float32", np.random.default_rng(7))
+    reference = numba.njit(error_model="numpy")(fn)
+    expected = np.array([[float(v) for v in reference(x, y)] for x, y in zip(a, b)])
+    module = load_cpu(source=kernel_source(fn, expected.shape[1], ("float32", "float32")))
+    out = np.full(expected.shape, np.nan)
+    module.apply[(a.shape[0] + 63) // 64, 64](a, b, out)
+    # the same loops, so the same types; libm's float32 sin may differ from NumPy's by an ulp
+    np.testing.assert_allclose(out, expected, rtol=4e-7, equal_nan=True)
+    assert "sinf(" in module.cu and "atan2f(" in module.cu and "sqrt(7.0)" in module.cu
+
+
+def test_a_kernel_without_parameters_and_a_view_of_a_new_dynamic_array(capfd):
+    src = HEAD + '''
+@cuda.jit
+def views():
+    floats = cuda.shared.array(0, dtype=np.float32)
+    ints = cuda.shared.array(0, dtype=np.int32)[1:]
+    floats[0] = 2.5
+    ints[0] = 7
+    print(floats[0], ints[0], len(ints))
+'''
+    module = load_cpu(source=src)
+    assert 'extern "C" cudaError_t views_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream)\n' \
+        in module.cu and "void **args = nullptr;" in module.cu
+    assert "int *ints = ints_array + 1;" in module.cu
+    module.views[1, 1, 0, 12]()
+    assert "2.500000 7 2\n" in capfd.readouterr().out

@@ -1,0 +1,564 @@
+"""numba-cuda's library as kernels call it (issue 17): cooperative groups, numba.cuda.random, complex numbers and
+cmath, cuda.fp16, vectorize/guvectorize; translated and run on the CPU runtime against Numba or NumPy."""
+
+from __future__ import annotations
+
+import cmath
+
+import numpy as np
+import pytest
+
+from translator import translate_source
+from translator.runtime.cpu_launch import load_cpu
+from translator.runtime.cpurun import CpuLaunchError
+
+HEAD = "import math\nimport numpy as np\nfrom numba import cuda, float32, float64, int32, int64\n"
+
+
+# ------------------------------------------------------------------ cooperative groups
+
+GRID_SYNC = HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1], int64, float64)")
+def heat(buf_0, buf_1, timesteps, k):
+    i = cuda.grid(1)
+    if i >= len(buf_0):
+        return
+    grid = cuda.cg.this_grid()
+    for step in range(timesteps):
+        if (step % 2) == 0:
+            data = buf_0
+            next_data = buf_1
+        else:
+            data = buf_1
+            next_data = buf_0
+        curr_temp = data[i]
+        if i == 0:
+            next_temp = curr_temp + k * (data[i + 1] - (2 * curr_temp))
+        elif i == len(data) - 1:
+            next_temp = curr_temp + k * (data[i - 1] - (2 * curr_temp))
+        else:
+            next_temp = curr_temp + k * (data[i - 1] - (2 * curr_temp) + data[i + 1])
+        next_data[i] = next_temp
+        grid.sync()
+
+@cuda.jit("void(int32[:, ::1])")
+def sequential_rows(M):
+    col = cuda.grid(1)
+    g = cuda.cg.this_grid()
+    rows = M.shape[0]
+    cols = M.shape[1]
+    for row in range(1, rows):
+        opposite = cols - col - 1
+        M[row, col] = M[row - 1, opposite] + 1
+        g.sync()
+
+@cuda.jit("void(int32[::1])")
+def early_exit(out):
+    if cuda.blockIdx.x == 1:
+        return
+    out[cuda.grid(1)] = 1
+    cuda.cg.this_grid().sync()
+'''
+
+
+def heat_reference(data, steps, k):
+    bufs = [data.copy(), np.zeros_like(data)]
+    for step in range(steps):
+        d, nxt = bufs[step % 2], bufs[1 - step % 2]
+        new = np.empty_like(d)
+        new[0] = d[0] + k * (d[1] - 2 * d[0])
+        new[-1] = d[-1] + k * (d[-2] - 2 * d[-1])
+        new[1:-1] = d[1:-1] + k * (d[:-2] - 2 * d[1:-1] + d[2:])
+        nxt[:] = new
+    return bufs
+
+
+@pytest.fixture(scope="module")
+def grid_sync_module():
+    return load_cpu(source=GRID_SYNC)
+
+
+def test_grid_sync_is_a_cooperative_launch(grid_sync_module):
+    cu = grid_sync_module.cu
+    assert "#include <cooperative_groups.h>" in cu
+    assert "cooperative_groups::this_grid().sync();  // <string>:" in cu
+    assert "cudaLaunchCooperativeKernel(kernel, grid, block, args, shared_bytes, stream)" in cu
+    assert "return n2c_launch_cooperative(sequential_rows, grid, block, args, shared_bytes, static_shared, stream);" in cu
+
+
+def test_grid_barrier_orders_every_block_on_the_cpu_runtime(grid_sync_module):
+    n = 1001
+    data = np.zeros(n)
+    data[500] = 10000.0
+    b0, b1 = data.copy(), np.zeros(n)
+    grid_sync_module.heat[(n + 127) // 128, 128](b0, b1, 60, 0.25)  # 8 blocks, each step a grid barrier
+    r0, r1 = heat_reference(data, 60, 0.25)
+    assert np.array_equal(b0, r0) and np.array_equal(b1, r1)
+    M = np.zeros((64, 128), np.int32)
+    grid_sync_module.sequential_rows[4, 32](M)
+    assert np.array_equal(M, np.tile(np.arange(64, dtype=np.int32), (128, 1)).T)
+
+
+def test_a_block_that_never_reaches_the_grid_barrier_is_a_deadlock(grid_sync_module):
+    with pytest.raises(CpuLaunchError, match=r"deadlock: .*this_grid\(\)\.sync\(\)"):
+        grid_sync_module.early_exit[3, 32](np.zeros(96, np.int32))
+
+
+def test_a_cooperative_grid_larger_than_the_device_holds_names_the_limit(grid_sync_module):
+    n = 40000 * 64
+    with pytest.raises(CpuLaunchError, match=r"cooperative launch of 40000 blocks exceeds the 4224 .*132 SMs x 32 "
+                                             r"blocks of 64 threads"):
+        grid_sync_module.heat[40000, 64](np.zeros(n), np.zeros(n), 1, 0.25)
+
+
+def test_grid_sync_through_a_device_function_makes_the_kernel_cooperative():
+    src = HEAD + '''
+@cuda.jit(device=True)
+def barrier():
+    cuda.cg.this_grid().sync()
+
+@cuda.jit("void(int32[::1], int32[::1])")
+def k(a, b):
+    i = cuda.grid(1)
+    a[i] = i
+    barrier()
+    b[i] = a[a.shape[0] - 1 - i]
+'''
+    cu = translate_source(src)
+    assert "n2c_launch_cooperative(k, grid, block" in cu
+    a, b = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    load_cpu(source=src).k[8, 32](a, b)
+    assert b.tolist() == list(range(255, -1, -1))
+
+
+# ------------------------------------------------------------------ numba.cuda.random
+
+RANDOM = '''import numpy as np
+from numba import cuda
+from numba.cuda.random import (init_xoroshiro128p_state, xoroshiro128p_jump, xoroshiro128p_next,
+                               xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
+                               xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+NUMBA2CUDA_TYPES = {"draw": "states=xoroshiro128p_type[::1], out=float64[:, ::1]",
+                    "reseed": "states=xoroshiro128p_type[::1], seed=int64, out=uint64[::1]"}
+
+@cuda.jit
+def draw(states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        for k in range(0, out.shape[1] - 1, 5):
+            out[i, k] = xoroshiro128p_uniform_float32(states, i)
+            out[i, k + 1] = xoroshiro128p_uniform_float64(states, i)
+            out[i, k + 2] = xoroshiro128p_normal_float32(states, i)
+            out[i, k + 3] = xoroshiro128p_normal_float64(states, i)
+            out[i, k + 4] = xoroshiro128p_next(states, i) >> 11
+        out[i, out.shape[1] - 1] = xoroshiro128p_uniform_float32(states, i - out.shape[0])
+
+@cuda.jit
+def reseed(states, seed, out):
+    i = cuda.grid(1)
+    if i < states.shape[0]:
+        init_xoroshiro128p_state(states, i, seed + i)
+        xoroshiro128p_jump(states, i)
+        out[i] = xoroshiro128p_next(states, i)
+'''
+
+
+def numba_cpu_draws(states, cols):
+    """The same draws by numba-cuda's own functions, compiled for the CPU (the reference here)."""
+    import numba
+    from numba.cuda.random import (xoroshiro128p_next, xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
+                                   xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+    @numba.njit
+    def run(states, out):
+        n = out.shape[0]
+        for i in range(n):
+            for k in range(0, out.shape[1] - 1, 5):
+                out[i, k] = xoroshiro128p_uniform_float32(states, i)
+                out[i, k + 1] = xoroshiro128p_uniform_float64(states, i)
+                out[i, k + 2] = xoroshiro128p_normal_float32(states, i)
+                out[i, k + 3] = xoroshiro128p_normal_float64(states, i)
+                out[i, k + 4] = xoroshiro128p_next(states, i) >> 11
+            out[i, out.shape[1] - 1] = xoroshiro128p_uniform_float32(states, i - n + len(states))
+
+    out = np.zeros((len(states) if cols else 0, cols))
+    run(states, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def random_module():
+    return load_cpu(source=RANDOM)
+
+
+def test_xoroshiro128p_state_layout_and_calls(random_module):
+    cu = random_module.cu
+    assert "__global__ void draw(n2c::xoroshiro128p_state *states, int64_t states_shape0, double *out" in cu
+    assert "n2c::xoroshiro128p_uniform_float32(&states[i])" in cu
+    assert "struct xoroshiro128p_state {\n    uint64_t s0;\n    uint64_t s1;\n};" in cu
+
+
+def test_draws_from_numbas_states_are_numbas_numbers(random_module):
+    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+
+    states = np.empty(70, dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(states, 1234, 0)  # what create_xoroshiro128p_states copies to the GPU
+    mine = states.copy()
+    out = np.zeros((70, 16))
+    random_module.draw[3, 32](mine, out)
+    expected = numba_cpu_draws(states, 16)  # advances `states` as the kernel advances `mine`
+    assert np.array_equal(out, expected)
+    assert np.array_equal(mine, states)
+
+
+def test_seeding_and_jumping_in_a_kernel(random_module):
+    import numba
+    from numba.cuda.random import (init_xoroshiro128p_state, xoroshiro128p_dtype, xoroshiro128p_jump,
+                                   xoroshiro128p_next)
+
+    @numba.njit
+    def reference(states, seed, out):
+        for i in range(states.shape[0]):
+            init_xoroshiro128p_state(states, i, seed + i)
+            xoroshiro128p_jump(states, i)
+            out[i] = xoroshiro128p_next(states, i)
+
+    states = np.zeros(40, dtype=xoroshiro128p_dtype)
+    ref_states, out, ref = states.copy(), np.zeros(40, np.uint64), np.zeros(40, np.uint64)
+    random_module.reseed[2, 32](states, -5, out)
+    reference(ref_states, -5, ref)
+    assert np.array_equal(out, ref) and np.array_equal(states, ref_states)
+
+
+def test_states_must_be_xoroshiro128p_records(random_module):
+    with pytest.raises(TypeError, match="argument 'states' must be a C-contiguous 1-D array of xoroshiro128p states"):
+        random_module.draw[1, 32](np.zeros((32, 2), np.uint64), np.zeros((32, 6)))
+    src = RANDOM.replace("xoroshiro128p_uniform_float32(states, i - out.shape[0])",
+                         "xoroshiro128p_uniform_float32(out, i)")
+    from translator.errors import UserError
+    with pytest.raises(UserError, match="xoroshiro128p_uniform_float32\\(\\) states: must be the 1-D array of "
+                                        "xoroshiro128p states"):
+        translate_source(src)
+
+
+# ------------------------------------------------------------------ the GPU: Numba's own launches beside ours
+
+@pytest.mark.gpu
+def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
+    """On the GPU: states from create_xoroshiro128p_states give Numba's numbers bit for bit (passed as Numba's
+    device array, as a NumPy copy and as torch words), and a cooperative launch matches Numba's."""
+    import importlib.util
+
+    import torch
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states
+
+    import numba2cuda
+
+    path = tmp_path / "gpu_library.py"
+    path.write_text(RANDOM + GRID_SYNC.replace(HEAD, "\nimport math\nfrom numba import float32, float64, int32, int64\n"))
+    spec = importlib.util.spec_from_file_location("gpu_library", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+
+    n = 5000
+    numba_states, our_states = create_xoroshiro128p_states(n, seed=42), create_xoroshiro128p_states(n, seed=42)
+    numba_out = cuda.to_device(np.zeros((n, 16)))
+    original.draw[(n + 127) // 128, 128](numba_states, numba_out)
+    our_out = torch.zeros((n, 16), dtype=torch.float64, device="cuda")
+    translated.draw[(n + 127) // 128, 128](our_states, our_out)
+    torch.cuda.synchronize()
+    assert np.array_equal(our_out.cpu().numpy(), numba_out.copy_to_host())
+    assert np.array_equal(our_states.copy_to_host(), numba_states.copy_to_host())
+    host = numba_states.copy_to_host()  # a NumPy record array: copied in and, being advanced, back out
+    translated.draw[(n + 127) // 128, 128](host, our_out)
+    original.draw[(n + 127) // 128, 128](numba_states, numba_out)
+    assert np.array_equal(host, numba_states.copy_to_host())
+    assert np.array_equal(our_out.cpu().numpy(), numba_out.copy_to_host())
+
+    size = 1001
+    data = np.zeros(size)
+    data[500] = 10000.0
+    nb0, nb1 = cuda.to_device(data), cuda.to_device(np.zeros(size))
+    original.heat[(size + 127) // 128, 128](nb0, nb1, 500, 0.25)
+    t0 = torch.tensor(data, device="cuda")
+    t1 = torch.zeros(size, dtype=torch.float64, device="cuda")
+    translated.heat[(size + 127) // 128, 128](t0, t1, 500, 0.25)
+    torch.cuda.synchronize()
+    assert np.array_equal(t0.cpu().numpy(), nb0.copy_to_host()) and np.array_equal(t1.cpu().numpy(), nb1.copy_to_host())
+    big = torch.zeros(10_000_000, dtype=torch.float64, device="cuda")
+    with pytest.raises(RuntimeError, match=r"cudaErrorCooperativeLaunchTooLarge: it calls cuda.cg.this_grid\(\)"
+                                           r"\.sync\(\).* at most \d+ blocks of 128 threads"):
+        translated.heat[(10_000_000 + 127) // 128, 128](big, big.clone(), 1, 0.25)
+
+
+def test_record_arrays_cross_into_torch_as_their_words():
+    pytest.importorskip("torch")
+    from numba.cuda.random import xoroshiro128p_dtype
+
+    from translator.runtime.launch import _record_words
+    from translator.runtime.records import as_words, from_words
+    from translator.verify.compare import compare_arrays
+
+    states = np.zeros(5, dtype=xoroshiro128p_dtype)
+    states["s1"] = np.arange(5)
+
+    class DeviceStates:  # what create_xoroshiro128p_states returns, as far as __cuda_array_interface__ goes
+        __cuda_array_interface__ = {"shape": (5,), "typestr": "|V16", "descr": xoroshiro128p_dtype.descr,
+                                    "data": (1234, False), "strides": None, "version": 3}
+
+    cai = _record_words(DeviceStates()).__cuda_array_interface__
+    assert cai["shape"] == (5, 2) and cai["typestr"] == "<u8" and cai["data"] == (1234, False)
+    words = as_words(states)
+    assert words.shape == (5, 2) and words[:, 1].tolist() == list(range(5)) and np.shares_memory(words, states)
+    assert np.array_equal(from_words(words, states), states)
+    other = states.copy()
+    other["s0"][3] = 9
+    report = compare_arrays(states, other)
+    assert not report.ok and report.first_index == (3, 0)
+
+
+# ------------------------------------------------------------------ complex numbers and cmath
+
+def complex_arithmetic(z, w):
+    a = z * w + 1.5j
+    b = a / (z + np.float32(2))  # complex64 + float32 stays complex64
+    c = z - w * 2  # an int64 makes it complex128
+    d = complex(z.real, w.imag) + complex(abs(z))
+    e = -z + z.conjugate() * w.imag
+    f = z ** 2
+    g = 0j
+    for k in range(3):
+        g += w / (k + 1j)
+    return a, b, c, d, e, f, g, z == w, z != w
+
+
+def complex_cmath(z, w):
+    r, phi = cmath.polar(z)
+    return (cmath.exp(z), cmath.log(w), cmath.sqrt(z), cmath.sqrt(w * 1e30), cmath.sin(z), cmath.cos(w),
+            cmath.tan(z), cmath.sinh(w), cmath.cosh(z), cmath.tanh(w), cmath.log10(z), cmath.phase(w),
+            cmath.rect(r, phi), cmath.rect(np.float32(2.5), phi), cmath.exp(np.float32(0.5)),
+            cmath.isnan(z), cmath.isinf(w), cmath.isfinite(z))
+
+
+def complex_kernel_source(fn, arity, dtype):
+    import inspect
+    import textwrap
+
+    body = textwrap.dedent(inspect.getsource(fn))
+    outs = ", ".join(f"r{k}" for k in range(arity))
+    stores = "\n        ".join(f"out[i, {k}] = r{k}" for k in range(arity))
+    return f'''import cmath
+import math
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+{body}
+
+@cuda.jit("void({dtype}[::1], {dtype}[::1], complex128[:, ::1])")
+def apply(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        {outs} = {fn.__name__}(a[i], b[i])
+        {stores}
+'''
+
+
+def complex_inputs(dtype):
+    rng = np.random.default_rng(11)
+    parts = rng.standard_normal((2, 2, 120)) * 3
+    special = [0j, -0j, complex(np.inf, 0.5), complex(-np.inf, 2), complex(0.5, np.inf), complex(np.nan, 1),
+               complex(1, np.nan), 3e38 + 2e38j, -2.5 + 0j, 1j, complex(-np.inf, np.inf), 1e-30 + 1e-30j]
+    z = np.concatenate([parts[0, 0] + 1j * parts[0, 1], special, special[::-1]]).astype(dtype)
+    w = np.concatenate([parts[1, 0] + 1j * parts[1, 1], special[::-1], special]).astype(dtype)
+    return z, w
+
+
+@pytest.mark.parametrize("fn", [complex_arithmetic, complex_cmath], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_numbers_match_numba(fn, dtype):
+    import numba
+
+    z, w = complex_inputs(dtype)
+    reference = numba.njit(fn)
+    with np.errstate(all="ignore"):
+        expected = np.array([[complex(v) for v in reference(a, b)] for a, b in zip(z, w)])
+    module = load_cpu(source=complex_kernel_source(fn, expected.shape[1], dtype))
+    out = np.full(expected.shape, np.nan + 0j)
+    module.apply[(len(z) + 63) // 64, 64](z, w, out)
+    same = (out.view(np.float64) == expected.view(np.float64)) | (np.isnan(out.view(np.float64))
+                                                                  & np.isnan(expected.view(np.float64)))
+    if not same.all():
+        i, k = np.argwhere(~same.reshape(len(z), -1, 2).any(axis=2) | ~same.reshape(len(z), -1, 2).all(axis=2))[0]
+        pytest.fail(f"{fn.__name__}[{dtype}]: output {k} for ({z[i]!r}, {w[i]!r}): C gave {out[i, k]!r}, "
+                    f"Numba gives {expected[i, k]!r}")
+
+
+def test_complex_arrays_and_their_types_in_the_c():
+    src = HEAD + '''
+@cuda.jit("void(complex64[::1], complex128[:, ::1])")
+def k(z, out):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        out[i, 0] = z[i] * 2j
+        out[i, 1] = np.complex64(z[i].real) + z[i].imag
+'''
+    module = load_cpu(source=src)
+    assert "__global__ void k(const n2c::complex64 *z, int64_t z_shape0, n2c::complex128 *out" in module.cu
+    z = (np.arange(5) + 1j * np.arange(5, 10)).astype(np.complex64)
+    out = np.zeros((5, 2), np.complex128)
+    module.k[1, 8](z, out)
+    assert np.array_equal(out[:, 0], z.astype(np.complex128) * 2j)
+    assert np.array_equal(out[:, 1], z.real.astype(np.complex64) + z.imag)
+
+
+def test_complex_scalar_kernel_parameters_and_orderings_are_located_errors():
+    from translator.errors import UserError
+
+    with pytest.raises(UserError, match="complex kernel parameter 'c'"):
+        translate_source(HEAD + '''
+@cuda.jit("void(complex64[::1], complex64)")
+def k(z, c):
+    z[0] = c
+''')
+    with pytest.raises(UserError, match="'<' on a complex number"):
+        translate_source(HEAD + '''
+@cuda.jit("void(complex64[::1], int32[::1])")
+def k(z, out):
+    out[0] = z[0] < z[1]
+''')
+
+
+# ------------------------------------------------------------------ vectorize / guvectorize
+
+UFUNCS = '''import math
+import numpy as np
+from numba import cuda, guvectorize, vectorize
+
+@vectorize(["float32(float32, float32)", "float64(float64, float64)", "int64(int64, int64)"], target="cuda")
+def rel_diff(x, y):
+    return 2 * abs(x - y) / (abs(x) + abs(y) + 1)
+
+@vectorize("float64(float64)", target="cpu")
+def on_the_cpu(x):
+    return x + 1
+
+@guvectorize(["void(float32[:], float32, float32[:])", "void(float64[:], float64, float64[:])"], "(n),()->(n)",
+             target="cuda")
+def scale_row(row, f, out):
+    for k in range(row.shape[0]):
+        out[k] = row[k] * f + k
+'''
+
+
+@pytest.fixture(scope="module")
+def ufunc_module():
+    return load_cpu(source=UFUNCS)
+
+
+def test_vectorize_makes_one_elementwise_kernel_per_signature(ufunc_module):
+    cu = ufunc_module.cu
+    assert "__global__ void rel_diff__float32_float32(const float *x, int64_t x_step, const float *y, " \
+           "int64_t y_step, float *out, int64_t out_shape0)" in cu
+    assert "out[tid] = rel_diff(x[tid * x_step], y[tid * y_step]);" in cu
+    assert "rel_diff__int64_int64" in cu and "on_the_cpu" not in cu
+    assert "scale_row(row + tid * row_shape1, row_shape1, f[tid], out + tid * out_shape1, out_shape1);" in cu
+
+
+def test_vectorize_call_broadcasts_and_picks_the_loop_as_numba(ufunc_module):
+    rel_diff = ufunc_module.rel_diff
+    ref = lambda x, y: 2 * np.abs(x - y) / (np.abs(x) + np.abs(y) + 1)  # noqa: E731
+    x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    r = rel_diff(x, np.float32(2.5))
+    assert r.dtype == np.float32 and r.shape == (2, 3)
+    assert np.array_equal(r, ref(x.astype(np.float64), 2.5).astype(np.float32))
+    assert rel_diff(x, 2.5).dtype == np.float32  # an untyped scalar takes the arrays' loop
+    r64 = rel_diff(np.arange(3.0), np.ones((4, 3)))  # (3,) against (4, 3)
+    assert r64.shape == (4, 3) and np.array_equal(r64, np.broadcast_to(ref(np.arange(3.0), 1.0), (4, 3)))
+    i = rel_diff(np.arange(5), 3)
+    assert i.dtype == np.int64 and np.array_equal(i, (2 * np.abs(np.arange(5) - 3) / (np.arange(5) + 4)).astype(np.int64))
+    out = np.zeros((2, 3), np.float32)
+    assert rel_diff(x, x[1], out=out) is out and np.array_equal(out, ref(x, x[1]).astype(np.float32))
+    with pytest.raises(TypeError, match="no matching version"):
+        rel_diff(x, np.ones(3))  # float32 with float64 arrays: casting='no', as Numba
+    with pytest.raises(TypeError, match="ambiguous signature"):
+        rel_diff(np.int32(1), np.int32(2))  # no loop of their own type: every loop matches
+
+
+def test_guvectorize_call_loops_over_the_outer_dimensions(ufunc_module):
+    scale_row = ufunc_module.scale_row
+    rows = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    r = scale_row(rows, np.float32(2))
+    assert r.shape == (2, 3, 4) and np.array_equal(r, rows * 2 + np.arange(4, dtype=np.float32))
+    out = np.zeros_like(rows)
+    scale_row(rows, np.array([[1, 2, 3]], np.float32), out)
+    assert np.array_equal(out, rows * np.array([1, 2, 3], np.float32)[None, :, None] + np.arange(4))
+    assert scale_row(np.ones(4), 3.0).dtype == np.float64
+
+
+@pytest.mark.gpu
+def test_gpu_ufuncs_match_numbas(tmp_path):
+    import importlib.util
+
+    import torch
+    from numba import cuda
+
+    import numba2cuda
+
+    path = tmp_path / "ufuncs.py"
+    path.write_text(UFUNCS)
+    spec = importlib.util.spec_from_file_location("ufuncs", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+    x = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
+    y = np.random.default_rng(2).standard_normal(7).astype(np.float32)
+    assert np.array_equal(translated.rel_diff(x, y), original.rel_diff(x, y))  # host in, host out
+    dx = torch.from_numpy(x).cuda()
+    got = translated.rel_diff(dx, np.float32(0.5))  # a device input: the result stays on the device
+    assert isinstance(got, torch.Tensor) and got.is_cuda
+    assert np.array_equal(got.cpu().numpy(), original.rel_diff(cuda.to_device(x), np.float32(0.5)).copy_to_host())
+    rows = np.random.default_rng(3).standard_normal((50, 9)).astype(np.float64)
+    assert np.array_equal(translated.scale_row(rows, 1.5), original.scale_row(rows, 1.5))
+
+
+# ------------------------------------------------------------------ float16 and cuda.fp16
+
+FP16 = '''import math
+import numpy as np
+from numba import cuda, float16, float32
+from numba.cuda import fp16
+
+@cuda.jit("void(float16[::1], float16[::1], float16, float32[::1])")
+def k(a, b, s, out32):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x = a[i]
+        y = b[i]
+        z = fp16.hfma(x, y, s) + x * y - fp16.hdiv(x, s)
+        w = math.sqrt(fp16.habs(z))
+        b[i] = w if fp16.hgt(w, x) else fp16.hneg(w)
+        out32[i] = float32(z) + np.float16(0.5) * 2 + float32(fp16.hmax(x, y))
+'''
+
+
+def test_float16_through_cuda_fp16_rounds_as_the_gpu():
+    module = load_cpu(source=FP16)
+    assert "__global__ void k(const __half *a, int64_t a_shape0, __half *b, __half s, float *out32)" in module.cu
+    assert "__half z = __hfma(x, y, s) + x * y - __hdiv(x, s);" in module.cu and "#include <cuda_fp16.h>" in module.cu
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(300) * 4).astype(np.float16)
+    b0 = (rng.standard_normal(300) * 4).astype(np.float16)
+    s = np.float16(1.75)
+    b, out32 = b0.copy(), np.zeros(300, np.float32)
+    module.k[10, 32](a, b, s, out32)
+    h = np.float16
+    fma = (a.astype(np.float64) * b0 + np.float64(s)).astype(h)  # one rounding, as __hfma
+    z = (fma + (a * b0)) - (a / s)  # NumPy rounds each float16 operation to half, as the GPU does
+    w = np.sqrt(np.abs(z))
+    assert np.array_equal(b, np.where(w > a, w, -w))
+    assert np.array_equal(out32, (z.astype(np.float64) + 1.0 + np.fmax(a, b0).astype(np.float32)).astype(np.float32))

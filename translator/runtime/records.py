@@ -1,0 +1,45 @@
+"""Record arrays (numba.cuda.random's xoroshiro128p states) <-> the uint64 words torch can hold.
+
+torch has no structured dtypes, so a translated kernel takes a record array as a uint64 tensor with one
+more dimension, the words of each record (a state array of n generators is n x 2); the memory is the
+same, so Numba's states and the translation's are one buffer. NumPy arrays are viewed, never copied.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WORD = np.dtype(np.uint64)
+
+
+def is_record_array(a) -> bool:
+    return isinstance(a, np.ndarray) and a.dtype.names is not None
+
+
+def as_words(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous record array viewed as uint64 words, shape + (words per record,)."""
+    if a.dtype.itemsize % WORD.itemsize or not all(a.dtype.fields[n][0] == WORD for n in a.dtype.names):
+        raise TypeError(f"only records of uint64 fields are supported, got {a.dtype}")
+    return np.ascontiguousarray(a).view(WORD).reshape(a.shape + (a.dtype.itemsize // WORD.itemsize,))
+
+
+def from_words(words: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """Words back as records of LIKE's dtype and shape."""
+    return np.ascontiguousarray(words).view(like.dtype).reshape(like.shape)
+
+
+def to_torch(a, device):
+    """A NumPy argument as the tensor a translated kernel takes (records as their words)."""
+    import torch
+
+    return torch.from_numpy(as_words(a) if is_record_array(a) else np.ascontiguousarray(a)).to(device)
+
+
+def numba_view(tensor, dtype: np.dtype):
+    """A Numba device array of records over the words in TENSOR (no copy): the Numba original's argument."""
+    from numba import cuda
+
+    shape = tuple(tensor.shape[:-1])
+    desc = {"shape": shape, "typestr": dtype.str, "descr": dtype.descr, "data": (tensor.data_ptr(), False),
+            "strides": None, "version": 3}
+    return cuda.from_cuda_array_interface(desc, owner=tensor)
