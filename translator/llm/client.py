@@ -9,6 +9,7 @@ fits in the budget. Each request also runs under a watchdog thread, so a server 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from email.utils import parsedate_to_datetime
 
 from ..errors import UserError
 from .config import LLMSettings
+from .redact import redact
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0)  # seconds before retry 1, 2, 3, 4...
 
@@ -29,23 +31,38 @@ class ServiceError(Exception):
         super().__init__(text)
 
 
+RESERVE = 1.5  # seconds of the budget kept for what follows the last child: its kill, the report, the output
+
+
 @dataclass
 class Budget:
-    """Seconds left for all LLM work of one run."""
+    """Seconds for all LLM work of one run, counted from START (time.monotonic(); default: now; the CLI passes
+    the process's start, so --llm-budget bounds the whole command)."""
     seconds: float
-    start: float = 0.0
+    start: float | None = None
 
     def __post_init__(self):
-        self.start = time.monotonic()
+        if self.start is None:
+            self.start = time.monotonic()
 
     def remaining(self) -> float:
         return self.seconds - (time.monotonic() - self.start)
 
+    def left(self) -> float:
+        """Seconds a child (a request, a compile, a verification) may take: what remains less the RESERVE."""
+        return self.remaining() - RESERVE
 
-def redact(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "<OPENAI_API_KEY>")
-    return text
+
+def process_started(young: float = 15.0) -> float:
+    """time.monotonic() when this process started (Linux: /proc/self/stat) if that was less than YOUNG seconds ago
+    (a command: its interpreter's start-up counts against its budget), else now (a long-lived caller)."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return time.monotonic()
+    return time.monotonic() - age if 0 <= age < young else time.monotonic()
 
 
 def retry_after_seconds(headers) -> float | None:
@@ -113,21 +130,21 @@ class ChatClient:
     def complete(self, model: str, messages: list, parameters: dict, budget: Budget) -> dict:
         last = None
         for retry in range(self.settings.retries + 1):
-            left = budget.remaining()
+            left = budget.left()
             if left <= 0:
                 raise ServiceError(f"the time budget of {self.settings.budget:g} s is spent"
                                    + (f" (last problem: {last.text})" if last else ""),
                                    "raise it with --llm-budget SECONDS")
             try:
-                return self._once(model, messages, parameters, min(self.settings.timeout, left))
+                return self._once(model, messages, parameters, min(self.settings.timeout, left), left)
             except ServiceError as exc:
                 last = exc
                 asked = getattr(exc, "retry_after", None)
                 if not getattr(exc, "retryable", False) or retry == self.settings.retries:
                     break
                 wait = BACKOFF[min(retry, len(BACKOFF) - 1)] if asked is None else asked
-                if wait >= budget.remaining():
-                    left = max(budget.remaining(), 0)
+                if wait >= budget.left():
+                    left = max(budget.left(), 0)
                     exc.text += (f"; the server asks to wait {asked:g} s, more than the {left:.0f} s left of the "
                                  "time budget" if asked is not None else
                                  f"; the time budget of {self.settings.budget:g} s is spent")
@@ -137,14 +154,15 @@ class ChatClient:
         tries = retry + 1  # retry never passes self.settings.retries
         raise ServiceError(f"{last.text} ({tries} request{'s' * (tries != 1)})", last.hint)
 
-    def _once(self, model, messages, parameters, timeout: float) -> dict:
+    def _once(self, model, messages, parameters, timeout: float, hard: float) -> dict:
+        """One request: TIMEOUT for the client, and a watchdog that never lets it outlast HARD seconds."""
         openai = self.openai
         key = self.settings.api_key
         where = self.settings.where()
         client = self.client.with_options(timeout=timeout)  # max_retries=0 carries over from __init__
         call = lambda: client.chat.completions.create(model=model, messages=messages, **parameters)  # noqa: E731
         try:
-            response = _call_with_deadline(call, timeout + max(1.0, 0.1 * timeout))
+            response = _call_with_deadline(call, min(timeout + max(1.0, 0.1 * timeout), hard))
         except (_Deadline, openai.APITimeoutError):
             raise _retryable(f"no answer from {where} within {timeout:g} s", "raise --llm-timeout, or check that "
                              "the server is not overloaded") from None
