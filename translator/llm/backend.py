@@ -158,6 +158,8 @@ class LLMRun:
             reserved |= _function_names(job.shell.external_code)
             for later in jobs[k + 1:]:
                 later.facts["reserved"] = sorted(set(later.facts["reserved"]) | reserved)
+        program.llm_provenance = dict(backend=s.backend, model=s.model, prompt_version=prompt_version(),
+                                      answers={job.name: job.answer_sha256 for job in jobs})
         return program, text
 
     def _provenance(self, ruled: list[str], modelled: list[str]) -> list[str]:
@@ -274,15 +276,19 @@ class LLMRun:
                 program.helpers = helpers
 
     def _header(self, job: KernelJob, code: str) -> str:
-        """Ours, above the model's code: where it comes from, the headers of the constants prompts/system.j2
-        offers, and the dynamic shared memory every kernel shares (check.py refuses an answer's own)."""
-        line = job.facts["source"].split(" | ", 1)[0].strip()
-        model = "".join(c if c.isprintable() else "?" for c in str(self.settings.model))
-        text = (f"// {self.name}:{line}: kernel {job.name}, written by the model {model} "
-                f"(numba2cuda prompt version {prompt_version()})\n#include <cfloat>\n#include <climits>\n")
-        if any(t.text == DYNAMIC_SMEM for t in tokens(code)):
-            text += f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SMEM}[];\n"
-        return text
+        return answer_header(self.name, job, self.settings.model, code)
+
+
+def answer_header(source_name: str, job: KernelJob, model, code: str) -> str:
+    """Ours, above the model's CODE: where it comes from, the headers of the constants prompts/system.j2 offers,
+    and the dynamic shared memory every kernel shares (check.py refuses an answer's own)."""
+    line = job.facts["source"].split(" | ", 1)[0].strip()
+    model = "".join(c if c.isprintable() else "?" for c in str(model))
+    text = (f"// {source_name}:{line}: kernel {job.name}, written by the model {model} "
+            f"(numba2cuda prompt version {prompt_version()})\n#include <cfloat>\n#include <climits>\n")
+    if any(t.text == DYNAMIC_SMEM for t in tokens(code)):
+        text += f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SMEM}[];\n"
+    return text
 
 
 def helpers_called(code: str) -> set[str]:

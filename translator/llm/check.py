@@ -91,9 +91,9 @@ def check_code(code: str, signature: str, reserved: set[str], constants=()) -> l
     constants the file declares (an initialiser may use them)."""
     lexed = lex(code)
     problems = list(lexed.problems)
-    if lexed.complete:
-        problems += _identifiers(lexed)
+    if lexed.complete:  # the shape first: it says what the code tries to do, the names say how
         problems += Shape(lexed.tokens, signature, reserved, set(constants)).problems()
+        problems += _identifiers(lexed)
     problems = list(dict.fromkeys(problems))  # each problem once, in order
     if len(problems) > MAX_PROBLEMS:
         problems = problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS} more"]

@@ -108,8 +108,7 @@ def refusal(name: str, host: frozenset) -> str | None:
     if HOST_API.match(name):
         return "the CUDA host API (launches come from numba2cuda's templates)"
     if name in HOST_FUNCTIONS or name in host:
-        return ("a host library name the file can see (device code may call only CUDA's device functions; "
-                "rename a variable of that name)")
+        return "a host library name: device code may use only CUDA's device API; rename a variable of that name"
     if name.startswith("n2c"):
         return "a name of numba2cuda's own code (only n2c::HELPER calls and n2c_dynamic_smem are yours to use)"
     return None

@@ -76,6 +76,15 @@ def sources(path, options: Options | None = None, shells: bool = False):
     return program, render_program(program, name), render_bindings(program, name)
 
 
+def load_options(specialize: dict | None = None, types: dict | str | None = None, kernels=None,
+                 assume_nonnegative: bool = True) -> Options:
+    """The translation options of load()'s keyword arguments."""
+    if isinstance(types, str):
+        types = T.parse_types_option(types)
+    return Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
+                   assume_nonnegative=assume_nonnegative)
+
+
 def load(path, *, specialize: dict | None = None, types: dict | str | None = None, kernels=None,
          assume_nonnegative: bool = True, extra_cuda_cflags=(), progress: bool = True,
          cu_text: str | None = None) -> Module:
@@ -90,10 +99,7 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
     from ..build import build_extension
     from .tuning import read_tuning, tuning_path
 
-    if isinstance(types, str):
-        types = T.parse_types_option(types)
-    options = Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
-                      assume_nonnegative=assume_nonnegative)
+    options = load_options(specialize, types, kernels, assume_nonnegative)
     program, fresh_cu, cpp_text = sources(path, options, shells=cu_text is not None)
     cu_text = fresh_cu if cu_text is None else cu_text
     ext = build_extension(extension_name(path), cu_text, cpp_text,
