@@ -101,7 +101,8 @@ def test_the_red_team_is_complete():
             "attribute_via_digraph_define", "attribute_via_trigraph_define", "attribute_spliced", "pragma_operator",
             "asm_spellings", "asm_top_level_init_array", "host_device_function", "extern_c_system", "operator_new",
             "friend_function", "std_system", "fork_exec_via_syscall", "key_in_string", "compile_constexpr_loop",
-            "compile_template_explosion", "key_in_comment", "trap_in_constructor", "endless_constructor"]
+            "compile_template_explosion", "key_in_comment", "trap_in_constructor", "endless_constructor",
+            "ctor_constant_object_measured"]
     assert not [m for m in must if m not in FIXTURES]
 
 
@@ -191,7 +192,7 @@ def test_control_a_compile_bomb_outlasts_a_short_compile(tmp_path):
 
 
 def budget_for(effect: str) -> int:
-    return {"key": 90, "compile": 25}.get(effect, 20)
+    return {"key": 90}.get(effect, 30)
 
 
 @pytest.mark.slow

@@ -292,3 +292,19 @@ def test_a_packages_build_info_records_the_model_and_its_answer(tmp_path):
     info = {}
     exec((tmp_path / "rules" / "softmax_cuda" / "_build_info.py").read_text(), info)
     assert rc == 0 and info["TRANSLATED_BY"] == "rules" and info["MODEL"] is None and info["LLM_ANSWERS"] == {}
+
+
+def test_the_budget_stops_numba2cuda_own_work_too():
+    """A command's alarm: whatever the parent is doing when the budget ends (here: sleeping), it stops."""
+    import time
+
+    from translator.llm.client import Budget, BudgetSpent, hard_deadline
+
+    t0 = time.monotonic()
+    with pytest.raises(BudgetSpent):
+        with hard_deadline(Budget(1.0)):
+            time.sleep(10)
+    assert time.monotonic() - t0 < 1.5
+    with hard_deadline(Budget(5.0)):  # disarmed on the way out: nothing fires later
+        pass
+    time.sleep(0.1)

@@ -27,7 +27,7 @@ from ..errors import NotVerified, UserError
 from ..frontend.module import ModuleInfo, parse_file, parse_source
 from .cache import CacheEntryError, LLMCache, request_key
 from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, helper_functions, tokens
-from .client import Budget, ChatClient, ServiceError
+from .client import Budget, BudgetSpent, ChatClient, ServiceError, hard_deadline
 from .redact import redact
 from .config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
 from ..lower.program import selected_kernels
@@ -72,7 +72,15 @@ def _model_translation(path, info: ModuleInfo, options: Options, settings: LLMSe
     to_model = kernels_for_the_model(fresh, options, settings, rules_error)
     require_ready(fresh, path, settings, rules_error)
     with api_key_withheld():  # for callers other than the CLI (which withholds the key for the whole command)
-        return LLMRun(path, options, settings, log or _stderr).translate(fresh, to_model)
+        run = LLMRun(path, options, settings, log or _stderr)
+        if settings.started is None:  # an API call: every step keeps to the budget, no alarm in the caller's process
+            return run.translate(fresh, to_model)
+        try:
+            with hard_deadline(run.budget):  # a command: its whole run, the interpreter's start-up included
+                return run.translate(fresh, to_model)
+        except BudgetSpent:
+            raise NotVerified(f"{Path(path).name}: error: no verified translation: the time budget of "
+                              f"{settings.budget:g} s is spent (--llm-budget); nothing written") from None
 
 
 def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSettings, rules_error) -> dict:

@@ -10,8 +10,10 @@ fits in the budget. Each request also runs under a watchdog thread, so a server 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -51,6 +53,35 @@ class Budget:
     def left(self) -> float:
         """Seconds a child (a request, a compile, a verification) may take: what remains less the RESERVE."""
         return self.remaining() - RESERVE
+
+
+class BudgetSpent(BaseException):
+    """The end of --llm-budget reached inside numba2cuda's own work (raised by hard_deadline's alarm). A
+    BaseException, like KeyboardInterrupt: no `except Exception` on the way may swallow it."""
+
+
+@contextmanager
+def hard_deadline(budget: Budget, margin: float = 0.3):
+    """Raise BudgetSpent in this (main) thread MARGIN seconds before the budget ends, wherever it is: the children
+    are bounded by their own timeouts, this bounds the parent's own work (and a machine too loaded to keep to
+    the plan). Elsewhere than the main thread of a POSIX process, it does nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    left = budget.remaining() - margin
+    if left <= 0:
+        raise BudgetSpent()
+
+    def on_alarm(signum, frame):
+        raise BudgetSpent()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, left)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def process_started(young: float = 15.0) -> float:
