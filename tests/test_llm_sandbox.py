@@ -308,3 +308,23 @@ def test_the_budget_stops_numba2cuda_own_work_too():
     with hard_deadline(Budget(5.0)):  # disarmed on the way out: nothing fires later
         pass
     time.sleep(0.1)
+
+
+@pytest.mark.gpu
+def test_load_with_the_llm_backend_runs_the_verified_kernel_on_the_gpu():
+    """numba2cuda.load(backend="llm") from the committed recording: built with nvcc, launched like Numba's kernel,
+    the same mantissas and histogram as the module's NumPy reference."""
+    import numpy as np
+    import torch
+    from corpus_harness import load_module
+
+    mod = numba2cuda.load(KERNEL, backend="llm", model=MODEL, llm_cache=COMMITTED_CACHE, replay=True, progress=False)
+    rng = np.random.default_rng(0)
+    x = (rng.choice([-1.0, 1.0], 1000) * np.exp2(rng.uniform(-30, 30, 1000))).astype(np.float32)
+    mantissa = torch.zeros(1000, dtype=torch.float32, device="cuda")
+    hist = torch.zeros(48, dtype=torch.int32, device="cuda")
+    mod.exponent_histogram[(1000 + 127) // 128, 128](torch.from_numpy(x).cuda(), mantissa, hist)
+    torch.cuda.synchronize()
+    expected_m, expected_hist = load_module(str(KERNEL)).reference(x)
+    assert np.array_equal(mantissa.cpu().numpy(), expected_m)
+    assert np.array_equal(hist.cpu().numpy(), expected_hist)

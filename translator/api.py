@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .emit.render import render_program
+from .errors import UserError
 from .frontend.module import parse_file, parse_source
 from .lower.program import Options, build_program
 from .runtime import dropin
@@ -37,15 +38,24 @@ def load(path, *, backend: str | None = None, model: str | None = None, base_url
     NUMBA2CUDA_MODEL (or model=, base_url=) only for kernels the rules reject, kept only once verified).
     model, base_url, llm_cache, replay, refresh, llm_attempts, llm_budget, llm_timeout: the --model, --base-url,
     --llm-* flags. The other arguments are runtime.dropin.load's (cu_text: build that translation instead)."""
+    from .llm.config import settings_from
+
     build = dict(specialize=specialize, types=types, kernels=kernels, assume_nonnegative=assume_nonnegative,
                  extra_cuda_cflags=extra_cuda_cflags, progress=progress)
-    if cu_text is not None or backend == "rules":
-        return dropin.load(path, cu_text=cu_text, **build)
-    from .llm.backend import translate_module
-
     args = SimpleNamespace(backend=backend, model=model, base_url=base_url, llm_cache=llm_cache, replay=replay,
                            refresh=refresh, llm_attempts=llm_attempts, llm_budget=llm_budget,
                            llm_timeout=llm_timeout, llm_retries=None)
+    settings = settings_from(args, path)
+    if cu_text is not None or settings.backend == "rules":
+        return dropin.load(path, cu_text=cu_text, **build)
+    if settings.backend == "auto":
+        try:  # the rules first, as fast as ever (a warm load is a cache hit); the model only where they reject
+            return dropin.load(path, **build)
+        except UserError as exc:
+            if not exc.diagnostics:
+                raise
+    from .llm.backend import translate_module
+
     options = dropin.load_options(specialize, types, kernels, assume_nonnegative)
     log = (lambda message: print(message, file=sys.stderr, flush=True)) if progress else (lambda message: None)
     program, text = translate_module(path, options, args, log=log)

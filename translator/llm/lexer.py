@@ -30,8 +30,6 @@ PRAGMA_LINE = re.compile(r"[ \t]*(?:#)[ \t]*pragma[ \t]+(?:unroll(?:[ \t]+\d{1,4
 TRIGRAPH = re.compile(r"\?\?[=/'()!<>\-]")
 SPLICE = re.compile(r"\\[ \t\f\v]*\n")
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-PP_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*")
 
 
 @dataclass(frozen=True)
@@ -59,25 +57,32 @@ def normalise(code: str) -> str:
     return code.replace("\r\n", "\n")
 
 
+_MASTER = re.compile("|".join([
+    r"(?P<nl>\n)", r"(?P<ws>[ \t\f\v]+)", r"(?P<line_comment>//[^\n]*)", r"(?P<block_comment>/\*)",
+    r"(?P<quote>[\"'])", r"(?P<ident>[A-Za-z_][A-Za-z0-9_]*)",
+    r"(?P<number>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)",
+    r"(?P<less><)(?=::(?![:>]))",  # C++11 [lex.pptoken]/3: `<::` is `<` then `::` unless followed by `:` or `>`
+    "(?P<punct>" + "|".join(re.escape(p) for p in PUNCTUATORS) + ")",
+]))
+
+
 def lex(code: str) -> Lexed:
     """Tokens of CODE (normalised: see normalise()); comments and whitespace dropped."""
     out = Lexed()
     _character_problems(code, out)
     i, n, line, col0, at_line_start = 0, len(code), 1, 0, True  # col0: index where the current line starts
+    match = _MASTER.match
     while i < n:
-        c = code[i]
-        if c == "\n":
+        m = match(code, i)
+        kind = m.lastgroup if m else None
+        if kind == "nl":
             i, line, col0, at_line_start = i + 1, line + 1, i + 1, True
             continue
-        if c in " \t\f\v":
-            i += 1
+        if kind in ("ws", "line_comment"):
+            i = m.end()
             continue
         col = i - col0 + 1
-        if code.startswith("//", i):
-            end = code.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if code.startswith("/*", i):
+        if kind == "block_comment":
             end = code.find("*/", i + 2)
             if end < 0:
                 out.refuse(line, "a /* comment is never closed (the code is cut off?)")
@@ -89,7 +94,8 @@ def lex(code: str) -> Lexed:
                 col0 = code.rfind("\n", i, end) + 1
             i = end + 2
             continue
-        if c in "\"'":
+        if kind == "quote":
+            c = code[i]
             end = _literal_end(code, i)
             if end < 0:
                 out.refuse(line, f"a {'string' if c == chr(34) else 'character'} literal is never closed")
@@ -100,10 +106,8 @@ def lex(code: str) -> Lexed:
                 out.refuse(line, "a literal with a suffix (user-defined literals) is not allowed")
             i, at_line_start = end, False
             continue
-        m = IDENT.match(code, i)
-        if m:
-            text = m.group()
-            end = m.end()
+        if kind == "ident":
+            text, end = m.group(), m.end()
             if end < n and code[end] in "\"'" and text in STRING_PREFIXES:
                 out.refuse(line, f"string literals with a prefix ({text}\"...\": raw, wide or unicode strings) are "
                                  "not allowed")
@@ -115,14 +119,13 @@ def lex(code: str) -> Lexed:
             out.tokens.append(Token("ident", text, line, col))
             i, at_line_start = end, False
             continue
-        m = PP_NUMBER.match(code, i)
-        if m:
+        if kind == "number":
             out.tokens.append(Token("number", m.group(), line, col))
             i, at_line_start = m.end(), False
             continue
-        punct = _punctuator(code, i)
-        if punct:
-            if DIGRAPHS.get(punct, punct) == "#" or punct == "##" or DIGRAPHS.get(punct) == "##":
+        if kind in ("less", "punct"):
+            punct = m.group()
+            if DIGRAPHS.get(punct, punct) in ("#", "##"):
                 end = code.find("\n", i)
                 end = n if end < 0 else end
                 start = code.rfind("\n", 0, i) + 1
@@ -140,6 +143,7 @@ def lex(code: str) -> Lexed:
             out.tokens.append(Token("punct", DIGRAPHS.get(punct, punct), line, col))
             i, at_line_start = i + len(punct), False
             continue
+        c = code[i]
         out.refuse(line, f"unexpected character {c!r}" + (" (a backslash outside a string literal)" if c == "\\"
                                                             else ""))
         i, at_line_start = i + 1, False
@@ -176,12 +180,3 @@ def _literal_end(code: str, i: int) -> int:
             return -1
         j += 1
     return -1
-
-
-def _punctuator(code: str, i: int) -> str | None:
-    if code.startswith("<::", i) and not code.startswith(("<:::", "<::>"), i):
-        return "<"  # C++11 [lex.pptoken]/3: `<::` is `<` then `::` unless followed by `:` or `>`
-    for p in PUNCTUATORS:
-        if code.startswith(p, i):
-            return p
-    return None
