@@ -13,10 +13,12 @@ the hostile code creates: the proof that host code ran.
   (so the other tests could fail).
 - test_hostile_answer_end_to_end: the whole command, as a user runs it, with the key in its environment: exit
   code, wall time within --llm-budget, no @PWNED@, no signal, nothing of the key in any file it leaves.
-- test_defence_in_depth_without_the_allow_list: the allow-list switched off, so the hostile code is compiled
-  and loaded: it runs only in the gate's confined child, which cannot write the file, start a program or
-  signal the parent; numba2cuda itself (this very pytest process) survives crashes and hangs, and the child's
-  output never reaches numba2cuda's.
+- test_the_binary_check_without_the_allow_list: the allow-list switched off, the compiled library's load-time
+  code (.init_array) still gives a constructor away before anything loads it.
+- test_defence_in_depth_without_the_allow_list: the allow-list and the binary check switched off, so the hostile
+  code is compiled and loaded: it runs only in the gate's confined child, which cannot write the file, start a
+  program or signal the parent; numba2cuda itself (this very pytest process) survives crashes and hangs, and
+  the child's output never reaches numba2cuda's.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import pytest
 from llm_server import ScriptedServer
 from translator.cli import main
 from translator.frontend.module import parse_source
-from translator.llm import backend
+from translator.llm import backend, gate
 from translator.llm.check import check_code, extract_code
 from translator.llm.facts import make_job, reserved_names
 from translator.lower.program import Options
@@ -232,6 +234,30 @@ def test_hostile_answer_end_to_end(name, tmp_path):
 
 # ------------------------------------------------------------------ defence in depth: no allow-list at all
 
+LOAD_TIME = ["ctor_constant_object_measured", "dtor_device_object", "asm_top_level_init_array",
+             "attribute_section_init_array", "template_static_member", "lambda_at_namespace_scope",
+             "global_initialiser_calls_function", "friend_function", "attribute_via_digraph_define",
+             "comment_ended_by_carriage_return"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LOAD_TIME)
+def test_the_binary_check_without_the_allow_list(name, tmp_path, monkeypatch, capfd):
+    if name in X86_ONLY and platform.machine() != "x86_64":
+        pytest.skip("x86-64 assembly")
+    monkeypatch.setattr(backend, "check_code", lambda *a, **k: [])
+    monkeypatch.setenv("NUMBA2CUDA_LLM_NVCC", "0")
+    monkeypatch.setenv("NUMBA2CUDA_CACHE", str(tmp_path / "n2c"))
+    monkeypatch.chdir(tmp_path)
+    pwned = tmp_path / "pwned"
+    with ScriptedServer([{"content": answer(name, pwned)}]) as server:
+        rc = main(["translate", str(KERNEL), "-o", str(tmp_path / "out.cu"), "--backend", "llm", "--model", MODEL,
+                   "--base-url", server.base_url, "--llm-cache", str(tmp_path / "llm-cache"), "--llm-attempts", "1",
+                   "--llm-budget", "60"])
+    err = capfd.readouterr().err
+    assert rc == 1 and "runs something when its library is loaded (.init_array: 2 entries, not 1" in err, err
+    assert not pwned.exists() and not (tmp_path / "out.cu").exists()
+
 DEPTH = ["ctor_constant_object", "dtor_device_object", "asm_top_level_init_array", "static_local_object",
          "popen_in_kernel", "asm_syscall_in_kernel", "fork_exec_via_syscall", "signal_the_parent",
          "parent_environ_to_file", "operator_new", "getenv_key_to_file", "trap_in_constructor",
@@ -245,6 +271,7 @@ def test_defence_in_depth_without_the_allow_list(name, tmp_path, monkeypatch, ca
         pytest.skip("x86-64 assembly and syscall numbers")
     _, effect = FIXTURES[name]
     monkeypatch.setattr(backend, "check_code", lambda *a, **k: [])  # everything the model writes is compiled
+    monkeypatch.setattr(gate, "load_time_code", lambda *a, **k: "")  # ... and loaded, constructors and all
     monkeypatch.setenv("NUMBA2CUDA_LLM_NVCC", "0")  # nvcc refuses most of these: the CPU path is what is tested
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("NUMBA2CUDA_CACHE", str(tmp_path / "n2c"))

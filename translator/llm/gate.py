@@ -4,7 +4,9 @@ each in a sandboxed child bounded by what is left of the run's time budget.
 The model's code is untrusted (its answer passed the allow-list, but defence does not stop there):
 numba2cuda never compiles it, loads it or runs it in its own process. g++ and nvcc run under
 sandbox.run_command (no secrets in their environment, CPU, memory and file-size limits, killed at the
-budget's end: a template that recurses forever at compile time is one failed attempt). The
+budget's end: a template that recurses forever at compile time is one failed attempt). The CPU build's
+load-time code (.init_array and friends) must be no more than the runtime's own: a constructor the
+allow-list missed is refused before anything loads the library. The
 verification runs in a sandbox.Worker, a fresh process (not a fork: it holds no copy of the key) with
 NUMBA2CUDA_CONFINE=1, so the process that loads the model's library is confined first (confine.py);
 the library's printf output stays in the child. A crash, a timeout or a forbidden system call is one
@@ -21,6 +23,7 @@ import os
 import pickle
 import re
 import shutil
+import struct
 import tempfile
 import time
 from dataclasses import dataclass
@@ -61,9 +64,15 @@ def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
     if deadline.left() <= 0:
         return budget_spent()
     try:
-        build_cpu(text, name=stem, limits=limits(deadline.left(), 4 << 30))
+        lib = build_cpu(text, name=stem, limits=limits(deadline.left(), 4 << 30))
     except CpuBuildError as exc:
         return compile_failure(exc.output, "g++ against the CPU runtime")
+    grown = load_time_code(lib, deadline)
+    if grown:
+        problem = (f"the compiled code runs something when its library is loaded ({grown}: more than numba2cuda's "
+                   "own file has): no namespace-scope object with a constructor or destructor, no initialiser "
+                   "that calls a function")
+        return Outcome(False, "allow-list", [problem], f"rejected: {problem}")
     nvcc = shutil.which("nvcc") if os.environ.get("NUMBA2CUDA_LLM_NVCC", "1") != "0" else None
     if nvcc:
         if deadline.left() <= 0:
@@ -78,6 +87,40 @@ def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
         if proc.returncode != 0:
             return compile_failure(proc.stdout, "nvcc")
     return None
+
+
+LOAD_TIME_SECTIONS = (".preinit_array", ".init_array", ".ctors", ".fini_array", ".dtors")
+
+
+def load_time_code(lib: Path, deadline: "_Deadline") -> str:
+    """What LIB runs when loaded or unloaded beyond what the CPU runtime alone runs (`.init_array: 2 entries, not
+    1`); "" if nothing, or if it cannot be told (not a 64-bit little-endian ELF, no baseline). The compiler's own
+    account of constructors: it sees what any check of the source could miss."""
+    try:
+        base = build_cpu("", name="n2c_baseline", limits=limits(max(deadline.left(), 0.1), 4 << 30))
+    except CpuBuildError:
+        return ""
+    have, want = section_sizes(lib), section_sizes(base)
+    if have is None or want is None:
+        return ""
+    grown = [f"{name}: {have.get(name, 0) // 8} entries, not {want.get(name, 0) // 8}" for name in LOAD_TIME_SECTIONS
+             if have.get(name, 0) > want.get(name, 0)]
+    return "; ".join(grown)
+
+
+def section_sizes(path: Path) -> dict[str, int] | None:
+    """{section name: size} of a 64-bit little-endian ELF file, or None."""
+    try:
+        data = Path(path).read_bytes()
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return None
+        (shoff,) = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + k * shentsize) for k in range(shnum)]
+        names = headers[shstrndx][4]
+        return {data[names + h[0]:data.index(b"\0", names + h[0])].decode("ascii", "replace"): h[5] for h in headers}
+    except (OSError, struct.error, ValueError, IndexError):
+        return None
 
 
 def compile_failure(output: str, compiler: str) -> Outcome:
