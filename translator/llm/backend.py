@@ -237,7 +237,8 @@ class LLMRun:
             raise NotVerified(f"{self.name}: error: the model could not be asked for kernel '{job.name}' ({what}): "
                               f"{exc.text}; nothing written" + (f"\n    hint: {exc.hint}" if exc.hint else "")) \
                 from None
-        answer = dict(answer, content=redact(answer["content"], s.api_key))  # before anything keeps or runs it
+        # before anything keeps or runs it: every field a server sends back (an echo may hide in "model" too)
+        answer = {k: redact(v, s.api_key) if isinstance(v, str) else v for k, v in answer.items()}
         if answer["content"].strip():  # an empty answer is a failed request, asked again next time
             self.cache.put(key, request, answer)
         return answer["content"]
