@@ -224,6 +224,17 @@ def main(argv=None) -> int:
     args.started = process_started() if entry else time.monotonic()
     if getattr(args, "quiet", False):
         progress.set_quiet(True)
+    rc = run(args)
+    if entry and "openai" in sys.modules:
+        # the interpreter's teardown of the ~800 modules openai imports takes about a second, which a command
+        # asked to keep to --llm-budget cannot spend: everything is written and closed by now
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+    return rc
+
+
+def run(args) -> int:
     try:
         warn_unknown_settings([p for p in input_paths(args) if p != "-"])
         normalise_inputs(args)

@@ -33,7 +33,7 @@ class ServiceError(Exception):
         super().__init__(text)
 
 
-RESERVE = 1.5  # seconds of the budget kept for what follows the last child: its kill, the report, the output
+RESERVE = 3.0  # seconds of the budget kept for what follows the last child: its kill, the report, the interpreter's exit
 
 
 @dataclass
@@ -61,7 +61,7 @@ class BudgetSpent(BaseException):
 
 
 @contextmanager
-def hard_deadline(budget: Budget, margin: float = 0.3):
+def hard_deadline(budget: Budget, margin: float = 2.0):
     """Raise BudgetSpent in this (main) thread MARGIN seconds before the budget ends, wherever it is: the children
     are bounded by their own timeouts, this bounds the parent's own work (and a machine too loaded to keep to
     the plan). Elsewhere than the main thread of a POSIX process, it does nothing."""
@@ -84,16 +84,15 @@ def hard_deadline(budget: Budget, margin: float = 0.3):
         signal.signal(signal.SIGALRM, previous)
 
 
-def process_started(young: float = 15.0) -> float:
-    """time.monotonic() when this process started (Linux: /proc/self/stat) if that was less than YOUNG seconds ago
-    (a command: its interpreter's start-up counts against its budget), else now (a long-lived caller)."""
+def process_started() -> float:
+    """time.monotonic() when this process started (Linux: /proc/self/stat; elsewhere: now)."""
     try:
         with open("/proc/self/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError, AttributeError):
         return time.monotonic()
-    return time.monotonic() - age if 0 <= age < young else time.monotonic()
+    return time.monotonic() - max(age, 0.0)
 
 
 def retry_after_seconds(headers) -> float | None:
