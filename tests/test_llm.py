@@ -135,7 +135,7 @@ def test_correct_translation_is_verified_written_and_replays_offline(tmp_path, c
            "math.frexp()" in r.err  # auto says why it asks the model
     assert "attempt 1/3: EQUIVALENT" in r.err
     text = (tmp_path / "out.cu").read_text()
-    assert "written by the model scripted-fixture (numba2cuda prompt version 1)" in text
+    assert "written by the model scripted-fixture (numba2cuda prompt version 2)" in text
     assert SIGNATURE in text and "frexpf(x[i], &e)" in text
     assert "extern \"C\" cudaError_t exponent_histogram_launch(" in text  # the launcher is ours
     assert "static constexpr int64_t EMIN = -24;" in text
@@ -209,7 +209,7 @@ def test_committed_cache_replays_the_corpus_kernel_offline(request, tmp_path, ca
     entries = list(COMMITTED_CACHE.rglob("*.json"))
     assert len(entries) == 1
     entry = json.loads(entries[0].read_text())
-    assert entry["request"]["prompt_version"] == "1" and entry["request"]["model"] == MODEL
+    assert entry["request"]["prompt_version"] == "2" and entry["request"]["model"] == MODEL
 
 
 @pytest.mark.needs("g++")
@@ -296,10 +296,10 @@ def test_budget_is_bounded(tmp_path, capsys):
     (fenced("// x\n" * 50_000), "more than the 200000 accepted"),
     (fenced(SIGNATURE.replace("exponent_histogram(", "histogram(") + " {}"), "must be declared exactly"),
     (fenced(SIGNATURE.replace("const float *x", "float *x") + " {}"), "must be declared exactly"),
-    (fenced("#include <cstdlib>\n" + SIGNATURE + " { abort(); }"), "'#include <cstdlib>' is not allowed"),
+    (fenced("#include <cstdlib>\n" + SIGNATURE + " { abort(); }"), "directive '#include <cstdlib>' is not allowed"),
     (fenced(SIGNATURE + ' { asm volatile("trap;"); }'), "'asm' is not allowed (inline assembly)"),
-    (fenced(SIGNATURE + " { float *p; cudaMalloc(&p, 4); }"), "'cudaMalloc' is not allowed (host API calls)"),
-    (fenced("int helper(int a) { return a; }\n" + SIGNATURE + " {}"), "top-level code must be"),
+    (fenced(SIGNATURE + " { float *p; cudaMalloc(&p, 4); }"), "'cudaMalloc' is not allowed (the CUDA host API"),
+    (fenced("int helper(int a) { return a; }\n" + SIGNATURE + " {}"), "'helper' must be __device__"),
 ], ids=["empty", "prose", "huge", "wrong-kernel", "wrong-signature", "include", "asm", "host-api", "host-function"])
 def test_unusable_answers_are_refused(tmp_path, capsys, reply, message):
     with ScriptedServer([{"content": reply}]) as server:
@@ -311,8 +311,8 @@ def test_unusable_answers_are_refused(tmp_path, capsys, reply, message):
 
 
 @pytest.mark.parametrize("statement, message, budget", [
-    ("mantissa[i + (1LL << 40)] = 0.0f;", "crashed the CPU runtime (SIGSEGV)", "60"),
-    ("while (x_shape0 > 0) {}", "did not finish within the", "6"),
+    ("mantissa[i + (1LL << 40)] = 0.0f;", "crashed the CPU runtime: the child running it was killed by SIGSEGV", "60"),
+    ("while (x_shape0 > 0) {}", "did not finish within the", "25"),
 ], ids=["crash", "hang"])
 @pytest.mark.needs("g++")
 def test_a_kernel_that_crashes_or_hangs_is_one_failed_attempt(tmp_path, capsys, statement, message, budget):
@@ -478,16 +478,16 @@ def test_cache_entries_are_content_addressed_and_written_atomically(tmp_path):
 
 
 def test_allow_list_reads_code_as_the_compiler_does():
-    good = ("#include <cmath>\n// asm, cudaMalloc and #include <cstdlib> in a comment are harmless\n"
+    good = ("// asm, cudaMalloc and #include <cstdlib> in a comment are harmless\n"
             "__device__ float exponent_histogram_sq(float v) { return v * v; }\nstruct P { int a; };\n"
             "__constant__ float C[2] = {1.0f, 2.0f};\n" + SIGNATURE + "\n{\n#pragma unroll\n"
             "    for (int j = 0; j < 2; ++j) {}\n}\n")
     assert check_code(good, SIGNATURE, {"n2c_launch"}) == []
     sneaky = {
         "// comment \\\n#include <cstdlib>\n": "line continuations",
-        "%:include <cstdlib>\n": "digraphs",
+        "%:include <cstdlib>\n": "directive '%:include <cstdlib>' is not allowed",
         "#define H cudaMalloc\n": "preprocessor directive",
-        'extern "C" __device__ int f() { return 0; }\n': "'extern' is allowed only",
+        'extern "C" __device__ int f() { return 0; }\n': "'extern' is not allowed",
         "__host__ __device__ int g() { return 0; }\n": "'__host__' is not allowed",
         "__device__ int n2c_launch() { return 0; }\n": "already defined by the rest of the file",
         "namespace x { }\n": "'namespace' is not allowed",
@@ -495,5 +495,5 @@ def test_allow_list_reads_code_as_the_compiler_does():
     for prefix, message in sneaky.items():
         problems = check_code(prefix + SIGNATURE + " {}\n", SIGNATURE, {"n2c_launch"})
         assert any(message in p for p in problems), (prefix, problems)
-    assert check_code(SIGNATURE + " {\n", SIGNATURE, set()) == ["unbalanced braces: the code is cut off"]
+    assert check_code(SIGNATURE + " {\n", SIGNATURE, set()) == ["line 1: unbalanced '{': the code is cut off"]
     assert extract_code("intro\n```cuda\nA\n```\nmore\n```cpp\nB\n```\n") == "A\nB\n"

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 SECRET_ENV = ("OPENAI_API_KEY",)
 SECRET_PREFIXES = ("OPENAI_", "NUMBA2CUDA_LLM_", "ANTHROPIC_", "AZURE_OPENAI_")
 #: NUMBA2CUDA_* variables a child may keep (configuration, not secrets)
-KEPT = ("NUMBA2CUDA_CACHE", "NUMBA2CUDA_TYPES")
+KEPT = ("NUMBA2CUDA_CACHE", "NUMBA2CUDA_TYPES", "NUMBA2CUDA_CONFINE")
 
 _HEADER = struct.Struct("<Q")  # length prefix of each frame
 MAX_FRAME = 1 << 34  # 16 GiB: a corrupt length is a failure, not an allocation
@@ -63,6 +63,8 @@ class Limits:
     cpu_seconds: int | None = 120
     address_space: int | None = 8 << 30  # bytes; a CUDA context reserves far more: pass None for GPU children
     core_file: bool = False
+    file_size: int | None = None  # bytes any one file it writes may reach (SIGXFSZ past it): a printf loop, a
+    # 1 GiB initialised array, must not fill the disk
 
 
 class ChildFailed(Exception):
@@ -84,6 +86,8 @@ def describe_exit(returncode: int) -> str:
                 "SIGFPE": " (an arithmetic fault, e.g. an integer division by zero)",
                 "SIGABRT": " (an abort, e.g. heap corruption detected by malloc)",
                 "SIGILL": " (an illegal instruction, e.g. __builtin_trap)",
+                "SIGSYS": " (a forbidden system call: starting a program, writing a file, the network)",
+                "SIGXFSZ": " (its file-size limit: it wrote too much)",
                 "SIGXCPU": " (its CPU-time limit)", "SIGKILL": " (killed: its time or memory limit)"}.get(name, "")
         return f"killed by {name}{hint}"
     return f"exited with status {returncode}"
@@ -100,6 +104,8 @@ def _preexec(limits: Limits):
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
         if limits.address_space is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+        if limits.file_size is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size, limits.file_size))
         with contextlib.suppress(Exception):
             import ctypes
 
@@ -241,16 +247,18 @@ class Worker:
             self._kill()
             raise ChildFailed(f"the {self.name} sent an unreadable answer ({exc})", self.output()) from None
         except (EOFError, OSError):
-            rc = self._reap()
+            rc = self._reap(max(0.5, min(10.0, deadline - time.monotonic())))
             why = describe_exit(rc) if rc is not None else "stopped answering"
             raise ChildFailed(f"the {self.name} {why}", self.output()) from None
         if "error" in header:
             raise ChildError(header["error"], header.get("kind", "Exception"))
         return header.get("result"), out
 
-    def _reap(self):
+    def _reap(self, seconds: float = 10.0):
+        """The child's exit status once it has exited (it closed its pipe), waiting at most SECONDS, then killing
+        it: a child that closes its pipe and goes on running must not hold the caller past its deadline."""
         try:
-            return self.proc.wait(timeout=10)
+            return self.proc.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
             self._kill()
             return None

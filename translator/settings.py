@@ -20,6 +20,7 @@ ENV_VARS = {
     "NUMBA2CUDA_CACHE": "the cache folder (default ~/.cache/numba2cuda)",
     "NUMBA2CUDA_MODEL": "the LLM backend's model",
     "NUMBA2CUDA_LLM_NVCC": "0: the LLM gate skips its nvcc -c check",
+    "NUMBA2CUDA_CONFINE": "1 (set by the LLM gate in its child): confine a process before it loads a model's code",
     "NUMBA2CUDA_PROGRESS": "0: no progress bars (as --quiet)",
 }
 

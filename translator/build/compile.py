@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import progress
+from ..sandbox import scrubbed_env
 from .plan import BUILD_FORMAT, BuildPlan
 from .toolchain import BASE_CUDA_FLAGS, BASE_CXX_FLAGS, arch_flags, binding_flags, cxx, link_flags, sm_label
 
@@ -48,7 +49,7 @@ def compile_in(plan: BuildPlan, build_dir: Path, *, verbose: bool, progress: boo
     (build_dir / cpp_name).write_text(plan.cpp_source)
     compiles, link = steps(plan, cu_name, cpp_name)
     (build_dir / "build.ninja").write_text(ninja_file(plan, compiles, link))
-    env = dict(os.environ, CUDA_HOME=plan.cuda_home)
+    env = scrubbed_env(CUDA_HOME=plan.cuda_home)  # the source may be a model's: no secret reaches its compilers
     ticker = Progress(plan, progress)
     ticker.start()
     ok = False

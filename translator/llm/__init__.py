@@ -4,6 +4,12 @@ the facts a prompt states (facts.py), the allow-list (check.py), the gate (gate.
 replay cache (cache.py) and the backend choice with its repair loop (backend.py). cli.py holds
 `translate` and `build`, which translate through that choice."""
 
-from .backend import translate_module
-
 __all__ = ["translate_module"]
+
+
+def __getattr__(name):  # lazily: load() reads llm.config on every call and must not import the whole backend
+    if name == "translate_module":
+        from .backend import translate_module
+
+        return translate_module
+    raise AttributeError(name)

@@ -13,6 +13,7 @@ to the model as a repair request (prompts/repair.j2), up to --llm-attempts answe
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -26,12 +27,14 @@ from ..errors import NotVerified, UserError
 from ..frontend.importmode import import_mode_of
 from ..frontend.module import ModuleInfo, parse_file, reparse
 from .cache import CacheEntryError, LLMCache, request_key
-from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, tokens
-from .client import Budget, ChatClient, ServiceError
+from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, helper_functions, tokens
+from .client import Budget, BudgetSpent, ChatClient, ServiceError, hard_deadline
+from .redact import redact
 from .config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
 from ..lower.program import selected_kernels
 from ..lower.shells import assemble, kernel_types, rejected_kernels, types_known
 from .facts import KernelJob, make_job, reserved_names
+from .names import DYNAMIC_SMEM
 from .gate import Outcome, compile_gate, verify_gate
 from .prompts import first_messages, prompt_version, repair_message
 from ..lower.program import Options, Program, build_program
@@ -70,7 +73,15 @@ def _model_translation(path, info: ModuleInfo, options: Options, settings: LLMSe
     to_model = kernels_for_the_model(fresh, options, settings, rules_error)
     require_ready(fresh, path, settings, rules_error)
     with api_key_withheld():  # for callers other than the CLI (which withholds the key for the whole command)
-        return LLMRun(path, options, settings, log or _stderr).translate(fresh, to_model)
+        run = LLMRun(path, options, settings, log or _stderr)
+        if settings.started is None:  # an API call: every step keeps to the budget, no alarm in the caller's process
+            return run.translate(fresh, to_model)
+        try:
+            with hard_deadline(run.budget):  # a command: its whole run, the interpreter's start-up included
+                return run.translate(fresh, to_model)
+        except BudgetSpent:
+            raise NotVerified(f"{Path(path).name}: error: no verified translation: the time budget of "
+                              f"{settings.budget:g} s is spent (--llm-budget); nothing written") from None
 
 
 def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSettings, rules_error) -> dict:
@@ -124,7 +135,7 @@ class LLMRun:
     _client: ChatClient | None = field(init=False, default=None)
 
     def __post_init__(self):
-        self.budget = Budget(self.settings.budget)
+        self.budget = Budget(self.settings.budget, start=self.settings.started)
         self.cache = LLMCache(self.settings.cache_dir)
         self.name = Path(self.path).name
         if not self.settings.replay:
@@ -156,6 +167,8 @@ class LLMRun:
             reserved |= _function_names(job.shell.external_code)
             for later in jobs[k + 1:]:
                 later.facts["reserved"] = sorted(set(later.facts["reserved"]) | reserved)
+        program.llm_provenance = dict(backend=s.backend, model=s.model, prompt_version=prompt_version(),
+                                      answers={job.name: job.answer_sha256 for job in jobs})
         return program, text
 
     def _provenance(self, ruled: list[str], modelled: list[str]) -> list[str]:
@@ -176,13 +189,14 @@ class LLMRun:
         messages = first_messages(job.facts)
         failures = []
         for attempt in range(1, s.attempts + 1):
-            if self.budget.remaining() <= 0:
+            if self.budget.left() <= 0:
                 failures.append(f"stopped: the time budget of {s.budget:g} s is spent (--llm-budget)")
                 break
             answer = self._ask(messages, job, attempt)
             outcome = self._gate(job, program, answer, set(job.facts["reserved"]))
             self.log(f"  {job.name} attempt {attempt}/{s.attempts}: {outcome.summary}")
             if outcome.ok:
+                job.answer_sha256 = hashlib.sha256(answer.encode("utf-8")).hexdigest()
                 return outcome.text
             failures.append(f"attempt {attempt}: {outcome.summary}")
             messages = messages + [{"role": "assistant", "content": _for_history(answer)},
@@ -201,15 +215,17 @@ class LLMRun:
         key = request_key(request)
         what = "translate" if attempt == 1 else f"repair {attempt - 1}"
         try:
-            hit = self.cache.get(key)
+            hit = None if s.refresh else self.cache.get(key)
         except CacheEntryError as exc:
             if s.replay:
                 raise UserError(f"numba2cuda: error: --replay: {exc}") from None
             self.log(f"  note: {exc}; asking again and recording over it")
             hit = None
+        if hit is not None and not hit["content"].strip():  # recorded before empty answers stopped being kept
+            hit = None
         if hit is not None:
             self.log(f"  {job.name} attempt {attempt}/{s.attempts}: answer replayed from the cache ({key[:12]})")
-            return hit["content"]
+            return redact(hit["content"], s.api_key)
         if s.replay:
             raise UserError(
                 f"{self.name}: error: --replay: the cache {s.cache_dir} has no answer for request {key[:16]} (kernel "
@@ -222,7 +238,10 @@ class LLMRun:
             raise NotVerified(f"{self.name}: error: the model could not be asked for kernel '{job.name}' ({what}): "
                               f"{exc.text}; nothing written" + (f"\n    hint: {exc.hint}" if exc.hint else "")) \
                 from None
-        self.cache.put(key, request, answer)
+        # before anything keeps or runs it: every field a server sends back (an echo may hide in "model" too)
+        answer = {k: redact(v, s.api_key) if isinstance(v, str) else v for k, v in answer.items()}
+        if answer["content"].strip():  # an empty answer is a failed request, asked again next time
+            self.cache.put(key, request, answer)
         return answer["content"]
 
     def _client_for(self) -> ChatClient:
@@ -246,27 +265,52 @@ class LLMRun:
             code = extract_code(answer)
         except AnswerError as exc:
             return Outcome(False, "answer", exc.text, f"no usable code: {exc.text}")
-        problems = check_code(code, job.signature, reserved)
+        problems = check_code(code, job.signature, reserved, job.shell.external_constants)
         if problems:
             return Outcome(False, "allow-list", problems, f"rejected by the allow-list: {'; '.join(problems[:3])}"
                            + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""))
-        job.shell.external_code = self._header(job) + code
+        job.shell.external_code = self._header(job, code) + code
+        helpers = set(program.helpers)
+        program.helpers |= helpers_called(code)
         kept = False
         try:
             text = render_program(program, self.name)
             stem = extension_name(self.path) or "module"
-            outcome = compile_gate(text, stem, self.budget.remaining()) or \
-                verify_gate(self.path, text, self.options, job.name, self.budget.remaining())
+            outcome = compile_gate(text, stem, self.budget.left()) or \
+                verify_gate(self.path, text, self.options, job.name, self.budget.left())
             kept = outcome.ok
             return outcome
         finally:
-            if not kept:
-                job.shell.external_code = None  # only verified code stays in the program
+            if not kept:  # only verified code stays in the program
+                job.shell.external_code = None
+                program.helpers = helpers
 
-    def _header(self, job: KernelJob) -> str:
-        line = job.facts["source"].split(" | ", 1)[0].strip()
-        return (f"// {self.name}:{line}: kernel {job.name}, written by the model {self.settings.model} "
-                f"(numba2cuda prompt version {prompt_version()})\n")
+    def _header(self, job: KernelJob, code: str) -> str:
+        return answer_header(self.name, job, self.settings.model, code)
+
+
+def answer_header(source_name: str, job: KernelJob, model, code: str) -> str:
+    """Ours, above the model's CODE: where it comes from, the headers of the constants prompts/system.j2 offers,
+    and the dynamic shared memory every kernel shares (check.py refuses an answer's own)."""
+    line = job.facts["source"].split(" | ", 1)[0].strip()
+    model = "".join(c if c.isprintable() else "?" for c in str(model))
+    text = (f"// {source_name}:{line}: kernel {job.name}, written by the model {model} "
+            f"(numba2cuda prompt version {prompt_version()})\n#include <cfloat>\n#include <climits>\n")
+    if any(t.text == DYNAMIC_SMEM for t in tokens(code)):
+        text += f"extern __shared__ __align__(16) unsigned char {DYNAMIC_SMEM}[];\n"
+    return text
+
+
+def helpers_called(code: str) -> set[str]:
+    """The n2c_helpers.cuh sections CODE calls as n2c::NAME, with the sections those need."""
+    from ..frontend.call import HELPER_DEPENDENCIES
+
+    toks, functions, out = tokens(code), helper_functions(), set()
+    for i in range(len(toks) - 2):
+        if toks[i].text == "n2c" and toks[i + 1].text == "::" and toks[i + 2].text in functions:
+            section = functions[toks[i + 2].text]
+            out |= {section} | set(HELPER_DEPENDENCIES.get(section, ()))
+    return out
 
 
 def _for_history(answer: str) -> str:

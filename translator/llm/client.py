@@ -9,13 +9,17 @@ fits in the budget. Each request also runs under a watchdog thread, so a server 
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 from ..errors import UserError
 from .config import LLMSettings
+from .redact import redact
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0)  # seconds before retry 1, 2, 3, 4...
 
@@ -29,23 +33,66 @@ class ServiceError(Exception):
         super().__init__(text)
 
 
+RESERVE = 3.0  # seconds of the budget kept for what follows the last child: its kill, the report, the interpreter's exit
+
+
 @dataclass
 class Budget:
-    """Seconds left for all LLM work of one run."""
+    """Seconds for all LLM work of one run, counted from START (time.monotonic(); default: now; the CLI passes
+    the process's start, so --llm-budget bounds the whole command)."""
     seconds: float
-    start: float = 0.0
+    start: float | None = None
 
     def __post_init__(self):
-        self.start = time.monotonic()
+        if self.start is None:
+            self.start = time.monotonic()
 
     def remaining(self) -> float:
         return self.seconds - (time.monotonic() - self.start)
 
+    def left(self) -> float:
+        """Seconds a child (a request, a compile, a verification) may take: what remains less the RESERVE."""
+        return self.remaining() - RESERVE
 
-def redact(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "<OPENAI_API_KEY>")
-    return text
+
+class BudgetSpent(BaseException):
+    """The end of --llm-budget reached inside numba2cuda's own work (raised by hard_deadline's alarm). A
+    BaseException, like KeyboardInterrupt: no `except Exception` on the way may swallow it."""
+
+
+@contextmanager
+def hard_deadline(budget: Budget, margin: float = 2.0):
+    """Raise BudgetSpent in this (main) thread MARGIN seconds before the budget ends, wherever it is: the children
+    are bounded by their own timeouts, this bounds the parent's own work (and a machine too loaded to keep to
+    the plan). Elsewhere than the main thread of a POSIX process, it does nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    left = budget.remaining() - margin
+    if left <= 0:
+        raise BudgetSpent()
+
+    def on_alarm(signum, frame):
+        raise BudgetSpent()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, left)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def process_started() -> float:
+    """time.monotonic() when this process started (Linux: /proc/self/stat; elsewhere: now)."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return time.monotonic()
+    return time.monotonic() - max(age, 0.0)
 
 
 def retry_after_seconds(headers) -> float | None:
@@ -113,21 +160,21 @@ class ChatClient:
     def complete(self, model: str, messages: list, parameters: dict, budget: Budget) -> dict:
         last = None
         for retry in range(self.settings.retries + 1):
-            left = budget.remaining()
+            left = budget.left()
             if left <= 0:
                 raise ServiceError(f"the time budget of {self.settings.budget:g} s is spent"
                                    + (f" (last problem: {last.text})" if last else ""),
                                    "raise it with --llm-budget SECONDS")
             try:
-                return self._once(model, messages, parameters, min(self.settings.timeout, left))
+                return self._once(model, messages, parameters, min(self.settings.timeout, left), left)
             except ServiceError as exc:
                 last = exc
                 asked = getattr(exc, "retry_after", None)
                 if not getattr(exc, "retryable", False) or retry == self.settings.retries:
                     break
                 wait = BACKOFF[min(retry, len(BACKOFF) - 1)] if asked is None else asked
-                if wait >= budget.remaining():
-                    left = max(budget.remaining(), 0)
+                if wait >= budget.left():
+                    left = max(budget.left(), 0)
                     exc.text += (f"; the server asks to wait {asked:g} s, more than the {left:.0f} s left of the "
                                  "time budget" if asked is not None else
                                  f"; the time budget of {self.settings.budget:g} s is spent")
@@ -137,14 +184,15 @@ class ChatClient:
         tries = retry + 1  # retry never passes self.settings.retries
         raise ServiceError(f"{last.text} ({tries} request{'s' * (tries != 1)})", last.hint)
 
-    def _once(self, model, messages, parameters, timeout: float) -> dict:
+    def _once(self, model, messages, parameters, timeout: float, hard: float) -> dict:
+        """One request: TIMEOUT for the client, and a watchdog that never lets it outlast HARD seconds."""
         openai = self.openai
         key = self.settings.api_key
         where = self.settings.where()
         client = self.client.with_options(timeout=timeout)  # max_retries=0 carries over from __init__
         call = lambda: client.chat.completions.create(model=model, messages=messages, **parameters)  # noqa: E731
         try:
-            response = _call_with_deadline(call, timeout + max(1.0, 0.1 * timeout))
+            response = _call_with_deadline(call, min(timeout + max(1.0, 0.1 * timeout), hard))
         except (_Deadline, openai.APITimeoutError):
             raise _retryable(f"no answer from {where} within {timeout:g} s", "raise --llm-timeout, or check that "
                              "the server is not overloaded") from None

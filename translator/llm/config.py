@@ -45,6 +45,8 @@ class LLMSettings:
     timeout: float = 60.0  # seconds per request
     retries: int = 2  # per request, for timeouts, refused connections, 429 and 5xx
     max_tokens: int = 8192
+    refresh: bool = False  # ask again where the cache has an answer, and record the new one over it
+    started: float | None = None  # time.monotonic() the budget counts from (the command's start); None: now
     sources: dict = field(default_factory=dict)  # setting -> where it came from, for messages
 
     @property
@@ -166,6 +168,8 @@ def settings_from(args, kernel_file) -> LLMSettings:
             settings.sources[name] = origin
     settings.api_key = os.environ.get("OPENAI_API_KEY") or _WITHHELD.get("key") or None
     settings.replay = bool(getattr(args, "replay", False))
+    settings.refresh = bool(getattr(args, "refresh", False))
+    settings.started = getattr(args, "started", None)
     settings.cache_dir = Path(settings.cache_dir) if settings.cache_dir else default_cache_dir()
     _validate(settings)
     return settings
@@ -182,6 +186,9 @@ def _validate(s: LLMSettings) -> None:
     for name in ("budget", "timeout"):
         if not getattr(s, name) > 0:
             raise UserError(f"numba2cuda: error: {name} (from {where(name)}) must be a positive number of seconds")
+    if s.replay and s.refresh:
+        raise UserError("numba2cuda: error: --replay answers from the cache only and --refresh asks the model again: "
+                        "choose one")
     if s.base_url and urlsplit(s.base_url).scheme not in ("http", "https"):
         raise UserError(f"numba2cuda: error: base URL {redact_url(s.base_url)!r} (from {where('base_url')}) "
                         "must start with http:// or https://")
@@ -200,11 +207,14 @@ def add_llm_options(p) -> None:
                                                       "the key is read only from OPENAI_API_KEY")
     g.add_argument("--replay", action="store_true",
                    help="answer every request from the cache, with no network; a request not recorded is an error")
+    g.add_argument("--refresh", action="store_true",
+                   help="ask the model again even where the cache has an answer, and record the new answer over it")
     g.add_argument("--llm-cache", metavar="DIR", help="the request/response cache (default: $NUMBA2CUDA_CACHE/llm "
                                                        "or ~/.cache/numba2cuda/llm)")
     g.add_argument("--llm-attempts", type=int, metavar="N", help="answers tried per kernel: the first and its "
                                                                   "repairs (default 3)")
-    g.add_argument("--llm-budget", type=float, metavar="SECONDS", help="time for all LLM work of the run, "
+    g.add_argument("--llm-budget", type=float, metavar="SECONDS", help="time for the whole command when a model "
+                                                                        "is asked: requests, compiles and "
                                                                         "verification included (default 600)")
     g.add_argument("--llm-timeout", type=float, metavar="SECONDS", help="per request (default 60)")
     g.add_argument("--llm-retries", type=int, metavar="N", help="retries per request after a timeout, a refused "

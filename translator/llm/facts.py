@@ -3,6 +3,8 @@ the prompt states (parameters, memory, constants, device callees, the rules' par
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,6 +28,7 @@ class KernelJob:
     signature: str
     diagnostics: list[Diagnostic] = field(default_factory=list)  # why the rules rejected it ([] under --backend llm)
     facts: dict = field(default_factory=dict)  # rendered into prompts/translate.j2
+    answer_sha256: str = ""  # of the verified answer (as cached), recorded in a package's build info
 
 
 def signature_of(shell: ir.Function) -> str:
@@ -56,8 +59,57 @@ def make_job(info: ModuleInfo, shell: ir.Function, options: Options, diagnostics
         partial=partial_translation(info, fi, types, options),
         reserved=sorted(reserved),
         options=sorted(k for k, v in fi.options.items() if v not in (False, None)),
+        tuples=[info.code(info.constant_nodes[n]).strip() for n in info.constants
+                if n in used and n not in shell.external_constants and n in info.constant_nodes],
+        tolerance=tolerance(info),
+        helpers=helper_lines(),
     )
     return job
+
+
+def tolerance(info: ModuleInfo) -> str:
+    """How the answer's outputs are compared with the original's, in words: example()'s literal rtol/atol if it
+    gives them, else the per-dtype defaults verify uses."""
+    from ..verify.compare import DEFAULT_TOLERANCES
+
+    given = {}
+
+    class Keywords(cst.CSTVisitor):
+        def visit_Arg(self, arg: cst.Arg) -> None:
+            if arg.keyword is not None and arg.keyword.value in ("rtol", "atol"):
+                try:
+                    given[arg.keyword.value] = float(ast.literal_eval(info.code(arg.value).strip()))
+                except (ValueError, SyntaxError, TypeError):
+                    given[arg.keyword.value] = None
+
+    for stmt in info.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "example":
+            stmt.visit(Keywords())
+    if given.get("rtol") is not None and given.get("atol") is not None:
+        if given["rtol"] == 0 and given["atol"] == 0:
+            return "every output exactly (example() gives rtol=0, atol=0): bit for bit, integers and floats"
+        return (f"integers exactly; floats within |got - expected| <= {given['atol']:g} + {given['rtol']:g} * "
+                "|expected| (example()'s atol and rtol), NaN and Inf in the same places")
+    defaults = ", ".join(f"{t}: rtol {r:g}, atol {a:g}" for t, (r, a) in DEFAULT_TOLERANCES.items())
+    return (f"integers exactly; floats within |got - expected| <= atol + rtol * |expected| ({defaults}, unless "
+            "example() gives rtol/atol), NaN and Inf in the same places")
+
+
+def helper_lines() -> list[str]:
+    """`n2c::floordiv(...)`: one line per helper of templates/n2c_helpers.cuh an answer may call, with its comment."""
+    from ..emit.render import helper_sections
+    from .check import helper_functions
+
+    comments = {}
+    for section, text in helper_sections().items():
+        comments[section] = " ".join(line[2:].strip() for line in text.splitlines()
+                                     if line.startswith("//")) or ""
+    by_section: dict = {}
+    sections = helper_sections()
+    for name, section in helper_functions().items():
+        params = re.search(rf"\b{name}\s*\(([^)]*)\)", sections[section])
+        by_section.setdefault(section, []).append(f"n2c::{name}({' '.join(params.group(1).split()) if params else ''})")
+    return [", ".join(names) + (f": {comments[s]}" if comments.get(s) else "") for s, names in by_section.items()]
 
 
 def reserved_names(program: Program) -> set[str]:

@@ -1,30 +1,45 @@
-"""an assembled .cu with a model's kernel -> the gate's verdict: CPU-runtime build, nvcc when present, and verify in a child process.
+"""an assembled .cu with a model's kernel -> the gate's verdict: the CPU-runtime build, nvcc when present, and verify,
+each in a sandboxed child bounded by what is left of the run's time budget.
 
-The model's code runs in-process on the CPU runtime (ctypes) under `verify`, so a wrong kernel could
-crash the process (a wild write) or never finish (an endless loop). On Linux the verification runs in
-a forked child, killed when the run's time budget is spent: a crash or a hang is one more failed
-attempt with a clear reason, not a dead or stuck numba2cuda. Elsewhere it runs in-process.
+The model's code is untrusted (its answer passed the allow-list, but defence does not stop there):
+numba2cuda never compiles it, loads it or runs it in its own process. g++ and nvcc run under
+sandbox.run_command (no secrets in their environment, CPU, memory and file-size limits, killed at the
+budget's end: a template that recurses forever at compile time is one failed attempt). The CPU build's
+load-time code (.init_array and friends) must be no more than the runtime's own: a constructor the
+allow-list missed is refused before anything loads the library. The
+verification runs in a sandbox.Worker, a fresh process (not a fork: it holds no copy of the key) with
+NUMBA2CUDA_CONFINE=1, so the process that loads the model's library is confined first (confine.py);
+the library's printf output stays in the child. A crash, a timeout or a forbidden system call is one
+more failed attempt, reported with its signal; the parent never dies and never waits past the budget.
+The reference (the Numba original on the module's example(), which does not depend on the answer) is
+computed once per module, in a child of its own, and reused by every attempt.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import multiprocessing
 import os
+import pickle
+import re
 import shutil
-import signal
-import subprocess
-import sys
+import struct
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
+from ..frontend.module import parse_file
 from ..lower.program import Options
-from ..verify.check import verify  # here, not in the child: a forked child must not need the import lock
+from ..runtime.cpurun import CpuBuildError, build_cpu
+from ..runtime.dropin import program_for
+from ..sandbox import ChildError, ChildFailed, Limits, Worker, run_command
+from ..verify.check import specialisations
 
 COMPILE_ERROR_LINES, COMPILE_ERROR_CHARS = 40, 3000
-_REFERENCES: dict = {}  # module content + options -> verify's reference runs, reused by every attempt of a process
+OUTPUT_LINES = 6  # of a dead child's own output, in the attempt's report
+_REFERENCES: dict = {}  # module content + options -> the reference cases, reused by every attempt of a process
 
 
 @dataclass
@@ -36,45 +51,116 @@ class Outcome:
     text: str = ""  # the verified .cu
 
 
-def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
-    """None when TEXT builds for the CPU runtime and, if nvcc is on PATH, for sm_80 too."""
-    from ..runtime.cpurun import CpuBuildError, compile_cpu
+def limits(seconds: float, memory: int | None = 8 << 30) -> Limits:
+    """A child's limits for SECONDS of the budget: wall and CPU time, memory, no core file, bounded files."""
+    seconds = max(seconds, 0.1)
+    return Limits(wall_seconds=seconds, cpu_seconds=int(seconds) + 1, address_space=memory, file_size=256 << 20)
 
+
+def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
+    """None when TEXT builds for the CPU runtime and, if nvcc is on PATH, for sm_80 too; both in sandboxed
+    children killed when SECONDS_LEFT are spent."""
+    deadline = _Deadline(seconds_left)
+    if deadline.left() <= 0:
+        return budget_spent()
     try:
-        compile_cpu(text, name=stem)
+        lib = build_cpu(text, name=stem, limits=limits(deadline.left(), 4 << 30))
     except CpuBuildError as exc:
         return compile_failure(exc.output, "g++ against the CPU runtime")
+    grown = load_time_code(lib, deadline)
+    if grown:
+        problem = (f"the compiled code runs something when its library is loaded ({grown}: more than numba2cuda's "
+                   "own file has): no namespace-scope object with a constructor or destructor, no initialiser "
+                   "that calls a function")
+        return Outcome(False, "allow-list", [problem], f"rejected: {problem}")
     nvcc = shutil.which("nvcc") if os.environ.get("NUMBA2CUDA_LLM_NVCC", "1") != "0" else None
     if nvcc:
+        if deadline.left() <= 0:
+            return budget_spent()
         with tempfile.TemporaryDirectory(prefix="n2c-llm-") as tmp:
             (Path(tmp) / f"{stem}.cu").write_text(text, encoding="utf-8")
             try:
-                proc = subprocess.run([nvcc, "-c", f"{stem}.cu", "-o", os.devnull, "-arch=sm_80"], cwd=tmp,
-                                      capture_output=True, text=True, timeout=max(30.0, seconds_left))
-            except subprocess.TimeoutExpired:
-                return compile_failure("nvcc did not finish", "nvcc")
+                proc = run_command([nvcc, "-c", f"{stem}.cu", "-o", os.devnull, "-arch=sm_80"], cwd=tmp,
+                                   limits=limits(deadline.left(), None))
+            except ChildFailed as exc:
+                return compile_failure(f"nvcc: {exc.reason}\n{exc.output}", "nvcc")
         if proc.returncode != 0:
-            return compile_failure(proc.stderr + proc.stdout, "nvcc")
+            return compile_failure(proc.stdout, "nvcc")
     return None
+
+
+LOAD_TIME_SECTIONS = (".preinit_array", ".init_array", ".ctors", ".fini_array", ".dtors")
+
+
+def load_time_code(lib: Path, deadline: "_Deadline") -> str:
+    """What LIB runs when loaded or unloaded beyond what the CPU runtime alone runs (`.init_array: 2 entries, not
+    1`); "" if nothing, or if it cannot be told (not a 64-bit little-endian ELF, no baseline). The compiler's own
+    account of constructors: it sees what any check of the source could miss."""
+    try:
+        base = build_cpu("", name="n2c_baseline", limits=limits(max(deadline.left(), 0.1), 4 << 30))
+    except CpuBuildError:
+        return ""
+    have, want = section_sizes(lib), section_sizes(base)
+    if have is None or want is None:
+        return ""
+    grown = [f"{name}: {have.get(name, 0) // 8} entries, not {want.get(name, 0) // 8}" for name in LOAD_TIME_SECTIONS
+             if have.get(name, 0) > want.get(name, 0)]
+    return "; ".join(grown)
+
+
+def section_sizes(path: Path) -> dict[str, int] | None:
+    """{section name: size} of a 64-bit little-endian ELF file, or None."""
+    try:
+        data = Path(path).read_bytes()
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return None
+        (shoff,) = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + k * shentsize) for k in range(shnum)]
+        names = headers[shstrndx][4]
+        return {data[names + h[0]:data.index(b"\0", names + h[0])].decode("ascii", "replace"): h[5] for h in headers}
+    except (OSError, struct.error, ValueError, IndexError):
+        return None
 
 
 def compile_failure(output: str, compiler: str) -> Outcome:
     lines = [line for line in output.strip().splitlines() if line.strip()][:COMPILE_ERROR_LINES]
     text = "\n".join(lines)[:COMPILE_ERROR_CHARS]
-    first = next((line for line in lines if "error" in line), lines[0] if lines else "no output")
+    first = next((line for line in lines if "error" in line or "timed out" in line or "killed" in line),
+                 lines[0] if lines else "no output")
     return Outcome(False, "compile", text, f"does not compile ({compiler}): {first.strip()[:200]}")
+
+
+def budget_spent() -> Outcome:
+    return Outcome(False, "mismatch", dict(case="every case", problem="the time budget is spent", more=""),
+                   "stopped: the time budget is spent (--llm-budget)")
 
 
 def verify_gate(path: str, text: str, options: Options, kernel: str, seconds_left: float) -> Outcome:
     """EQUIVALENT (ok) or the first failing case of KERNEL, as the repair prompt wants it."""
-    memo = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), str(Path(path).resolve()),
-            repr(sorted(options.specialize.items())), tuple(options.kernels), repr(sorted(options.types.items())))
-    kind, value = _isolated(_verify_summary, max(seconds_left, 1.0), path, text, options, _REFERENCES.get(memo))
-    if kind == "user":
-        raise UserError(value)  # a problem of the module (example() fails, ...), not of the answer
-    if kind != "ok":
-        return Outcome(False, "mismatch", dict(case="every case", problem=value, more=""), f"NOT EQUIVALENT: {value}")
-    _REFERENCES[memo] = value["reference"]
+    deadline = _Deadline(seconds_left)
+    try:
+        metas, arrays = reference_cases(path, options, deadline)
+    except ChildFailed as exc:
+        if "timed out" in exc.reason:
+            return budget_spent()
+        raise UserError(f"{Path(path).name}: error: running the module's example() for the reference failed: the "
+                        f"child running it {exc.reason.removeprefix('the reference run ')}") from None
+    if deadline.left() <= 0:
+        return budget_spent()
+    env = {**os.environ, "NUMBA2CUDA_CONFINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    args = dict(path=str(path), cu_text=text, options=_pack(options), reference=metas)
+    with Worker(limits=limits(deadline.left()), env=env, name="verification") as worker:
+        try:
+            value, _ = worker.call("translator.llm.gate_child:verify", args, arrays, timeout=deadline.left())
+        except ChildFailed as exc:
+            return _died(exc, worker.output(), deadline)
+        except ChildError as exc:
+            message = printable(str(exc))  # from a process that ran the model's code: no escape sequences
+            if exc.kind == "UserError":
+                raise UserError(message) from None  # a problem of the module (example() fails, ...), not the answer
+            return Outcome(False, "mismatch", dict(case="every case", problem=f"the verification failed: {message}",
+                                                   more=""), f"NOT EQUIVALENT: the verification failed: {message}")
     if kernel not in value["kernels"]:
         raise UserError(f"{Path(path).name}: error: example() runs {', '.join(value['kernels']) or 'no kernel'}, not "
                         f"'{kernel}': the model's translation of '{kernel}' cannot be verified, so it is not kept\n"
@@ -89,57 +175,50 @@ def verify_gate(path: str, text: str, options: Options, kernel: str, seconds_lef
                    f"NOT EQUIVALENT: {first['case']}: {first['problem']}")
 
 
-def _verify_summary(path, text, options, reference) -> dict:
-    result = verify(path, cu_text=text, options=options, reference=reference)
-    bad = [dict(kernel=c.kernel, problem=c.problems[0],
-                case=f"kernel {c.kernel}, seed {c.seed}, size {c.size}, grid {c.griddim}, block {c.blockdim}, "
-                     f"shared {c.shared} B") for c in result.cases if not c.ok]
-    return dict(ok=result.ok, cases=len(result.cases), kernels=sorted({c.kernel for c in result.cases}), bad=bad,
-                reference=result.reference)
+def _died(exc: ChildFailed, output: str, deadline: "_Deadline") -> Outcome:
+    if "timed out" in exc.reason:
+        why = (f"the verification did not finish within the {deadline.seconds:.0f} s left of the time budget (an "
+               "endless loop, or a barrier not every thread reaches?)")
+    else:
+        why = (f"the kernel crashed the CPU runtime: the child running it was {exc.reason.split(' ', 2)[-1]}; it "
+               "reads or writes outside its arrays, or past the end of shared memory, or does what device code may "
+               "not")
+    tail = [line[:200] for line in output.strip().splitlines()[-OUTPUT_LINES:] if line.strip()]
+    if tail:
+        why += "; its last output: " + " | ".join(printable(line) for line in tail)
+    return Outcome(False, "mismatch", dict(case="every case", problem=why, more=""), f"NOT EQUIVALENT: {why}")
 
 
-def _isolated(fn, seconds: float, *args):
-    """("ok", fn(*args)) | ("user", text) | ("crash"|"timeout"|"error", why), fn run in a forked child on Linux."""
-    if sys.platform != "linux" or "fork" not in multiprocessing.get_all_start_methods():
-        try:
-            return "ok", fn(*args)
-        except UserError as exc:
-            return "user", exc.text
-    ctx = multiprocessing.get_context("fork")
-    receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(sender, fn, args), daemon=True)
-    child.start()
-    sender.close()
-    try:
-        if not receiver.poll(seconds):
-            child.kill()
-            return "timeout", (f"the verification did not finish within the {seconds:.0f} s left of the time budget "
-                               "(an endless loop, or a barrier not every thread reaches?)")
-        try:
-            return receiver.recv()
-        except EOFError:
-            child.join(5)
-            code = child.exitcode
-            name = signal.Signals(-code).name if code is not None and code < 0 else f"exit {code}"
-            return "crash", (f"the kernel crashed the CPU runtime ({name}): it reads or writes outside its arrays, or "
-                             "past the end of shared memory")
-    finally:
-        receiver.close()
-        if child.is_alive():
-            child.kill()
-        child.join(5)
+def reference_cases(path: str, options: Options, deadline: "_Deadline") -> tuple[list, list]:
+    """(case metadata, arrays) of the Numba original on example(), run once per module and options, in a child."""
+    memo = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), str(Path(path).resolve()),
+            repr(sorted(options.specialize.items())), tuple(options.kernels), repr(sorted(options.types.items())))
+    if memo not in _REFERENCES:
+        specs = specialisations(program_for(parse_file(path), options, shells=True))
+        with Worker(limits=limits(deadline.left(), None), name="reference run") as worker:
+            try:
+                metas, arrays = worker.call("translator.llm.gate_child:reference", dict(path=str(path), specs=specs),
+                                            timeout=deadline.left())
+            except ChildError as exc:
+                raise UserError(printable(str(exc))) from None
+        _REFERENCES[memo] = (metas, arrays)
+    return _REFERENCES[memo]
 
 
-def _child(sender, fn, args) -> None:
-    import faulthandler
+def printable(text: str) -> str:
+    """TEXT with control characters (terminal escape sequences) and non-ASCII shown as escapes; newlines kept."""
+    return re.sub(r"[^\n\x20-\x7e]", lambda m: ascii(m.group())[1:-1], text)
 
-    faulthandler.disable()  # a crash here is the model's, and the parent reports it in one line
-    try:
-        sender.send(("ok", fn(*args)))
-    except UserError as exc:
-        sender.send(("user", exc.text))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent as the attempt's failure
-        sender.send(("error", f"the verification failed: {type(exc).__name__}: {exc}"))
-    finally:
-        sender.close()
-        os._exit(0)  # no atexit handlers, no flushing of the parent's inherited buffers twice
+
+def _pack(obj) -> str:
+    """Options for the child, which trusts its parent (never the other way: the child answers in JSON and .npy)."""
+    return base64.b64encode(pickle.dumps(obj)).decode()
+
+
+class _Deadline:
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()

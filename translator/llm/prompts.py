@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,17 @@ def prompts_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(prompts_dir())), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(prompts_dir())), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False)
+    env.filters["fence"] = fence
+    return env
+
+
+def fence(text) -> str:
+    """A Markdown code fence TEXT cannot close: longer than any run of backticks in it (a ``` in a kernel's
+    docstring, in a compiler's message) -- CommonMark closes a fence only with at least as many."""
+    longest = max((len(run) for run in re.findall(r"`+", str(text))), default=0)
+    return "`" * max(3, longest + 1)
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +43,7 @@ def _render(name: str, **context) -> str:
 
 
 def first_messages(facts: dict) -> list[dict]:
-    return [{"role": "system", "content": _render("system.j2")},
+    return [{"role": "system", "content": _render("system.j2", helpers=facts["helpers"], tolerance=facts["tolerance"])},
             {"role": "user", "content": _render("translate.j2", **facts)}]
 
 

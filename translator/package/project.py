@@ -175,7 +175,11 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     sass_names = ", ".join(f"sm_{a}{b}{s}" for a, b, s in sass)
     launch_lines = _launch_lines(info.source, [k["name"] for k in kernels]) or \
         [f"{k['name']}[grid, block, stream, shared_bytes]({', '.join(k['params'])})" for k in kernels]
+    llm = getattr(program, "llm_provenance", None) or {}
     ctx = dict(name=name, version=__version__, source_name=source_name, source_sha256=source_sha256,
+               translated_by=repr("llm" if llm else "rules"), model=repr(llm.get("model")),
+               prompt_version=repr(llm.get("prompt_version")), llm_answers=repr(dict(sorted(llm.get("answers",
+                                                                                                {}).items()))),
                kernels=kernels, kernel_tuple=repr(tuple(k["name"] for k in kernels)), sass_tuple=repr(tuple(sass)),
                kernel_names=repr(sorted(k["name"] for k in kernels)), sass=sass, ptx=ptx,
                sass_names=sass_names, ptx_name=f"compute_{ptx[0]}{ptx[1]}" if ptx else "",

@@ -26,12 +26,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..confine import confine, requested
+from ..sandbox import ChildFailed, Limits, run_command
+
 __all__ = [
     "HEADER",
     "CpuBuildError",
     "CpuLaunchError",
     "Dim3",
+    "build_cpu",
     "compile_cpu",
+    "load_library",
     "launch",
     "set_poison",
     "static_poison_supported",
@@ -50,11 +55,15 @@ CPU_INCLUDE = HEADER.parent / "cpu_include"
 # many kernels' libraries are loaded into one process.
 # -U_FORTIFY_SOURCE: Ubuntu's g++ defines it; the runtime poisons the whole TLS block through a
 # pointer into one object of it, which a fortified memset takes for an overflow (and aborts).
+# -fmax-errors: a translation a model wrote may provoke errors without end; twenty say what is wrong.
 CXXFLAGS = (
     "-std=c++17", "-O1", "-fPIC", "-shared", "-fno-strict-aliasing", "-fwrapv",
     "-ffp-contract=off", "-fno-ipa-reference-addressable", "-fno-gnu-unique", "-Wl,-Bsymbolic",
-    "-U_FORTIFY_SOURCE",
+    "-U_FORTIFY_SOURCE", "-fmax-errors=20",
 )
+#: g++ runs in a sandboxed child (no secrets in its environment, killed past these); callers compiling text a
+#: model wrote pass tighter ones (the LLM backend's time budget)
+BUILD_LIMITS = Limits(wall_seconds=600, cpu_seconds=600, address_space=16 << 30, file_size=1 << 30)
 _ERROR_CHARS = 6000
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -119,35 +128,73 @@ def compile_cpu(
     ``name`` names the files (``<name>.cu`` shows up in compiler errors) and is usually the
     kernel name. ``extra_flags`` go to g++ after the defaults (e.g. ``-DN2C_CPU_UCONTEXT``).
     """
+    return load_library(build_cpu(cu_text, name=name, cache_dir=cache_dir, extra_flags=extra_flags))
+
+
+def _flags(extra_flags: Sequence[str]) -> list[str]:
+    # cpu_include/ holds the runtime's stand-ins for CUDA headers (cuda_fp16.h) that kernels include by name
+    return [*CXXFLAGS, "-I", str(CPU_INCLUDE), *extra_flags]
+
+
+def library_path(cu_text: str, *, name: str, cache_dir=None, extra_flags: Sequence[str] = ()) -> Path:
+    """Where build_cpu puts the library of ``cu_text`` (content-addressed: source, header, flags, compiler)."""
     if not _NAME_RE.match(name):
         raise ValueError(f"name must be a C identifier, got {name!r}")
     cxx = os.environ.get("CXX", "g++")
     header = HEADER.read_bytes() + b"".join(p.read_bytes() for p in sorted(CPU_INCLUDE.glob("*.h")))
-    flags = list(CXXFLAGS) + ["-I", str(CPU_INCLUDE)] + list(extra_flags)
     digest = hashlib.sha256()
-    for part in (cu_text.encode(), header, "\0".join(flags).encode(), _compiler_id(cxx).encode()):
+    for part in (cu_text.encode(), header, "\0".join(_flags(extra_flags)).encode(), _compiler_id(cxx).encode()):
         digest.update(hashlib.sha256(part).digest())
-    root = _cache_root(cache_dir)
-    final = root / f"{name}-{digest.hexdigest()[:24]}"
-    lib_path = final / f"lib{name}.so"
-    if not lib_path.exists():
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    return _cache_root(cache_dir) / f"{name}-{digest.hexdigest()[:24]}" / f"lib{name}.so"
+
+
+def build_cpu(
+    cu_text: str,
+    *,
+    name: str,
+    cache_dir: str | os.PathLike | None = None,
+    extra_flags: Sequence[str] = (),
+    limits: Limits = BUILD_LIMITS,
+) -> Path:
+    """Compile ``cu_text`` against the CPU runtime (g++ in a sandboxed child under ``limits``) without loading
+    it; the library's path. A compiler that fails, dies or outlasts its limits raises CpuBuildError."""
+    lib_path = library_path(cu_text, name=name, cache_dir=cache_dir, extra_flags=extra_flags)
+    if lib_path.exists():
+        return lib_path
+    final, root = lib_path.parent, lib_path.parent.parent
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        src = tmp / f"{name}.cu"
+        src.write_text(cu_text)
+        cmd = [os.environ.get("CXX", "g++"), *_flags(extra_flags), "-x", "c++", "-include", str(HEADER),
+               src.name, "-o", lib_path.name]
         try:
-            src = tmp / f"{name}.cu"
-            src.write_text(cu_text)
-            cmd = [cxx, *flags, "-x", "c++", "-include", str(HEADER), src.name, "-o", lib_path.name]
-            proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise CpuBuildError(name, _trim(proc.stderr + proc.stdout, tmp, src.name))
-            (tmp / "build.log").write_text(" ".join(cmd) + "\n" + proc.stderr)
-            try:
-                os.replace(tmp, final)  # the directory appears complete or not at all
-            except OSError:
-                if not lib_path.exists():  # not a lost race with an identical build
-                    raise
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            proc = run_command(cmd, limits=limits, cwd=tmp)
+        except ChildFailed as exc:
+            raise CpuBuildError(name, _trim(f"{exc.reason}\n{exc.output}", tmp, src.name)) from None
+        if proc.returncode != 0:
+            from ..sandbox import describe_exit
+
+            why = "" if proc.returncode > 0 else f"g++ was {describe_exit(proc.returncode)}\n"
+            raise CpuBuildError(name, _trim(why + proc.stdout, tmp, src.name))
+        (tmp / "build.log").write_text(" ".join(cmd) + "\n" + proc.stdout)
+        try:
+            os.replace(tmp, final)  # the directory appears complete or not at all
+        except OSError:
+            if not lib_path.exists():  # not a lost race with an identical build
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return lib_path
+
+
+def load_library(lib_path: str | os.PathLike) -> ctypes.CDLL:
+    """Load a library build_cpu made into this process. Where NUMBA2CUDA_CONFINE=1 (a sandboxed child loading a
+    model's code), the process is confined first (confine.py): what the library runs cannot start programs,
+    write files or signal other processes (where the platform allows: elsewhere the sandbox's other layers stand)."""
+    if requested():
+        confine()
     lib = ctypes.CDLL(str(lib_path))
     lib.n2c_cpu_last_error_message.restype = ctypes.c_char_p
     lib.n2c_cpu_last_error_message.argtypes = []

@@ -129,6 +129,15 @@ def kernel_sources(kernel, options: Options | None = None):
     return program, render_program(program, name), render_bindings(program, name), path
 
 
+def load_options(specialize: dict | None = None, types: dict | str | None = None, kernels=None,
+                 assume_nonnegative: bool = True, import_module: str | None = None) -> Options:
+    """The translation options of load()'s keyword arguments."""
+    if isinstance(types, str):
+        types = T.parse_types_option(types)
+    return Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
+                   assume_nonnegative=assume_nonnegative, import_module=import_module)
+
+
 def load(path, *, specialize: dict | None = None, types: dict | str | None = None, kernels=None,
          assume_nonnegative: bool = True, extra_cuda_cflags=(), progress: bool = True,
          cu_text: str | None = None, import_module: str | None = None):
@@ -148,10 +157,7 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
     from ..build import build_extension
     from .tuning import read_tuning, tuning_path
 
-    if isinstance(types, str):
-        types = T.parse_types_option(types)
-    options = Options(kernels=list(kernels or []), types=dict(types or {}), specialize=dict(specialize or {}),
-                      assume_nonnegative=assume_nonnegative, import_module=import_module)
+    options = load_options(specialize, types, kernels, assume_nonnegative, import_module)
     if is_dispatcher(path):
         if cu_text is not None:
             raise UserError("numba2cuda.load: error: cu_text= needs the module's path, not a kernel object")
