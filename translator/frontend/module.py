@@ -12,6 +12,8 @@ from ..ir import typesys as T
 from .constants import ConstEvalError, const_eval
 from .names import dotted, resolve
 from ..errors import Diagnostic, Location, Reporter, Unsupported, UserError
+from ..stack import deep_stack
+from .guard import check_source, decode_source
 from .info import FunctionInfo, ModuleInfo
 
 JIT_NAMES = {"cuda.jit"}
@@ -49,7 +51,9 @@ def _why_not_constant(node) -> str:
         return "is a string; kernels have no strings"
     if isinstance(node, cst.Call):
         return "is computed when the module runs (by a call), and numba2cuda does not run the module"
-    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+    if isinstance(node, cst.List):
+        return "is a Python list, and Numba rejects a global list in a kernel (write a tuple: (1, 2, 3))"
+    if isinstance(node, (cst.Dict, cst.Set)):
         return "is a Python container; kernels cannot use lists, dicts or sets"
     return "is not a constant numba2cuda can evaluate without running the module"
 
@@ -228,8 +232,10 @@ def _walk_functions(info: ModuleInfo, body, enclosing=None):
 
 # --------------------------------------------------------------------------- entry
 
+@deep_stack
 def parse_source(source: str, path: str) -> ModuleInfo:
     lines = source.splitlines()
+    check_source(source, path)  # before libcst: it crashes on nesting CPython refuses, and slows with size
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -261,9 +267,9 @@ def parse_source(source: str, path: str) -> ModuleInfo:
 def parse_file(path: str | Path) -> ModuleInfo:
     p = Path(path)
     try:
-        source = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise UserError(f"{path}: error: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: error: not UTF-8 text ({exc.reason})") from None
-    return parse_source(source, str(path))
+    except OSError as exc:  # a directory, no permission: the user's to fix, not a crash
+        raise UserError(f"{path}: error: cannot read it ({exc.strerror or exc})") from None
+    return parse_source(decode_source(data, str(path)), str(path))
