@@ -10,7 +10,9 @@ from ..analysis import specialize
 from ..ir import typesys as T
 from ..errors import Unsupported, UserError
 from ..frontend.module import FunctionInfo, ModuleInfo
+from ..stack import deep_stack
 from .legalize import Legalizer
+from .names import name_program
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
 
@@ -153,6 +155,7 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
     return kernels
 
 
+@deep_stack  # the lowering and the typer recurse once per level of an expression
 def build_program(info: ModuleInfo, options: Options) -> Program:
     kernels = selected_kernels(info, options)
     if not kernels:
@@ -174,4 +177,5 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
     for fn in reversed(program.device_functions()):  # callers first: each learns its arguments' bounds
         program.legalize(fn)
     info.reporter.raise_if_any()
+    name_program(program)
     return program

@@ -28,7 +28,8 @@ class CpuKernel:
 
     def __init__(self, lib, fn):
         self.lib = lib
-        self.name, params, _, self.static_shared = kernel_metadata(fn)
+        self.name, params, _, self.static_shared = kernel_metadata(fn)  # the name the user calls it by
+        self.symbol = fn.c_name  # the library's launcher is its C name's
         self.params = tuple(checks.Param(*p) for p in params)
         self.ctypes = [None if p.is_array else CTYPES[p.type] for p in self.params]
 
@@ -52,7 +53,7 @@ class CpuKernel:
             else:
                 flat.append(checks.scalar(self.name, p, a))
                 types.append(ctype)
-        launch(self.lib, self.name, grid, block, shared, *flat, argtypes=types)
+        launch(self.lib, self.symbol, grid, block, shared, *flat, argtypes=types)
 
 
 class CpuModule:
@@ -60,7 +61,7 @@ class CpuModule:
         self.cu = cu_text
         self.program = program
         for fn in program.kernels:
-            setattr(self, fn.c_name, CpuKernel(lib, fn))
+            setattr(self, fn.name, CpuKernel(lib, fn))
 
 
 def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = None) -> CpuModule:

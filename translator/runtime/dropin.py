@@ -26,10 +26,10 @@ class Module:
         self.extension = ext
         self.tuning = tuning or {}  # {kernel: {param: {size: value}}} from <stem>.n2c-tune.json
         self.kernels = {}
-        for fn in program.kernels:
-            kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
-            self.kernels[fn.c_name] = kernel
-            setattr(self, fn.c_name, kernel)
+        for fn in program.kernels:  # by their Python names (the binding registers each under it)
+            kernel = Kernel(getattr(ext, fn.name), *kernel_metadata(fn), tuning=self.tuning.get(fn.name))
+            self.kernels[fn.name] = kernel
+            setattr(self, fn.name, kernel)
 
     def __repr__(self):
         return f"<numba2cuda module {self.path}: {', '.join(self.kernels)}>"
@@ -37,13 +37,14 @@ class Module:
 
 def kernel_metadata(fn):
     """(name, parameters, doc, static shared bytes) of a kernel, as launch.Kernel takes them: per parameter
-    (name, type as Numba's signature spells it, whether the kernel writes it, the rule its value must meet)."""
+    (name, type as Numba's signature spells it, whether the kernel writes it, the rule its value must meet).
+    The name is the Python one, which the binding registers (its C name may differ: lower/names.py)."""
     rules = value_rules(fn)
     params = []
     for p in fn.params:
         rule = ": ".join(rules[p.name]) if p.name in rules else ""
         params.append((p.name, str(p.type), bool(p.array is not None and p.array.written), rule))
-    return fn.c_name, tuple(params), f"{fn.c_name}({python_signature(fn)})", static_shared_bytes(fn)
+    return fn.name, tuple(params), f"{fn.name}({python_signature(fn)})", static_shared_bytes(fn)
 
 
 def extension_name(path) -> str:

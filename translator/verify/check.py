@@ -285,7 +285,7 @@ def specialisations(program, kernel: str | None = None) -> dict:
     """{param: [values]} of the translation's template specialisations (e.g. {"tw": [8, 16, 32]})."""
     out = {}
     for fn in program.kernels:
-        if kernel and fn.c_name != kernel:
+        if kernel and fn.name != kernel:
             continue
         for name, _, values in getattr(fn, "template_params", []):
             out.setdefault(name, set()).update(values)
@@ -325,7 +325,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
     runner = (GpuRunner if device == "cuda" else CpuRunner)(path, cu_text, options, cu_path)  # errors surface first
     cpu_runner = CpuRunner(path, cu_text, options, cu_path) if also_cpu and device == "cuda" else None
     program = runner.program
-    kernels = {fn.c_name: fn for fn in program.kernels}
+    kernels = {fn.name: fn for fn in program.kernels}
     result = VerifyResult(path, cu_path or "fresh translation", runner.device)
     specs = specialisations(program, kernel)
     if oneoff is not None:
