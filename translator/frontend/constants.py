@@ -64,7 +64,9 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         if canon in MATH_CONSTANTS:
             return MATH_CONSTANTS[canon]
         raise ConstEvalError(dotted(node) or "attribute")
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if isinstance(node, cst.List):  # Numba rejects a global list in a kernel; np.array([...]) reads one itself
+        raise ConstEvalError("list")
+    if isinstance(node, cst.Tuple):
         return tuple(const_eval(info, el.value, local_consts) for el in node.elements)
     if isinstance(node, cst.UnaryOperation):
         v = const_eval(info, node.expression, local_consts)
@@ -83,8 +85,11 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         b = b.value if isinstance(b, Typed) else b
         if isinstance(a, tuple) or isinstance(b, tuple):
             if isinstance(node.operator, cst.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+                if len(a) + len(b) > MAX_ELEMENTS:
+                    raise ConstEvalError("tuple too long")
                 return a + b
             raise ConstEvalError("tuple arithmetic")
+        _check_size(node.operator, a, b)
         try:
             return _BINOPS[type(node.operator)](a, b)
         except (ZeroDivisionError, OverflowError, ValueError) as exc:
@@ -100,6 +105,38 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     raise ConstEvalError(type(node).__name__)
 
 
+#: beyond these, a constant is of no use to a kernel (C has no wider integer) and computing it could take
+#: as long as the user likes: 10 ** 10 ** 10, or a tuple doubled line after line
+MAX_INT_BITS = 4096
+MAX_ELEMENTS = 100_000
+
+
+def _check_size(operator, a, b) -> None:
+    """Refuse integer arithmetic whose result would pass MAX_INT_BITS, before computing it."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return
+    bits = max(abs(a).bit_length(), abs(b).bit_length())
+    if isinstance(operator, cst.Power):
+        grows = b > 0 and abs(a) > 1 and abs(a).bit_length() * b > MAX_INT_BITS
+    elif isinstance(operator, cst.LeftShift):
+        grows = b > MAX_INT_BITS or bits + max(b, 0) > MAX_INT_BITS
+    elif isinstance(operator, cst.Multiply):
+        grows = abs(a).bit_length() + abs(b).bit_length() > MAX_INT_BITS
+    else:
+        grows = bits > MAX_INT_BITS
+    if grows:
+        raise ConstEvalError("integer too large")
+
+
+def _sequence(info: ModuleInfo, node, local_consts):
+    """np.array's argument: nested lists and tuples of constants, as nested tuples."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        if len(node.elements) > MAX_ELEMENTS:
+            raise ConstEvalError("array too long")
+        return tuple(_sequence(info, el.value, local_consts) for el in node.elements)
+    return const_eval(info, node, local_consts)
+
+
 def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     canon = resolve(info, node.func) or (node.func.value if isinstance(node.func, cst.Name) else None)
     args = [a for a in node.args if a.keyword is None]
@@ -112,7 +149,7 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         v = const_eval(info, args[0].value, local_consts)
         return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)
     if canon in ("np.array", "np.asarray") and args:
-        values = const_eval(info, args[0].value, local_consts)
+        values = _sequence(info, args[0].value, local_consts)
         dtype_node = kwargs.get("dtype") or (args[1].value if len(args) > 1 else None)
         dtype = scalar_type_of_name(resolve(info, dtype_node)) if dtype_node is not None else None
         flat, shape = _flatten(values)
