@@ -20,7 +20,6 @@ import pytest
 
 from translator import translate_source
 from translator.errors import UserError
-from translator.frontend import guard
 from translator.runtime.cpurun import HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,6 +107,8 @@ def test_an_expression_beyond_cpythons_parser_is_refused_at_its_statement(tmp_pa
 
 
 def test_a_module_past_the_node_limit_is_refused_at_the_statement_that_crosses_it(tmp_path):
+    from translator.frontend import guard
+
     statements = "".join(f"    a[i] = x + {j}\n" for j in range(guard.MAX_NODES // 5))
     rc, err, _, _ = translate(tmp_path, HEADER_LINES + statements)
     assert rc == 2 and "Traceback" not in err
