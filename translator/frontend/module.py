@@ -176,6 +176,8 @@ def _function_info(info: ModuleInfo, fn: cst.FunctionDef, enclosing) -> Function
             break
     if jit is None:
         return None
+    if fn.asynchronous is not None:
+        raise Unsupported(fn, "async def", "kernels and device functions cannot be coroutines", "write a plain def")
     args, kwargs = jit
     options = {}
     for key, value in kwargs.items():
@@ -238,17 +240,13 @@ def parse_source(source: str, path: str) -> ModuleInfo:
     check_source(source, path)  # before libcst: it crashes on nesting CPython refuses, and slows with size
     try:
         module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        lineno, col, message = exc.raw_line, max(exc.raw_column, 0), "invalid syntax"
-        try:  # CPython's parser (compiling, never running) names the problem better: "expected ':'"
-            compile(source, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
-        except SyntaxError as py:
-            lineno, col, message = py.lineno or lineno, max((py.offset or 1) - 1, 0), py.msg
-        except ValueError:
-            pass
+    except cst.ParserSyntaxError as exc:  # Python reads it (check_source said so): libcst's own limit
+        lineno, col = exc.raw_line, max(exc.raw_column, 0)
         line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
-        diag = Diagnostic(Location(path, lineno, col), "syntax error", message,
-                          "fix the Python syntax; the file must import cleanly", line)
+        diag = Diagnostic(Location(path, lineno, col), "statement numba2cuda cannot read",
+                          f"Python accepts it, but libcst, the parser numba2cuda reads modules with, stops here "
+                          f"({exc.message.splitlines()[0] if exc.message else 'parse error'})",
+                          "write the statement more simply (fewer adjacent strings, shorter chains)", line)
         raise UserError([diag]) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
