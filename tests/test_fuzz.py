@@ -110,7 +110,7 @@ class Writer:
             op = self.draw(st.sampled_from(BINOPS))
             return f"{self.expr(scope, depth - 1)} {op} {self.expr(scope, depth - 1)}"
         if kind == "un":
-            return f"{self.draw(st.sampled_from(['-', '+', '~', 'not ']))}{self.expr(scope, depth - 1)}"
+            return f"({self.draw(st.sampled_from(['-', '+', '~', 'not ']))}{self.expr(scope, depth - 1)})"
         if kind == "cmp":
             n = self.draw(st.integers(1, 3))
             parts = [self.expr(scope, depth - 1) for _ in range(n + 1)]

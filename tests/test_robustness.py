@@ -255,6 +255,16 @@ def main(a):
     assert "(renamed: main -> main_2)" in mod.cu
 
 
+@pytest.mark.skipif(NVCC is None, reason="g++ accepts floor(int64_t); only nvcc refuses it in device code")
+def test_floor_of_an_integer_compiles_with_nvcc(tmp_path):
+    """Found by tests/test_fuzz.py: math.floor(n) of an int64 printed floor(n), a host-only overload under nvcc.
+    Numba converts the integer to double first, and so does the translation now."""
+    cu = translate_source(HEADER_LINES.replace("float32)", "int64)") + "    a[i] = math.floor(x) + math.ceil(i)\n",
+                          "floor.py")
+    assert "floor((double)x)" in cu
+    assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
+
+
 # --------------------------------------------------------------------------- source text
 
 def test_a_latin1_coding_line_is_honoured(tmp_path):
