@@ -336,3 +336,56 @@ def test_reserved_names_data_matches_the_headers():
     else:
         missing = set().union(*kinds.values()) - set().union(*committed_kinds.values())
         assert not missing, f"names this toolchain declares that the data file lacks: {sorted(missing)[:50]}"
+
+
+# --------------------------------------------------------------------------- the drop-in, with such names
+
+CLASHING_MODULE = '''from numba import cuda
+import math
+
+
+@cuda.jit("void(float32[::1], float32[::1], float32, int64)")
+def main(at, guard, INFINITY, stream):
+    i = cuda.grid(1)
+    x_shape0 = 2.0
+    expf = INFINITY * x_shape0
+    llabs = abs(stream)
+    if i < at.shape[0]:
+        guard[i] = at[i] + expf + llabs + math.exp(0.0)
+'''
+
+
+@pytest.fixture(scope="module")
+def clashing(tmp_path_factory):
+    """The torch extension of a kernel whose names clash with C (main, INFINITY, expf, llabs), with the .cu's
+    made-up names (x_shape0) and with the binding's own (at: torch's namespace, guard, stream)."""
+    pytest.importorskip("torch")
+    import numba2cuda
+
+    path = tmp_path_factory.mktemp("clash") / "clashing.py"
+    path.write_text(CLASHING_MODULE)
+    return numba2cuda.load(path, progress=False)
+
+
+@pytest.mark.slow
+def test_a_kernel_with_clashing_names_builds_as_a_torch_extension(clashing):
+    """Builds (nvcc and the torch headers; no GPU needed) and keeps the Python names for the user."""
+    assert list(clashing.kernels) == ["main"]
+    assert "void main_2(" in clashing.cu and "const at::Tensor &at_" in clashing.cpp
+    assert 'py::arg("at")' in clashing.cpp and 'module.def("main"' in clashing.cpp
+    import torch
+
+    with pytest.raises(TypeError, match="argument 'INFINITY'"):
+        clashing.main[1, 32](torch.zeros(4), torch.zeros(4), "x", 1)
+
+
+@pytest.mark.gpu
+def test_a_kernel_with_clashing_names_computes_what_numba_does(clashing):
+    """On the GPU: guard[i] = at[i] + 2 * INFINITY + |stream| + exp(0), every renamed name in its place."""
+    import torch
+
+    at = torch.arange(40, dtype=torch.float32, device="cuda")
+    guard = torch.full((40,), float("nan"), device="cuda")
+    clashing.main[2, 32](at, guard, 1.5, -7)
+    torch.cuda.synchronize()
+    assert guard.cpu().tolist() == (at.cpu() + 2 * 1.5 + 7 + 1).tolist()
