@@ -144,6 +144,7 @@ def rule_refusal(name: str, kind: str, condition: str) -> str:
         return "" if kind == "u" else f"{name} < 0"
     return f"{name} == 0"
 
+
 @lru_cache(maxsize=1)
 def launcher_names() -> frozenset:
     """Every identifier templates/module.cu.j2 spells (the launcher's own parameters and locals: grid, stream,
@@ -151,6 +152,7 @@ def launcher_names() -> frozenset:
     text = environment().loader.get_source(environment(), "module.cu.j2")[0]
     text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|//[^\n]*", " ", text)
     return frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
 
 class Renderer:
     def __init__(self, program: Program, source_name: str):
