@@ -265,6 +265,22 @@ def test_floor_of_an_integer_compiles_with_nvcc(tmp_path):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+def test_a_hex_literal_made_a_float_is_printed_as_a_float():
+    """Found by tests/test_fuzz.py: math.log(0x7f) kept the literal's hex spelling after it became 127.0, and
+    the printer crashed (hex() of a float): exit 70 with a traceback."""
+    cu = translate_source(HEADER_LINES + "    a[i] = math.log(0x7f) + (0xff & i)\n", "hexlit.py")
+    assert "log(127.0)" in cu and "0xff" in cu
+
+
+def test_min_of_an_int64_and_a_literal_compiles(tmp_path):
+    """Found by tests/test_fuzz.py: min(n, 0) of an int64 printed n2c::py_min(n, 0), and the template could not
+    deduce one type from int64_t and int (g++ and nvcc both refused it)."""
+    cu = translate_source(HEADER_LINES.replace("float32)", "int64)") + "    a[i] = min(x, 0) + max(1, x, 2)\n",
+                          "minmax.py")
+    assert "n2c::py_min(x, (int64_t)0)" in cu
+    assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
+
+
 # --------------------------------------------------------------------------- source text
 
 def test_a_latin1_coding_line_is_honoured(tmp_path):

@@ -75,7 +75,7 @@ class CPrinter:
             self.constants_used.add(e.name)
             return self.constant_names.get(e.name, e.name), PRECEDENCE["primary"]
         text = c_literal(e.value, e.const_type)
-        if getattr(e, "hex", False) and e.value >= 0:
+        if getattr(e, "hex", False) and e.const_type.is_int and e.value >= 0:
             text = hex(e.value) + text[len(str(e.value)):]
         return text, PRECEDENCE["unary"] if text.startswith("-") else PRECEDENCE["primary"]
 

@@ -27,7 +27,7 @@ def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
             if not (to.kind == "u" and to.bits == 64 and isinstance(c.value, int)) else c.value % 2**64
     out = ir.Const(value, to)
     out.node = c.node
-    if getattr(c, "hex", False) and value == c.value:
+    if getattr(c, "hex", False) and value == c.value and to.is_int:  # math.log(0x7f) is 127.0, not 0x7f
         out.hex = True
     return out
 
@@ -45,6 +45,13 @@ def cast_to(e: ir.Expr, to: T.Scalar) -> ir.Expr:
     c = ir.Cast(to, e)
     c.type = to
     c.node = e.node
+    return c
+
+
+def _exact(e: ir.Expr, to: T.Scalar) -> ir.Cast:
+    """`e` as exactly `to` in C, where cast_to would leave a literal that C converts implicitly."""
+    c = ir.Cast(to, e)
+    c.type, c.node = to, e.node
     return c
 
 
@@ -245,6 +252,9 @@ class Legalizer:
         if entry.arg_types is not None:
             wanted = entry.arg_types(ts)
             e.args = [a if w is None else cast_to(a, w) for a, w in zip(e.args, wanted)]
+            c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
+            if c_name.startswith("n2c::"):  # a template helper deduces T from each argument: min(n, 0) of an int64
+                e.args = [a if w is None or a.ctype == w else _exact(a, w) for a, w in zip(e.args, wanted)]
         if not e.c_name:
             e.c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
         if entry.c_result is not None:
