@@ -45,7 +45,7 @@ NVCC = shutil.which("nvcc") or (os.environ.get("CUDA_HOME") and shutil.which(
 LOCATED = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: ", re.MULTILINE)
 
 settings.register_profile("ci", max_examples=EXAMPLES, derandomize=True, deadline=None, print_blob=True,
-                          suppress_health_check=list(HealthCheck))
+                          database=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("long", max_examples=EXAMPLES, deadline=None, print_blob=True,
                           suppress_health_check=list(HealthCheck))
 
