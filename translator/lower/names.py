@@ -31,7 +31,7 @@ def name_program(program) -> None:
         fn.c_name = _rename(fn, fn.name, module.claim(fn.name, "_launch"))
     devices = [fn for fn in program.device_functions() if not hasattr(fn, "names")]
     firsts = [fn for fn in devices if fn.c_name == fn.name]  # each function's first instance keeps its name
-    for fn in firsts + [fn for fn in devices if fn not in firsts]:
+    for fn in firsts + [fn for fn in devices if fn.c_name != fn.name]:
         fn.c_name = _rename(fn, fn.c_name, module.claim(fn.c_name))
         if isinstance(fn.return_type, T.Tuple):
             fn.result_name = module.claim(f"{fn.c_name}_result")
