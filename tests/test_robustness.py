@@ -234,6 +234,22 @@ def other(a, {name}):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path) + cu
 
 
+def test_kernels_named_like_the_launchers_own_names_compile(tmp_path):
+    """Found by tests/test_fuzz.py: a kernel called `grid` was hidden, inside its launcher, by the launcher's
+    parameter `grid`; the launcher now names such a kernel from the top (::grid)."""
+    source = "from numba import cuda\n" + "".join(f'''
+@cuda.jit("void(float32[::1], int64)")
+def {name}(a, tw):
+    s = cuda.shared.array(0, dtype=cuda.float32)
+    t = s[:tw]
+    t[0] = 1.0
+    a[cuda.grid(1)] = t[0]
+''' for name in ("grid", "block", "stream", "args", "static_shared", "kernel"))
+    cu = translate_source(source, "launchnames.py")
+    assert "n2c_launch(::grid, grid," in cu or "n2c_launch(::grid<" in cu
+    assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
+
+
 def test_a_renamed_kernel_keeps_its_python_name_for_the_launch(tmp_path):
     """A kernel called `main` is renamed in C (`main_2`: `main__launch` would hold a reserved `__`); the CPU
     runtime's module still offers it as `main`."""

@@ -215,11 +215,13 @@ class Renderer:
         else:
             static_shared = (static_shared_bytes(fn), "bytes of the kernel's own __shared__ arrays")
         templates = getattr(fn, "template_params", [])
+        # a kernel called `grid` is hidden by the launcher's own parameter of that name: name it from the top
+        kernel = f"::{fn.c_name}" if fn.c_name in launcher_names() else fn.c_name
         dispatch = []
         for combo in instantiations(fn) if templates else []:
             cond = " && ".join(f"{pname[p]} == {v}" for (p, _, _), v in zip(templates, combo))
-            dispatch.append((cond, f"{fn.c_name}<{', '.join(map(str, combo))}>"))
-        generic = f"{fn.c_name}<{', '.join('0' for _ in templates)}>" if templates else fn.c_name
+            dispatch.append((cond, f"{kernel}<{', '.join(map(str, combo))}>"))
+        generic = f"{kernel}<{', '.join('0' for _ in templates)}>" if templates else kernel
         if templates:
             notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
                                                      for p, t, vs in templates)
