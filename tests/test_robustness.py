@@ -297,6 +297,20 @@ def test_min_of_an_int64_and_a_literal_compiles(tmp_path):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+def test_a_64_bit_literal_beside_an_int64_compiles(tmp_path):
+    """Found by tests/test_fuzz.py: a 64-bit literal prints as 5000000000LL (long long), an int64_t is a long:
+    n2c::floordiv(n, -5000000000LL) and n2c::py_min(n, -7000000000LL) could not deduce their type."""
+    source = '''from numba import cuda
+@cuda.jit("void(int64[::1], int64, uint64)")
+def k(a, n, u):
+    i = cuda.grid(1)
+    a[i] = n // -5000000000 + min(n, -7000000000) + max(u, 18000000000000000000)
+    cuda.atomic.add(a, 0, 6000000000)
+'''
+    cu = translate_source(source, "literals.py")
+    assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
+
+
 # --------------------------------------------------------------------------- source text
 
 def test_a_latin1_coding_line_is_honoured(tmp_path):
