@@ -13,7 +13,7 @@ The pipeline, one subpackage per stage, in the order data flows (each imports on
     bench/     module + translation -> GPU timings
     package/   module -> pip-installable project
 
-api.py is the public Python API, cli.py the command line; errors.py, atomic.py and sandbox.py sit below
+api.py is the public Python API, cli.py the command line; errors.py, atomic.py, sandbox.py and stack.py sit below
 every stage. Importing this package imports nothing but the version: the public names load on first use.
 """
 

@@ -30,8 +30,9 @@ class Diagnostic:
     def render(self) -> str:
         out = [f"{self.loc}: error: {self.construct}: {self.message}"]
         if self.source_line:
-            out.append("    " + self.source_line.rstrip("\n"))
-            out.append("    " + " " * self.loc.col + "^")
+            line, col = _window(self.source_line.rstrip("\n"), self.loc.col)
+            out.append("    " + line)
+            out.append("    " + " " * col + "^")
         if self.hint:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
@@ -39,6 +40,20 @@ class Diagnostic:
     def render_note(self) -> str:
         """One line, for what was accepted but has no effect (an option the translation ignores)."""
         return f"{self.loc}: note: {self.construct}: {self.message}"
+
+
+WINDOW = 120  # source characters shown around the caret
+
+
+def _window(line: str, col: int) -> tuple[str, int]:
+    """A long source line (a generated 2 MB expression) cut to WINDOW characters around the column."""
+    if len(line) <= WINDOW:
+        return line, col
+    start = min(max(col - WINDOW // 2, 0), len(line) - WINDOW)
+    text = line[start:start + WINDOW]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + WINDOW < len(line) else ""
+    return prefix + text + suffix, len(prefix) + col - start
 
 
 class UserError(Exception):

@@ -1,4 +1,4 @@
-# expect: 10:9: 'break' outside a loop: is only valid inside for/while
+# expect: 10:9: syntax error: 'break' outside loop
 """Uses break to leave the kernel early (meant return)."""
 from numba import cuda
 

@@ -24,7 +24,7 @@ __global__ void laplace_sweeps(float *a, int64_t a_shape0, int64_t a_shape1, flo
     float *dst;
     int64_t dst_shape1;
     int64_t x0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;  // laplace_grid_sync.py:21
-    int64_t y0 = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;  // laplace_grid_sync.py:21
+    int64_t y0_ = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;  // laplace_grid_sync.py:21
     int64_t step_x = (int64_t)blockDim.x * gridDim.x;  // laplace_grid_sync.py:22
     int64_t step_y = (int64_t)blockDim.y * gridDim.y;  // laplace_grid_sync.py:22
     int64_t h = a_shape0;  // laplace_grid_sync.py:23
@@ -41,7 +41,7 @@ __global__ void laplace_sweeps(float *a, int64_t a_shape0, int64_t a_shape1, flo
             dst = a;  // laplace_grid_sync.py:30
             dst_shape1 = a_shape1;
         }
-        for (int64_t y = y0; y < h; y += step_y) {  // laplace_grid_sync.py:31
+        for (int64_t y = y0_; y < h; y += step_y) {  // laplace_grid_sync.py:31
             for (int64_t x = x0; x < w; x += step_x) {  // laplace_grid_sync.py:32
                 if (0 < y && y < h - 1 && 0 < x && x < w - 1) {  // laplace_grid_sync.py:33
                     dst[y * dst_shape1 + x] = 0.25f * (src[(y - 1) * src_shape1 + x] + src[(y + 1) * src_shape1 + x] + src[y * src_shape1 + x - 1] + src[y * src_shape1 + x + 1]);  // laplace_grid_sync.py:34

@@ -92,7 +92,7 @@ __global__ void monte_carlo_pi(n2c::xoroshiro128p_state *states, int64_t states_
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;  // monte_carlo_pi.py:29
     if (i < states_shape0) {  // monte_carlo_pi.py:30
         int64_t inside = 0;  // monte_carlo_pi.py:31
-        for (int _ = 0; _ < darts; ++_) {  // monte_carlo_pi.py:32
+        for (int v_ = 0; v_ < darts; ++v_) {  // monte_carlo_pi.py:32 (renamed: _ -> v_)
             float x = n2c::xoroshiro128p_uniform_float32(&states[i]);  // monte_carlo_pi.py:33
             float y = n2c::xoroshiro128p_uniform_float32(&states[i]);  // monte_carlo_pi.py:34
             if ((double)x * x + (double)y * y <= 1.0) {  // monte_carlo_pi.py:35

@@ -2,10 +2,10 @@
 // Translated by rules, without running the module. Edit the Python and translate again,
 // or tune this file and check it with `numba2cuda verify soft_threshold.py --cu THIS_FILE`.
 //
-// kernel soft_threshold__float32_float32(x: float32[::1], x_step: int64, t: float32[::1], t_step: int64, out: float32[::1])
+// kernel soft_threshold_float32_float32(x: float32[::1], x_step: int64, t: float32[::1], t_step: int64, out: float32[::1])
 //     the launcher rejects x_step unless x_step >= 0: the translation assumes it >= 0
 //     the launcher rejects t_step unless t_step >= 0: the translation assumes it >= 0
-// kernel soft_threshold__float64_float64(x: float64[::1], x_step: int64, t: float64[::1], t_step: int64, out: float64[::1])
+// kernel soft_threshold_float64_float64(x: float64[::1], x_step: int64, t: float64[::1], t_step: int64, out: float64[::1])
 //     the launcher rejects x_step unless x_step >= 0: the translation assumes it >= 0
 //     the launcher rejects t_step unless t_step >= 0: the translation assumes it >= 0
 //
@@ -37,7 +37,7 @@ __device__ double soft_threshold_2(double x, double t)
 }
 
 // soft_threshold.py:16
-__global__ void soft_threshold__float32_float32(const float *x, int64_t x_step, const float *t, int64_t t_step, float *out, int64_t out_shape0)
+__global__ void soft_threshold_float32_float32(const float *x, int64_t x_step, const float *t, int64_t t_step, float *out, int64_t out_shape0)
 {
     int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;  // soft_threshold.py:16
     if (tid < out_shape0) {  // soft_threshold.py:16
@@ -46,7 +46,7 @@ __global__ void soft_threshold__float32_float32(const float *x, int64_t x_step, 
 }
 
 // soft_threshold.py:16
-__global__ void soft_threshold__float64_float64(const double *x, int64_t x_step, const double *t, int64_t t_step, double *out, int64_t out_shape0)
+__global__ void soft_threshold_float64_float64(const double *x, int64_t x_step, const double *t, int64_t t_step, double *out, int64_t out_shape0)
 {
     int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;  // soft_threshold.py:16
     if (tid < out_shape0) {  // soft_threshold.py:16
@@ -69,8 +69,8 @@ static cudaError_t n2c_launch(Kernel *kernel, dim3 grid, dim3 block, void **args
     return cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
 }
 
-// Host launcher: soft_threshold__float32_float32[grid, block, stream, shared_bytes](...) as Numba launches it.
-extern "C" cudaError_t soft_threshold__float32_float32_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
+// Host launcher: soft_threshold_float32_float32[grid, block, stream, shared_bytes](...) as Numba launches it.
+extern "C" cudaError_t soft_threshold_float32_float32_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     float *x,
     int64_t /* x_shape0 */,
     int64_t x_step,
@@ -80,17 +80,17 @@ extern "C" cudaError_t soft_threshold__float32_float32_launch(dim3 grid, dim3 bl
     float *out,
     int64_t out_shape0)
 {
-    if (x_step < 0) // soft_threshold__float32_float32 needs x_step >= 0
+    if (x_step < 0) // soft_threshold_float32_float32 needs x_step >= 0
         return cudaErrorInvalidValue;
-    if (t_step < 0) // soft_threshold__float32_float32 needs t_step >= 0
+    if (t_step < 0) // soft_threshold_float32_float32 needs t_step >= 0
         return cudaErrorInvalidValue;
     void *args[] = {&x, &x_step, &t, &t_step, &out, &out_shape0};
     const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
-    return n2c_launch(soft_threshold__float32_float32, grid, block, args, shared_bytes, static_shared, stream);
+    return n2c_launch(soft_threshold_float32_float32, grid, block, args, shared_bytes, static_shared, stream);
 }
 
-// Host launcher: soft_threshold__float64_float64[grid, block, stream, shared_bytes](...) as Numba launches it.
-extern "C" cudaError_t soft_threshold__float64_float64_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
+// Host launcher: soft_threshold_float64_float64[grid, block, stream, shared_bytes](...) as Numba launches it.
+extern "C" cudaError_t soft_threshold_float64_float64_launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
     double *x,
     int64_t /* x_shape0 */,
     int64_t x_step,
@@ -100,11 +100,11 @@ extern "C" cudaError_t soft_threshold__float64_float64_launch(dim3 grid, dim3 bl
     double *out,
     int64_t out_shape0)
 {
-    if (x_step < 0) // soft_threshold__float64_float64 needs x_step >= 0
+    if (x_step < 0) // soft_threshold_float64_float64 needs x_step >= 0
         return cudaErrorInvalidValue;
-    if (t_step < 0) // soft_threshold__float64_float64 needs t_step >= 0
+    if (t_step < 0) // soft_threshold_float64_float64 needs t_step >= 0
         return cudaErrorInvalidValue;
     void *args[] = {&x, &x_step, &t, &t_step, &out, &out_shape0};
     const size_t static_shared = 0; // bytes of the kernel's own __shared__ arrays
-    return n2c_launch(soft_threshold__float64_float64, grid, block, args, shared_bytes, static_shared, stream);
+    return n2c_launch(soft_threshold_float64_float64, grid, block, args, shared_bytes, static_shared, stream);
 }

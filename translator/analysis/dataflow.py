@@ -20,22 +20,12 @@ class Defs:
     def __init__(self):
         self.sites: list[tuple] = []
         self.names: list[str] = []
+        self.web_of: dict[int, int] = {}  # def id -> its web's representative, set by ReachingDefs.run
 
     def add(self, name: str, site: tuple) -> int:
         self.sites.append(site)
         self.names.append(name)
         return len(self.sites) - 1
-
-
-def _merge(*states):
-    live = [s for s in states if s is not None]
-    if not live:
-        return None
-    out = dict(live[0])
-    for s in live[1:]:
-        for k, v in s.items():
-            out[k] = out.get(k, frozenset()) | v
-    return out
 
 
 def expr_children(e):
@@ -49,21 +39,21 @@ def expr_children(e):
 
 
 def walk_expr(e):
-    yield e
-    for c in expr_children(e):
-        yield from walk_expr(c)
-    if isinstance(e, ir.Load):
-        yield from _array_exprs(e.array)
-    if isinstance(e, ir.ArrayRef):
-        yield from _array_exprs(e.array)
+    """Every node of an expression, parents first, an array's shape and view offset after its indices.
+    Iterative: nested generators would cost time quadratic in the depth of a long chain (a + b + c + ...)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        after = list(expr_children(node))
+        if isinstance(node, (ir.Load, ir.ArrayRef)):
+            after += _array_exprs(node.array)
+        stack.extend(reversed(after))
 
 
-def _array_exprs(arr):
-    for s in arr.shape:
-        if isinstance(s, ir.Expr):
-            yield from walk_expr(s)
-    if arr.offset is not None:
-        yield from walk_expr(arr.offset)
+def _array_exprs(arr) -> list:
+    out = [s for s in arr.shape if isinstance(s, ir.Expr)]
+    return out + ([arr.offset] if arr.offset is not None else [])
 
 
 def stmt_exprs(s):
@@ -94,100 +84,236 @@ def stmt_exprs(s):
     return []
 
 
+class Phi:
+    """Where paths with different definitions of a name meet (an if's end, a loop's head or exit)."""
+
+    __slots__ = ("operands", "key")
+
+    def __init__(self, operands):
+        self.operands = list(operands)
+        self.key = -1  # its element in the union-find, once numbered
+
+
+NOTHING = -2  # a name no statement assigns: no definition reaches it, and it is not "maybe undefined" either
+
+
 class ReachingDefs:
+    """Numba's SSA in one pass over the structured body: a name's value at each point is a definition, UNDEFINED
+    or a Phi of the values that meet there (built as Braun et al. build SSA: a loop's head gets a Phi for every
+    name the loop assigns before its body is read, and the body's end and continues fill it in). A use's
+    reaching definitions are the definitions its value reaches through Phis; webs unite those of each use.
+
+    Linear in the body: no state is copied at a branch (an if records the names it changes and undoes them),
+    and no loop is iterated to a fixed point, which cost time exponential in the nesting of loops."""
+
     def __init__(self, fn: ir.Function, reporter):
         self.fn = fn
         self.reporter = reporter
         self.defs = Defs()
-        self.loops: list[tuple[list, list]] = []  # (break states, continue states)
+        self.state: dict = {}  # name -> def id | UNDEFINED | Phi, at the statement being read
+        self.changes: list[dict] = []  # per open branch: name -> its value before the branch changed it
+        self.loops: list[tuple[set, list, list]] = []  # (names assigned, break values, continue values)
+        self.live = True  # False after return/break/continue: nothing reaches the following statements
+        self.uses_seen: list = []  # (Name node, its value)
+        self.assigned_in: dict = {}  # id(loop) -> names its body assigns
 
     def run(self) -> Defs:
-        state = {}
         self._number(self.fn.body)
         for name in set(self.defs.names):
-            state[name] = frozenset([UNDEFINED])
+            self.state[name] = UNDEFINED
         for p in self.fn.params:
             if p.array is None:
                 p.def_id = self.defs.add(p.name, ("param", p))
-                state[p.name] = frozenset([p.def_id])
-        self.block(self.fn.body, state)
+                self.state[p.name] = p.def_id
+        self.block(self.fn.body)
+        self._resolve()
         return self.defs
 
     def _number(self, body):
-        for s in body:
+        for s in walk_statements(body):
             if isinstance(s, ir.Assign):
                 s.def_id = self.defs.add(s.target.name, ("assign", s))
             elif isinstance(s, ir.ForRange):
                 s.def_id = self.defs.add(s.target.name, ("for", s))
             elif isinstance(s, ir.TupleCall):
                 s.def_ids = [self.defs.add(t.name, ("tuple", s, k)) for k, t in enumerate(s.targets)]
-            for sub in _sub_blocks(s):
-                self._number(sub)
 
-    def uses(self, exprs, state):
-        if state is None:
-            return
+    # ------------------------------------------------------------ the walk
+    def set(self, name, value) -> None:
+        if self.changes and name not in self.changes[-1]:
+            self.changes[-1][name] = self.state.get(name, NOTHING)
+        self.state[name] = value
+
+    def uses(self, exprs):
         for e in exprs:
             for node in walk_expr(e):
                 if isinstance(node, ir.Name):
-                    reaching = state.get(node.name, frozenset())
-                    node.maybe_undefined = UNDEFINED in reaching
-                    node.defs = reaching - {UNDEFINED}
+                    self.uses_seen.append((node, self.state.get(node.name, NOTHING)))
 
-    def block(self, body, state):
+    def block(self, body):
         for s in body:
-            state = self.statement(s, state)
-        return state
+            if not self.live:
+                return  # unreachable code after return/break/continue: nothing reaches it
+            self.statement(s)
 
-    def statement(self, s, state):
-        if state is None:
-            return None  # unreachable code after return/break/continue: nothing reaches it
+    def branch(self, body) -> tuple[bool, dict]:
+        """Read one arm of an if from the current state, then undo it: (falls through, {name: value at its end})."""
+        self.changes.append({})
+        self.live = True
+        self.block(body)
+        changed = self.changes.pop()
+        end = {name: self.state.get(name, NOTHING) for name in changed}
+        for name, before in changed.items():
+            self.state[name] = before
+        return self.live, end
+
+    def statement(self, s):
         if isinstance(s, ir.If):
-            self.uses([s.cond], state)
-            return _merge(self.block(s.body, dict(state)), self.block(s.orelse, dict(state)))
-        if isinstance(s, ir.While):
-            return self.loop(s, state, lambda st: self.uses([s.cond], st), None)
-        if isinstance(s, ir.ForRange):
-            self.uses([s.start, s.stop, s.step], state)
-            return self.loop(s, state, None, s)
-        self.uses(stmt_exprs(s), state)
+            self.uses([s.cond])
+            then_live, then_end = self.branch(s.body)
+            else_live, else_end = self.branch(s.orelse)
+            self.live = then_live or else_live
+            if self.live:
+                for name in then_end.keys() | else_end.keys():
+                    before = self.state.get(name, NOTHING)
+                    ends = ([then_end.get(name, before)] if then_live else []) + \
+                        ([else_end.get(name, before)] if else_live else [])
+                    self.set(name, _meet(ends))
+            return
+        if isinstance(s, (ir.While, ir.ForRange)):
+            if isinstance(s, ir.ForRange):
+                self.uses([s.start, s.stop, s.step])
+            self.loop(s)
+            return
+        self.uses(stmt_exprs(s))
         if isinstance(s, ir.Assign):
-            state = dict(state)
-            state[s.target.name] = frozenset([s.def_id])
+            self.set(s.target.name, s.def_id)
         elif isinstance(s, ir.TupleCall):
-            state = dict(state)
             for t, d in zip(s.targets, s.def_ids):
-                state[t.name] = frozenset([d])
+                self.set(t.name, d)
         elif isinstance(s, ir.Return):
-            return None
-        elif isinstance(s, ir.Break):
-            self.loops[-1][0].append(state)
-            return None
-        elif isinstance(s, ir.Continue):
-            self.loops[-1][1].append(state)
-            return None
-        return state
+            self.live = False
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            names, breaks, continues = self.loops[-1]
+            (breaks if isinstance(s, ir.Break) else continues).append({n: self.state.get(n, NOTHING) for n in names})
+            self.live = False
 
-    def loop(self, s, entry, on_head, for_stmt):
-        head = dict(entry)
-        for _ in range(100):
-            if on_head:
-                on_head(head)
-            self.loops.append(([], []))
-            body_state = dict(head)
-            if for_stmt is not None:
-                body_state[for_stmt.target.name] = frozenset([for_stmt.def_id])
-            end = self.block(s.body, body_state)
-            breaks, continues = self.loops.pop()
-            new_head = _merge(entry, end, *continues)
-            if new_head == head:
-                break
-            head = new_head
-        exit_state = head
-        if for_stmt is not None:
-            # after a loop that ran, the variable holds the last value: the for definition reaches
-            exit_state = _merge(head, {for_stmt.target.name: frozenset([for_stmt.def_id])})
-        return _merge(exit_state, *breaks)
+    def loop(self, s):
+        names = self._assigned(s)
+        heads = {name: Phi([self.state.get(name, NOTHING)]) for name in names}
+        self.changes.append({})
+        for name, phi in heads.items():
+            self.set(name, phi)
+        if isinstance(s, ir.While):
+            self.uses([s.cond])
+        else:
+            self.set(s.target.name, s.def_id)
+        self.loops.append((names, [], []))
+        self.block(s.body)
+        _, breaks, continues = self.loops.pop()
+        back = ([{n: self.state.get(n, NOTHING) for n in names}] if self.live else []) + continues
+        for name, phi in heads.items():
+            phi.operands += [values[name] for values in back]
+        for name, before in self.changes.pop().items():
+            self.state[name] = before
+        self.live = True  # the loop's test (or range) may end it: what follows is reached
+        for name, phi in heads.items():
+            exits = [phi] + [values[name] for values in breaks]
+            if isinstance(s, ir.ForRange) and name == s.target.name:
+                exits.append(s.def_id)  # after a loop that ran, the variable holds its last value
+            self.set(name, _meet(exits))
+
+    def _assigned(self, loop) -> set:
+        key = id(loop)
+        if key not in self.assigned_in:
+            names = {loop.target.name} if isinstance(loop, ir.ForRange) else set()
+            for s in walk_statements(loop.body):
+                if isinstance(s, (ir.Assign, ir.ForRange)):
+                    names.add(s.target.name)
+                elif isinstance(s, ir.TupleCall):
+                    names.update(t.name for t in s.targets)
+            self.assigned_in[key] = names
+        return self.assigned_in[key]
+
+    # ------------------------------------------------------------ uses -> reaching definitions and webs
+    def _resolve(self) -> None:
+        """Each use's reaching definitions (node.defs: one of them, as they share a web; node.maybe_undefined)
+        and the webs (defs.web_of), from the Phi graph, in time linear in its size."""
+        phis, stack = [], [v for _, v in self.uses_seen if isinstance(v, Phi)]
+        while stack:  # number the Phis the uses reach
+            phi = stack.pop()
+            if phi.key >= 0:
+                continue
+            phi.key = len(self.defs.sites) + len(phis)
+            phis.append(phi)
+            stack.extend(v for v in phi.operands if isinstance(v, Phi) and v.key < 0)
+        has_def = _reaching(phis, lambda v: isinstance(v, int) and v >= 0)
+        has_undef = _reaching(phis, lambda v: isinstance(v, int) and v == UNDEFINED)
+        parent = list(range(len(self.defs.sites) + len(phis)))
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        # A Phi stands for the definitions it reaches, so uniting it with its operands unites those: only Phis
+        # that reach some definition take part (one reaching none would join webs that share no definition).
+        united = set()  # Phis whose reachable definitions are already in one web
+        for _, value in self.uses_seen:
+            if not isinstance(value, Phi) or value.key in united or not has_def[value.key]:
+                continue
+            stack = [value]
+            united.add(value.key)
+            while stack:
+                phi = stack.pop()
+                for v in phi.operands:
+                    if isinstance(v, Phi):
+                        if not has_def[v.key]:
+                            continue
+                        parent[find(v.key)] = find(phi.key)
+                        if v.key not in united:
+                            united.add(v.key)
+                            stack.append(v)
+                    elif v >= 0:
+                        parent[find(v)] = find(phi.key)
+        lowest: dict = {}  # web root -> its lowest definition, the web's name
+        for d in range(len(self.defs.sites)):
+            lowest.setdefault(find(d), d)
+        self.defs.web_of = {d: lowest[find(d)] for d in range(len(self.defs.sites))}
+        for node, value in self.uses_seen:
+            if isinstance(value, Phi):
+                node.defs = frozenset([lowest[find(value.key)]]) if has_def[value.key] else frozenset()
+                node.maybe_undefined = has_undef[value.key]
+            else:
+                node.defs = frozenset([value]) if value >= 0 else frozenset()
+                node.maybe_undefined = value == UNDEFINED
+
+
+def _meet(values):
+    """The value where paths carrying `values` meet: the one value, or a Phi of them."""
+    first = values[0]
+    return first if all(v is first or v == first for v in values) else Phi(values)
+
+
+def _reaching(phis, direct) -> dict:
+    """Phi key -> whether a value satisfying `direct` is among its operands, followed through Phis."""
+    users: dict = {}
+    found = {phi.key: False for phi in phis}
+    stack = []
+    for phi in phis:
+        for v in phi.operands:
+            if isinstance(v, Phi):
+                users.setdefault(v.key, []).append(phi)
+            elif direct(v) and not found[phi.key]:
+                found[phi.key] = True
+                stack.append(phi)
+    while stack:
+        for user in users.get(stack.pop().key, ()):
+            if not found[user.key]:
+                found[user.key] = True
+                stack.append(user)
+    return found
 
 
 def _sub_blocks(s):
@@ -229,30 +355,13 @@ def defined_vars(body) -> set:
 
 
 def webs(fn: ir.Function, defs: Defs, reporter) -> dict[int, int]:
-    """Union definitions that reach a common use; returns def id -> web representative."""
-    parent = list(range(len(defs.sites)))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def visit(body):
-        for s in body:
-            for e in stmt_exprs(s):
-                for node in walk_expr(e):
-                    if isinstance(node, ir.Name):
-                        if not node.defs:
-                            reporter.add_unsupported(Unsupported(
-                                node.node or s.node, f"'{node.name}' used before assignment",
-                                "no assignment of it reaches this use", f"assign {node.name} before using it"))
-                            continue
-                        first, *rest = sorted(node.defs)
-                        for d in rest:
-                            parent[find(d)] = find(first)
-            for sub in _sub_blocks(s):
-                visit(sub)
-
-    visit(fn.body)
-    return {d: find(d) for d in range(len(defs.sites))}
+    """Definitions that reach a common use, united (computed by ReachingDefs.run); def id -> web representative.
+    Reports each use no definition reaches."""
+    for s in walk_statements(fn.body):
+        for e in stmt_exprs(s):
+            for node in walk_expr(e):
+                if isinstance(node, ir.Name) and not node.defs:
+                    reporter.add_unsupported(Unsupported(
+                        node.node or s.node, f"'{node.name}' used before assignment",
+                        "no assignment of it reaches this use", f"assign {node.name} before using it"))
+    return defs.web_of

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_body, walk_expr, walk_statements, webs
 from ..errors import Unsupported
-
-C_RESERVED = set("""auto bool break case char class const constexpr continue default delete do double else enum
-explicit extern false float for friend goto if inline int long mutable namespace new noexcept nullptr operator
-private protected public register return short signed sizeof static struct switch template this throw true try
-typedef typename union unsigned using virtual void volatile while threadIdx blockIdx blockDim gridDim warpSize
-min max abs fabs sqrt printf n2c dim3 atomicAdd exp log sin cos floor ceil pow int64_t int32_t uint32_t
-uint64_t signed""".split())
-
 
 class TypeErrorAt(Unsupported):
     pass
@@ -39,6 +33,9 @@ class Typer:
         self.web_types: dict[int, object] = {}
         self.failed_webs: set = set()  # webs with a definition already reported: their uses stay quiet
         self.reported_unset: set = set()
+        # id(node) -> its type, once the webs' types are final: finalize asks for every node of an expression,
+        # and typing a node types its subtree, which would be quadratic in the depth of a + b + c + ...
+        self.known: dict | None = None
 
     # ------------------------------------------------------------ driver
     def run(self):
@@ -62,7 +59,9 @@ class Typer:
                                       f"{self.web_types.get(w)} and {t}", "use separate variable names") from None
             if before == self.web_types:
                 break
+        self.known = {}
         self.finalize(self.fn.body)
+        self.known = None
         self.make_variables()
         self.fn.return_type = self.return_type()
 
@@ -94,8 +93,12 @@ class Typer:
 
     # ------------------------------------------------------------ expressions
     def type_of(self, e):
-        method = getattr(self, "t_" + type(e).__name__)
-        return method(e)
+        if self.known is not None and id(e) in self.known:
+            return self.known[id(e)]
+        t = getattr(self, "t_" + type(e).__name__)(e)
+        if self.known is not None:
+            self.known[id(e)] = t
+        return t
 
     def t_Const(self, e):
         return e.const_type
@@ -305,11 +308,12 @@ class Typer:
         for n in walk_body(self.fn.body):
             if isinstance(n, ir.Name) and n.defs:
                 uses_of_web.setdefault(self.web_of[min(n.defs)], []).append(n)
+        defs_in_web = Counter(self.web_of.values())
         for d, site in enumerate(self.defs.sites):
             if site[0] != "for":
                 continue
             w = self.web_of[d]
-            if any(self.web_of[o] == w for o in range(len(self.defs.sites)) if o != d):
+            if defs_in_web[w] > 1:  # another definition shares the counter's web
                 continue
             inside = {id(n) for n in walk_body(site[1].body)}
             if all(id(n) in inside for n in uses_of_web.get(w, ())):
@@ -366,7 +370,8 @@ class Typer:
 
 
 def _c_identifier(name: str, taken: set) -> str:
+    """Distinct among the function's variables; lower/names.py keeps it clear of C's own names."""
     c = name
-    while c in C_RESERVED or c in taken or c.startswith("__"):
+    while c in taken:
         c = c + "_"
     return c

@@ -8,7 +8,12 @@ same checks in Python cost microseconds.
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 from ..version import __version__
+from ..ir.cnames import NameTable
+from ..lower.names import name_program
 from ..ir import typesys as T
 from ..analysis.specialize import value_rules
 from .codegen import c_type
@@ -34,20 +39,36 @@ def _binding_scalar(t: T.Scalar) -> str:
     return "uint64_t" if t.kind == "u" else "int64_t"
 
 
-def _refusal(p, rule) -> str:
-    """The C condition under which a scalar argument is refused ("" when every value the binding takes is valid)."""
+def _refusal(p, name: str, rule) -> str:
+    """The C condition under which a scalar argument (called NAME in C) is refused ("" when every value the binding
+    takes is valid)."""
     t = p.type
     conds = []
     if t.name in INT_LIMITS:
         limit = INT_LIMITS[t.name]
-        conds.append(f"{p.name} > {limit}_MAX" if t.kind == "u" else
-                     f"{p.name} < {limit}_MIN || {p.name} > {limit}_MAX")
-    if rule and rule_refusal(p.name, t.kind, rule):
-        conds.append(rule_refusal(p.name, t.kind, rule))
+        conds.append(f"{name} > {limit}_MAX" if t.kind == "u" else
+                     f"{name} < {limit}_MIN || {name} > {limit}_MAX")
+    if rule and rule_refusal(name, t.kind, rule):
+        conds.append(rule_refusal(name, t.kind, rule))
     return " || ".join(conds)
 
 
-def kernel_context(fn) -> dict:
+@lru_cache(maxsize=1)
+def template_names() -> frozenset:
+    """Every identifier bindings.cpp.j2 spells (its helpers, locals, torch's namespaces and macros): a binding's
+    parameter or function of the same name would hide or clash with it."""
+    text = environment().loader.get_source(environment(), "bindings.cpp.j2")[0]
+    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", " ", text)
+    return frozenset(re.findall(r"(?<![.>\w])[A-Za-z_]\w*", text))  # not members (grid.x, p->y): no clash
+
+
+def kernel_context(fn, functions: NameTable | None = None) -> dict:
+    """The template's values for one kernel: Python names where Python sees them (keyword arguments, the
+    module's attribute), C names claimed clear of the template's own in code. FUNCTIONS is the file's scope,
+    where each binding function is claimed."""
+    functions = functions or NameTable(template_names())
+    scope = NameTable(template_names())
+    c = {p.name: scope.claim(p.name) for p in fn.params}
     launcher_types, params, array_checks, call_args, device_checks, scalar_checks, py_args = [], [], [], [], [], [], []
     arrays = [p for p in fn.params if p.array is not None]
     rules = value_rules(fn)
@@ -55,35 +76,39 @@ def kernel_context(fn) -> dict:
         if p.array is not None:
             ct = c_type(p.type.dtype)
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
-            params.append(f"const at::Tensor &{p.name}")
+            params.append(f"const at::Tensor &{c[p.name]}")
             if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
-                array_checks.append((f"!n2c_records_ok({p.name}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
+                array_checks.append((f"!n2c_records_ok({c[p.name]}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
             else:
-                array_checks.append((f"!n2c_array_ok({p.name}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})", i))
-            device_checks.append((f"!{p.name}.is_cuda()" if p is arrays[0] else
-                                  f"{p.name}.device() != {arrays[0].name}.device()", i))
-            call_args += [f"static_cast<{ct} *>({p.name}.data_ptr())"] + \
-                [f"{p.name}.size({d})" for d in range(p.type.ndim)]
+                array_checks.append((f"!n2c_array_ok({c[p.name]}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})",
+                                     i))
+            device_checks.append((f"!{c[p.name]}.is_cuda()" if p is arrays[0] else
+                                  f"{c[p.name]}.device() != {c[arrays[0].name]}.device()", i))
+            call_args += [f"static_cast<{ct} *>({c[p.name]}.data_ptr())"] + \
+                [f"{c[p.name]}.size({d})" for d in range(p.type.ndim)]
             py_args.append(f'py::arg("{p.name}")')
         else:
             launcher_types.append(c_type(p.type))
-            params.append(f"{_binding_scalar(p.type)} {p.name}")
-            call_args.append(f"static_cast<{c_type(p.type)}>({p.name})")
-            refusal = _refusal(p, rules.get(p.name, ("", ""))[0])
+            params.append(f"{_binding_scalar(p.type)} {c[p.name]}")
+            call_args.append(f"static_cast<{c_type(p.type)}>({c[p.name]})")
+            refusal = _refusal(p, c[p.name], rules.get(p.name, ("", ""))[0])
             if refusal:
                 scalar_checks.append((refusal, i))
             # noconvert: pybind11 would truncate a NumPy float to an integer; launch.py converts what it refuses
             py_args.append(f'py::arg("{p.name}")' + ("" if p.type.is_float else ".noconvert()"))
     # what a value is before where it is (a CPU tensor's kernel still says a bad tw); launch.py checks in this order
     checks = array_checks + scalar_checks + device_checks
-    return dict(name=fn.c_name, launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
-                cooperative=is_cooperative(fn),
+    return dict(name=functions.claim(fn.c_name), py_name=fn.name, launcher=f"{fn.c_name}_launch",
+                max_blocks=f"{fn.c_name}_max_cooperative_blocks", cooperative=is_cooperative(fn),
+                launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
                 checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),
-                first_array=arrays[0].name if arrays else "", py_args=", ".join(py_args))
+                first_array=c[arrays[0].name] if arrays else "", py_args=", ".join(py_args))
 
 
 def render_bindings(program, source_name: str) -> str:
-    kernels = [kernel_context(fn) for fn in program.kernels]
+    name_program(program)  # the kernels' C names, as render_program gives them
+    functions = NameTable(template_names())
+    kernels = [kernel_context(fn, functions) for fn in program.kernels]
     records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
                       if p.array is not None and c_type(p.type.dtype).startswith("n2c::")})
     fp16 = any(T.FLOAT16 in (p.type, getattr(p.type, "dtype", None)) for fn in program.kernels for p in fn.params)

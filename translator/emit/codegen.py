@@ -8,7 +8,10 @@ import numpy as np
 
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..analysis.dataflow import stmt_exprs, walk_expr
+from ..ir.cnames import NameTable
 from ..lower.declarations import plan_declarations
+from ..lower.names import renamed
 from ..ir.facts import root_array
 
 # C operator precedence (higher binds tighter).
@@ -50,11 +53,14 @@ def c_type(t) -> str:
 
 
 class CPrinter:
-    def __init__(self, line_of, source_name: str):
+    def __init__(self, line_of, source_name: str, constant_names: dict | None = None):
         self.line_of = line_of  # libcst node -> line number
         self.source_name = source_name
         self.declared_dynamic = False
-        self.constants_used: set = set()
+        self.constants_used: set = set()  # module constants printed, by their Python names
+        self.constant_names = constant_names or {}  # Python name -> C name (lower/names.py)
+        self.names = NameTable()  # the function being printed: made-up names are claimed here
+        self.renames_shown: set = set()  # user names whose C spelling a line comment already gave
 
     # ------------------------------------------------------------ expressions
     def expr(self, e) -> str:
@@ -72,9 +78,9 @@ class CPrinter:
     def visit_Const(self, e):
         if e.name:
             self.constants_used.add(e.name)
-            return e.name, PRECEDENCE["primary"]
+            return self.constant_names.get(e.name, e.name), PRECEDENCE["primary"]
         text = c_literal(e.value, e.const_type)
-        if getattr(e, "hex", False) and e.value >= 0:
+        if getattr(e, "hex", False) and e.const_type.is_int and e.value >= 0:
             text = hex(e.value) + text[len(str(e.value)):]
         return text, PRECEDENCE["unary"] if text.startswith("-") else PRECEDENCE["primary"]
 
@@ -140,7 +146,7 @@ class CPrinter:
         if e.array.kind == "dynamic":
             return self.extent(e.array, e.dim), PRECEDENCE["unary"]
         e.array.shape_used.add(e.dim)
-        return f"{e.array.name}_shape{e.dim}", PRECEDENCE["primary"]
+        return shape_name(self.names, e.array, e.dim), PRECEDENCE["primary"]
 
     def visit_AddressOf(self, e):
         return f"&{self.wrap(e.target, PRECEDENCE['postfix'])}", PRECEDENCE["unary"]
@@ -151,7 +157,7 @@ class CPrinter:
     def extent(self, arr: ir.ArrayVar, d: int) -> str:
         if arr.kind in ("param", "alias"):
             arr.shape_used.add(d)
-            return f"{arr.name}_shape{d}"
+            return shape_name(self.names, arr, d)
         if arr.kind == "dynamic":
             return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
         return self.expr(arr.shape[d])
@@ -214,6 +220,9 @@ class CPrinter:
 
     # ------------------------------------------------------------ statements
     def function_body(self, fn: ir.Function, prologue: list) -> list[str]:
+        self.names = fn.names
+        # parameters' renames are noted on the function's own line comment
+        self.renames_shown = {id(p.array if p.array is not None else getattr(p, "variable", None)) for p in fn.params}
         plan_declarations(fn)
         aliases = [a for a in getattr(fn, "arrays", []) if a.kind == "alias"]
         for _ in range(4):  # an alias declares the extents its uses print: learn them before its declaration
@@ -231,7 +240,33 @@ class CPrinter:
 
     def comment(self, s) -> str:
         line = self.line_of(s.node) if s.node is not None else None
-        return f"  // {self.source_name}:{line}" if line else ""
+        notes = self._renames(s)
+        if not line:
+            return f"  // renamed: {notes}" if notes else ""
+        return f"  // {self.source_name}:{line}" + (f" (renamed: {notes})" if notes else "")
+
+    def _renames(self, s) -> str:
+        """`py -> c` for each user name C could not keep, at the first statement that mentions it."""
+        owners = []
+        if isinstance(s, (ir.Assign, ir.ForRange)):
+            owners.append(s.target.var)
+        elif isinstance(s, ir.TupleCall):
+            owners += [t.var for t in s.targets]
+        elif isinstance(s, ir.ArrayDecl):
+            owners.append(s.array)
+        for e in stmt_exprs(s):
+            for node in walk_expr(e):
+                if isinstance(node, ir.Name):
+                    owners.append(node.var)
+                elif isinstance(node, (ir.Load, ir.ArrayRef)):
+                    owners.append(node.array)
+        notes = []
+        for owner in owners:
+            note = renamed(owner) if owner is not None and id(owner) not in self.renames_shown else ""
+            if note:
+                self.renames_shown.add(id(owner))
+                notes.append(note)
+        return ", ".join(notes)
 
     def block(self, body, depth) -> list[str]:
         out = []
@@ -335,8 +370,9 @@ class CPrinter:
         prologue = []
         stop_text = self.expr(stop)
         if getattr(s, "hoist_stop", False):
-            prologue.append(f"const {t} {var.c_name}_stop = {stop_text};" + self.comment(s))
-            stop_text = f"{var.c_name}_stop"
+            stop_name = self.names.claim_as(("stop", var), f"{var.c_name}_stop")
+            prologue.append(f"const {t} {stop_name} = {stop_text};" + self.comment(s))
+            stop_text = stop_name
         counter = var.c_name if not s.counter else s.counter
         decl = f"{t} " if (getattr(s, "declare", False) or s.counter) else ""
         sign = s.step_sign
@@ -351,13 +387,14 @@ class CPrinter:
             header = f"for ({decl}{counter} = {self.expr(start)}; {counter} {cmp} {stop_text}; {incr}) {{"
         else:
             # a step whose sign is only known at run time: count the iterations like Python's range
-            n = f"{var.c_name}_count"
+            n = self.names.claim_as(("count", var), f"{var.c_name}_count")
+            k = self.names.claim_as(("k", var), f"{var.c_name}_k")
             prologue.append(f"const int64_t {n} = n2c::range_len({self.expr(start)}, {stop_text}, "
                             f"{self.expr(step)});" + self.comment(s))
-            header = f"for (int64_t {var.c_name}_k = 0; {var.c_name}_k < {n}; ++{var.c_name}_k) {{"
+            header = f"for (int64_t {k} = 0; {k} < {n}; ++{k}) {{"
         body = []
         if not sign:
-            value = f"{self.wrap(start, PRECEDENCE['+'])} + {var.c_name}_k * {self.wrap(step, PRECEDENCE['*'] + 1)}"
+            value = f"{self.wrap(start, PRECEDENCE['+'])} + {k} * {self.wrap(step, PRECEDENCE['*'] + 1)}"
             body.append(INDENT + (f"{t} {var.c_name} = {value};" if getattr(s, "declare", False)
                                   else f"{var.c_name} = {value};"))
         elif s.counter:
@@ -387,10 +424,11 @@ class CPrinter:
     def stmt_TupleCall(self, s, depth):
         if isinstance(s.call, ir.DeviceCall):
             fn = s.call.target
-            ret = f"{fn.c_name}_ret"
-            out = [f"const {fn.c_name}_result {ret} = {self.expr(s.call)};" + self.comment(s)]
+            ret = self.names.claim_as(("ret", fn), f"{fn.c_name}_ret")
+            out = [f"const {fn.result_name} {ret} = {self.expr(s.call)};" + self.comment(s)]
         else:  # an intrinsic returning a tuple (n2c::match_all_sync)
-            ret = f"{s.call.c_name.rsplit(':', 1)[-1]}_ret"
+            base = s.call.c_name.rsplit(':', 1)[-1]
+            ret = self.names.claim_as(("ret", base), f"{base}_ret")
             out = [f"const auto {ret} = {self.expr(s.call)};" + self.comment(s)]
         for k, t in enumerate(s.targets):
             out.append(f"{t.var.c_name} = {ret}.v{k};")
@@ -418,6 +456,11 @@ class CPrinter:
                 args.append(f"({'unsigned ' if t.kind == 'u' else ''}long long){self.wrap(item, PRECEDENCE['unary'])}")
         literal = " ".join(fmt).encode("unicode_escape").decode("ascii").replace('"', '\\"') + "\\n"
         return [f'printf("{literal}"{"".join(", " + a for a in args)});' + self.comment(s)]
+
+
+def shape_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
+    """The C name of a parameter array's extent d, claimed in its function's scope."""
+    return names.claim_as(("shape", id(arr), d), f"{arr.name}_shape{d}")
 
 
 def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:

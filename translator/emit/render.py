@@ -13,13 +13,16 @@ import jinja2
 from ..version import __version__
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .codegen import CPrinter, c_literal, c_type
+from .codegen import CPrinter, c_literal, c_type, shape_name
+from ..ir.cnames import NameTable
+from ..lower.names import name_function, name_program, renamed
 from ..lower.declarations import defines
 from ..analysis.calls import reachable_functions
 from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes
 from ..analysis.specialize import instantiations, value_rules
 from ..lower.program import Program
 from ..frontend.expr import const_expr
+from ..stack import deep_stack
 
 
 def _templates_dir() -> Path:
@@ -56,22 +59,36 @@ def helper_sections() -> dict[str, str]:
 
 # ------------------------------------------------------------------ signatures
 
-def _array_params(arr: ir.ArrayVar, dims, const: bool) -> list[str]:
+def names_of(fn: ir.Function) -> NameTable:
+    """The function's C scope (lower/names.py), claimed now for one that no Program named (an LLM shell)."""
+    if not hasattr(fn, "names"):
+        name_function(fn, {})
+    return fn.names
+
+
+def _array_params(fn: ir.Function, arr: ir.ArrayVar, dims, const: bool) -> list[str]:
     t = c_type(arr.dtype)
-    return [f"{'const ' if const else ''}{t} *{arr.name}"] + [f"int64_t {arr.name}_shape{d}" for d in dims]
+    return [f"{'const ' if const else ''}{t} *{arr.name}"] + \
+        [f"int64_t {shape_name(names_of(fn), arr, d)}" for d in dims]
 
 
 def _template_of(fn: ir.Function, name: str):
     return next((t for (p, t, _) in getattr(fn, "template_params", []) if p == name), None)
 
 
-def _scalar_param_name(p: ir.Param, fn: ir.Function | None = None) -> str:
+def _scalar_param_name(p: ir.Param, fn: ir.Function) -> str:
     var = getattr(p, "variable", None)
-    if fn is not None and _template_of(fn, p.name):
-        return f"{p.name}_arg"  # the kernel reads the template value when it has one
+    if _template_of(fn, p.name):
+        return _arg_name(fn, p)  # the kernel reads the template value when it has one
     if var is not None and var.type != p.type:
-        return f"{p.name}_arg"  # the Python code rebinds it with another type: copied into a local
-    return var.c_name if var is not None else p.name
+        return _arg_name(fn, p)  # the Python code rebinds it with another type: copied into a local
+    return var.c_name if var is not None else getattr(p, "c_name", p.name)
+
+
+def _arg_name(fn: ir.Function, p: ir.Param) -> str:
+    var = getattr(p, "variable", None)
+    base = var.c_name if var is not None else getattr(p, "c_name", p.name)
+    return names_of(fn).claim_as(("arg", p.name), f"{base}_arg")
 
 
 def function_params(fn: ir.Function, kernel: bool) -> list[str]:
@@ -79,7 +96,7 @@ def function_params(fn: ir.Function, kernel: bool) -> list[str]:
     for p in fn.params:
         if p.array is not None:
             dims = sorted(p.array.shape_used) if kernel else range(p.array.ndim)
-            out += _array_params(p.array, dims, const=not p.array.written)
+            out += _array_params(fn, p.array, dims, const=not p.array.written)
         else:
             out.append(f"{c_type(p.type)} {_scalar_param_name(p, fn)}")
     return out
@@ -92,10 +109,10 @@ def _param_prologue(fn: ir.Function) -> list[str]:
         tname = _template_of(fn, p.name)
         if p.array is None and var is not None and tname:
             const = "" if defines(fn.body, var) else "const "
-            out.append(f"{const}{c_type(var.type)} {var.c_name} = {tname} > 0 ? {tname} : {p.name}_arg;"
+            out.append(f"{const}{c_type(var.type)} {var.c_name} = {tname} > 0 ? {tname} : {_arg_name(fn, p)};"
                        f"  // {tname} = 0: the generic kernel, any {p.name}")
         elif p.array is None and var is not None and var.type != p.type:
-            out.append(f"{c_type(var.type)} {var.c_name} = {p.name}_arg;")
+            out.append(f"{c_type(var.type)} {var.c_name} = {_arg_name(fn, p)};")
     return out
 
 
@@ -104,7 +121,7 @@ def _return_type(fn: ir.Function) -> str:
     if isinstance(rt, T.Void):
         return "void"
     if isinstance(rt, T.Tuple):
-        return f"{fn.c_name}_result"
+        return fn.result_name
     return c_type(rt)
 
 
@@ -124,7 +141,7 @@ def _inline(fn: ir.Function) -> str:
 
 def _result_struct(fn: ir.Function) -> str:
     fields = "\n".join(f"    {c_type(t)} v{k};" for k, t in enumerate(fn.return_type.items))
-    return f"struct {fn.c_name}_result {{\n{fields}\n}};\n\n"
+    return f"struct {fn.result_name} {{\n{fields}\n}};\n\n"
 
 
 def python_signature(fn: ir.Function) -> str:
@@ -143,16 +160,27 @@ def rule_refusal(name: str, kind: str, condition: str) -> str:
     return f"{name} == 0"
 
 
+@lru_cache(maxsize=1)
+def launcher_names() -> frozenset:
+    """Every identifier templates/module.cu.j2 spells (the launcher's own parameters and locals: grid, stream,
+    args, static_shared, ...): a kernel parameter of one of these names gets another in the launcher."""
+    text = environment().loader.get_source(environment(), "module.cu.j2")[0]
+    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|//[^\n]*", " ", text)
+    return frozenset(re.findall(r"(?<![.>\w])[A-Za-z_]\w*", text))  # not members (grid.x, p->y): no clash
+
+
 class Renderer:
     def __init__(self, program: Program, source_name: str):
         self.program = program
         self.source_name = source_name
         reporter = program.info.reporter
-        self.printer = CPrinter(lambda node: reporter.location(node).line, source_name)
+        name_program(program)
+        self.printer = CPrinter(lambda node: reporter.location(node).line, source_name, program.constant_names)
 
     def function_text(self, fn: ir.Function, kernel: bool) -> str:
         if getattr(fn, "external_code", None) is not None:  # the LLM backend's code, kept only once verified
             return fn.external_code.strip("\n")
+        names_of(fn)
         body = self.printer.function_body(fn, _param_prologue(fn))
         params = ", ".join(function_params(fn, kernel))
         templates = getattr(fn, "template_params", []) if kernel else []
@@ -161,21 +189,29 @@ class Renderer:
             f"__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
         line = self.printer.line_of(fn.node)
         struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
-        comment = f"// {self.source_name}:{line}\n" if line else ""
+        notes = ", ".join(filter(None, [renamed(fn)] + [renamed(p.array if p.array is not None else
+                                                                 getattr(p, "variable", None) or p)
+                                                        for p in fn.params]))
+        comment = (f"// {self.source_name}:{line}" + (f" (renamed: {notes})" if notes else "") + "\n") if line else ""
         return struct + comment + head + "\n{\n" + "\n".join(body) + "\n}"
 
     def kernel_context(self, fn: ir.Function, code: str) -> dict:
+        # the launcher's own scope: its fixed parameters, the kernels it names, then the kernel's parameters
+        scope = NameTable(launcher_names() | {fn.c_name})
+        pname = {p.name: scope.claim(p.name) for p in fn.params}
         launcher, pointers = [], []
         for p in fn.params:
+            c = pname[p.name]
             if p.array is not None:
                 # every extent is in the launcher's ABI; the kernel receives the ones it reads
-                launcher.append(f"{c_type(p.array.dtype)} *{p.name}")
-                launcher += [f"int64_t {p.name}_shape{d}" if d in p.array.shape_used
-                             else f"int64_t /* {p.name}_shape{d} */" for d in range(p.array.ndim)]
-                pointers += [f"&{p.name}"] + [f"&{p.name}_shape{d}" for d in sorted(p.array.shape_used)]
+                extents = [scope.claim(f"{c}_shape{d}") for d in range(p.array.ndim)]
+                launcher.append(f"{c_type(p.array.dtype)} *{c}")
+                launcher += [f"int64_t {extents[d]}" if d in p.array.shape_used
+                             else f"int64_t /* {extents[d]} */" for d in range(p.array.ndim)]
+                pointers += [f"&{c}"] + [f"&{extents[d]}" for d in sorted(p.array.shape_used)]
             else:
-                launcher.append(f"{c_type(p.type)} {p.name}")
-                pointers.append(f"&{p.name}")
+                launcher.append(f"{c_type(p.type)} {c}")
+                pointers.append(f"&{c}")
         notes = []
         rules = value_rules(fn)
         for name, (condition, why) in rules.items():
@@ -186,7 +222,7 @@ class Renderer:
             notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
                          "Numba's default (x // 0 == 0)")
         kinds = {p.name: p.type.kind for p in fn.params if p.array is None}
-        refusals = [(n, cond, rule_refusal(n, kinds[n], cond)) for n, (cond, _) in rules.items()]
+        refusals = [(n, cond, rule_refusal(pname[n], kinds[n], cond)) for n, (cond, _) in rules.items()]
         checks = [f"if ({refusal}) // {fn.c_name} needs {n} {cond}\n        return cudaErrorInvalidValue;"
                   for n, cond, refusal in refusals if refusal]
         if hasattr(fn, "external_code"):  # a shell: its body (a model's, a hand-written one) may hold any __shared__
@@ -194,11 +230,13 @@ class Renderer:
         else:
             static_shared = (static_shared_bytes(fn), "bytes of the kernel's own __shared__ arrays")
         templates = getattr(fn, "template_params", [])
+        # a kernel called `grid` is hidden by the launcher's own parameter of that name: name it from the top
+        kernel = f"::{fn.c_name}" if fn.c_name in launcher_names() else fn.c_name
         dispatch = []
         for combo in instantiations(fn) if templates else []:
-            cond = " && ".join(f"{p} == {v}" for (p, _, _), v in zip(templates, combo))
-            dispatch.append((cond, f"{fn.c_name}<{', '.join(map(str, combo))}>"))
-        generic = f"{fn.c_name}<{', '.join('0' for _ in templates)}>" if templates else fn.c_name
+            cond = " && ".join(f"{pname[p]} == {v}" for (p, _, _), v in zip(templates, combo))
+            dispatch.append((cond, f"{kernel}<{', '.join(map(str, combo))}>"))
+        generic = f"{kernel}<{', '.join('0' for _ in templates)}>" if templates else kernel
         if templates:
             notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
                                                      for p, t, vs in templates)
@@ -212,7 +250,7 @@ class Renderer:
                     launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
                     arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
                     static_shared=static_shared,
-                    switch_on=templates[0][0] if len(templates) == 1 else "",
+                    switch_on=pname[templates[0][0]] if len(templates) == 1 else "",
                     cases=[(cond.split(" == ")[1], kernel) for cond, kernel in dispatch])
 
     def constants(self) -> list[str]:
@@ -222,8 +260,10 @@ class Renderer:
         for name in sorted(self.printer.constants_used, key=order.index):
             value = info.constant_value(name)
             const = const_expr(value)
-            out.append(f"static constexpr {c_type(const.const_type)} {name} = "
-                       f"{c_literal(const.value, const.const_type)};")
+            c = self.program.constant_names.get(name, name)
+            note = f"  // renamed: {name} -> {c}" if c != name else ""
+            out.append(f"static constexpr {c_type(const.const_type)} {c} = "
+                       f"{c_literal(const.value, const.const_type)};{note}")
         seen = set()
         for fn in self.program.kernels + self.program.device_functions():
             for arr in getattr(fn, "arrays", []):
@@ -259,5 +299,6 @@ def is_cooperative(fn: ir.Function) -> bool:
     return any(getattr(f, "cooperative", False) for f in [fn] + reachable_functions([fn]))
 
 
+@deep_stack  # the C printer recurses once per level of an expression
 def render_program(program: Program, source_name: str) -> str:
     return Renderer(program, source_name).render()

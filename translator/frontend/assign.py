@@ -265,7 +265,7 @@ class AssignLowerer:
         return out + pending
 
     def new_temp(self) -> str:
-        name = f"tmp{self.tmp_count}_"
+        name = f"tmp.{self.tmp_count}"  # no Python name can be it; lower/names.py spells it tmpN_ in C
         self.tmp_count += 1
         self.scalar_names.add(name)
         return name

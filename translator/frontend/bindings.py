@@ -30,7 +30,9 @@ def why_not_constant(node, owner: str | None = None) -> str:
         return "is a string; kernels have no strings"
     if isinstance(node, cst.Call):
         return f"is computed when {runs} (by a call), and numba2cuda does not run the module"
-    if isinstance(node, (cst.List, cst.Dict, cst.Set)):
+    if isinstance(node, cst.List):
+        return "is a Python list, and Numba rejects a global list in a kernel (write a tuple: (1, 2, 3))"
+    if isinstance(node, (cst.Dict, cst.Set)):
         return "is a Python container; kernels cannot use lists, dicts or sets"
     return "is not a constant numba2cuda can evaluate without running the module"
 

@@ -78,7 +78,9 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
                 raise ConstEvalError(name or "attribute") from None
             return _attribute(base, node.attr.value)
         raise ConstEvalError(name or "attribute")
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if isinstance(node, cst.List):  # Numba rejects a global list in a kernel; np.array([...]) reads one itself
+        raise ConstEvalError("list")
+    if isinstance(node, cst.Tuple):
         return tuple(const_eval(info, el.value, local_consts) for el in node.elements)
     if isinstance(node, cst.UnaryOperation):
         v = const_eval(info, node.expression, local_consts)
@@ -101,10 +103,11 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         b = b.value if isinstance(b, Typed) else b
         if isinstance(a, tuple) or isinstance(b, tuple):
             if isinstance(node.operator, cst.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+                if len(a) + len(b) > MAX_ELEMENTS:
+                    raise ConstEvalError("tuple too long")
                 return a + b
             raise ConstEvalError("tuple arithmetic")
-        if not _small_enough(node.operator, a, b):
-            raise ConstEvalError("a number too large to evaluate")
+        _check_size(node.operator, a, b)
         try:
             return BINOPS[type(node.operator)](a, b)
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
@@ -146,16 +149,36 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     raise ConstEvalError(type(node).__name__)
 
 
-_MAX_BITS = 1 << 12  # integers past this many bits are no kernel constant; computing them could take forever
+#: beyond these, a constant is of no use to a kernel (C has no wider integer) and computing it could take
+#: as long as the user likes: 10 ** 10 ** 10, or a tuple doubled line after line
+MAX_INT_BITS = 4096
+MAX_ELEMENTS = 100_000
 
 
-def _small_enough(op, a, b) -> bool:
-    """Whether `a op b` stays a size worth computing (2 ** 10 ** 9 or 1 << 10 ** 9 would not finish)."""
-    if isinstance(op, cst.Power) and isinstance(a, int) and isinstance(b, int):
-        return b <= 0 or max(abs(a), 2).bit_length() * b <= _MAX_BITS
-    if isinstance(op, cst.LeftShift) and isinstance(b, int):
-        return b <= _MAX_BITS
-    return not (isinstance(a, int) and a.bit_length() > _MAX_BITS or isinstance(b, int) and b.bit_length() > _MAX_BITS)
+def _check_size(operator, a, b) -> None:
+    """Refuse integer arithmetic whose result would pass MAX_INT_BITS, before computing it."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return
+    bits = max(abs(a).bit_length(), abs(b).bit_length())
+    if isinstance(operator, cst.Power):
+        grows = b > 0 and abs(a) > 1 and abs(a).bit_length() * b > MAX_INT_BITS
+    elif isinstance(operator, cst.LeftShift):
+        grows = b > MAX_INT_BITS or bits + max(b, 0) > MAX_INT_BITS
+    elif isinstance(operator, cst.Multiply):
+        grows = abs(a).bit_length() + abs(b).bit_length() > MAX_INT_BITS
+    else:
+        grows = bits > MAX_INT_BITS
+    if grows:
+        raise ConstEvalError("integer too large")
+
+
+def _sequence(info: ModuleInfo, node, local_consts):
+    """np.array's argument: nested lists and tuples of constants, as nested tuples."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        if len(node.elements) > MAX_ELEMENTS:
+            raise ConstEvalError("array too long")
+        return tuple(_sequence(info, el.value, local_consts) for el in node.elements)
+    return const_eval(info, node, local_consts)
 
 
 def _plain(v):
@@ -205,9 +228,10 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     if canon in ("int", "float") and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         return (int if canon == "int" else float)(v.value if isinstance(v, Typed) else v)
-    if canon in ("np.array", "np.asarray") and args and not isinstance(
-            const_eval(info, args[0].value, local_consts), ConstArray):
-        values = const_eval(info, args[0].value, local_consts)
+    if canon in ("np.array", "np.asarray") and args and (
+            isinstance(args[0].value, (cst.List, cst.Tuple))
+            or not isinstance(const_eval(info, args[0].value, local_consts), ConstArray)):
+        values = _sequence(info, args[0].value, local_consts)
         dtype_node = kwargs.get("dtype") or (args[1].value if len(args) > 1 else None)
         dtype = dtype_of(info, dtype_node) if dtype_node is not None else None
         flat, shape = _flatten(values)

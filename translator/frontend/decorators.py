@@ -135,6 +135,8 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
                   site=None, site_view: ModuleInfo | None = None) -> FunctionInfo:
     """The FunctionInfo of FN (whose names VIEW holds) compiled by a cuda.jit with arguments JIT, read in SITE_VIEW
     (where the cuda.jit is written: a test method's `cuda.jit(sig)(fn)`; default VIEW)."""
+    if fn.asynchronous is not None:
+        raise Unsupported(fn, "async def", "kernels and device functions cannot be coroutines", "write a plain def")
     args, kwargs = jit
     at = site_view or view
     notes: list = []

@@ -15,6 +15,8 @@ from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .importmode import apply_globals, apply_kernels, run_import
 from ..errors import Diagnostic, Location, Reporter, UserError
+from ..stack import deep_stack
+from .guard import check_source, decode_source
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import KNOWN_JIT_OPTIONS, type_text
 
@@ -59,23 +61,21 @@ def _collect_declared_types(info: ModuleInfo, body) -> None:
 
 # --------------------------------------------------------------------------- entry
 
+@deep_stack
 def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
     """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
     (frontend.importmode.run_import), whose values override what the source alone tells."""
     lines = source.splitlines()
+    check_source(source, path)  # before libcst: it crashes on nesting CPython refuses, and slows with size
     try:
         module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        lineno, col, message = exc.raw_line, max(exc.raw_column, 0), "invalid syntax"
-        try:  # CPython's parser (compiling, never running) names the problem better: "expected ':'"
-            compile(source, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
-        except SyntaxError as py:
-            lineno, col, message = py.lineno or lineno, max((py.offset or 1) - 1, 0), py.msg
-        except ValueError:
-            pass
+    except cst.ParserSyntaxError as exc:  # Python reads it (check_source said so): libcst's own limit
+        lineno, col = exc.raw_line, max(exc.raw_column, 0)
         line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
-        diag = Diagnostic(Location(path, lineno, col), "syntax error", message,
-                          "fix the Python syntax; the file must import cleanly", line)
+        diag = Diagnostic(Location(path, lineno, col), "statement numba2cuda cannot read",
+                          f"Python accepts it, but libcst, the parser numba2cuda reads modules with, stops here "
+                          f"({exc.message.splitlines()[0] if exc.message else 'parse error'})",
+                          "write the statement more simply (fewer adjacent strings, shorter chains)", line)
         raise UserError([diag]) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
@@ -201,16 +201,14 @@ def parse_file(path: str | Path, import_module: str | None = None) -> ModuleInfo
     process, and its kernels' free names resolved from what that run gives (frontend/importmode.py)."""
     p = Path(path)
     try:
-        source = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise UserError(f"{path}: error: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: error: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:  # a directory, no permission: the user's to fix, not a crash
+        raise UserError(f"{path}: error: cannot read it ({exc.strerror or exc})") from None
+    source = decode_source(data, str(path))
     imported = None
     if import_module:
-        try:
-            compile(source, str(path), "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST: never run
-        except (SyntaxError, ValueError):
-            return parse_source(source, str(path))  # reports the syntax error where it is
+        check_source(source, str(path))  # a module Python cannot compile is reported where it is, never run
         imported = run_import(p, import_module)
     return parse_source(source, str(path), imported=imported)

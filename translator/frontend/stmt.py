@@ -11,7 +11,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
-from .expr import ExprLowerer, const_expr
+from .expr import UNSUPPORTED_EXPRS, ExprLowerer, const_expr
 from .names import resolve
 from .scan import assignment_counts, bound_names
 
@@ -161,6 +161,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
                 and isinstance(value.func, cst.Name) and value.func.value == "print" \
                 and "print" not in self.scalar_names:
             return [self.print_(value)]
+        if isinstance(value, tuple(UNSUPPORTED_EXPRS)):
+            self.value(value)  # `yield x`, `await f()`: named by their own error, not as a statement
         if not isinstance(value, cst.Call):
             raise Unsupported(small, "expression statement", "has no effect", "assign it or remove it")
         ufunc = self.ufunc_into_array(value)

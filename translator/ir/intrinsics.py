@@ -118,9 +118,10 @@ for _name in ("sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "
 for _name in ("atan2", "pow", "fmod", "hypot", "copysign"):
     _add(f"math.{_name}", _math_c(_name), _float_of, 2, arg_types=_math_arg_types)
 for _name in ("floor", "ceil", "trunc"):
-    # Python's math.floor returns an int; Numba types it int64 (the C function returns a float)
+    # Python's math.floor returns an int; Numba types it int64 (the C function returns a float). An integer
+    # argument goes through double, as Numba converts it: floor(int64_t) is a host-only overload under nvcc.
     _add(f"math.{_name}", _math_c(_name), lambda ts: ts[0] if ts[0].is_int else T.INT64, 1,
-         arg_types=lambda ts: [ts[0]] if ts[0].is_int else _math_arg_types(ts), c_result=_float_of)
+         arg_types=lambda ts: [T.FLOAT64] if ts[0].is_int else _math_arg_types(ts), c_result=_float_of)
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"math.{_name}", _name, _fixed(T.BOOL), 1,
          arg_types=lambda ts: [ts[0] if ts[0].is_float else T.FLOAT64])

@@ -76,7 +76,7 @@ def cmd_build(args) -> int:
     except BuildError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_VERDICT
-    print(f"built {ext.__file__} ({', '.join(k.c_name for k in program.kernels)})")
+    print(f"built {ext.__file__} ({', '.join(k.name for k in program.kernels)})")
     return EXIT_OK
 
 
@@ -105,7 +105,7 @@ def cmd_translate(args) -> int:
     if not out_path.parent.exists():
         raise UserError(f"{out}: error: the directory {out_path.parent} does not exist")
     write_atomically(out_path, text)
-    names = ", ".join(k.c_name for k in program.kernels)
+    names = ", ".join(k.name for k in program.kernels)
     print(f"wrote {out} ({len(program.kernels)} kernel{'s' * (len(program.kernels) != 1)}: {names}; "
           f"{text.count(chr(10))} lines)", file=sys.stderr)
     return EXIT_OK

@@ -70,7 +70,7 @@ def plan_declarations(fn: ir.Function) -> None:
         if hoisted is not None:
             block, index = hoisted
         inserts.setdefault(id(block), (block, {}))[1].setdefault(index, []).append(var)
-    _plan_loops(fn.body)
+    _plan_loops(fn.body, getattr(fn, "names", None))
     for block, by_index in inserts.values():
         for index in sorted(by_index, reverse=True):
             for var in reversed(by_index[index]):
@@ -94,11 +94,13 @@ def _outside_loops(prefix):
     return None
 
 
-def _plan_loops(body):
+def _plan_loops(body, names):
     for s in walk_statements(body):
         if isinstance(s, ir.ForRange):
             if not getattr(s, "declare", False):
-                s.counter = f"{s.target.var.c_name}_"  # the Python variable outlives the loop or is reassigned in it
+                # the Python variable outlives the loop or is reassigned in it: the C loop counts in its own
+                var = s.target.var
+                s.counter = names.claim_as(("counter", var), f"{var.c_name}_") if names else f"{var.c_name}_"
             s.hoist_stop = not _invariant(s.stop, s.body)
 
 

@@ -36,7 +36,7 @@ def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
             if not (to.kind == "u" and to.bits == 64 and isinstance(c.value, int)) else c.value % 2**64
     out = ir.Const(value, to)
     out.node = c.node
-    if getattr(c, "hex", False) and value == c.value:
+    if getattr(c, "hex", False) and value == c.value and to.is_int:  # math.log(0x7f) is 127.0, not 0x7f
         out.hex = True
     return out
 
@@ -54,6 +54,21 @@ def cast_to(e: ir.Expr, to: T.Scalar) -> ir.Expr:
     c = ir.Cast(to, e)
     c.type = to
     c.node = e.node
+    return c
+
+
+def _long_literal(e: ir.Expr) -> bool:
+    """A 64-bit literal, printed 5000000000LL or 5ull: long long in C, not int64_t (long), so a template helper
+    would deduce another type from it than from an int64_t variable."""
+    t = getattr(e, "const_type", None)
+    return isinstance(e, ir.Const) and not e.name and t.is_int and t.bits == 64 and \
+        (t.kind == "u" or not -2**31 <= e.value < 2**31)
+
+
+def _exact(e: ir.Expr, to: T.Scalar) -> ir.Cast:
+    """`e` as exactly `to` in C, where cast_to would leave a literal that C converts implicitly."""
+    c = ir.Cast(to, e)
+    c.type, c.node = to, e.node
     return c
 
 
@@ -247,7 +262,7 @@ class Legalizer:
         return self.helper_call(fn, [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
 
     def helper_call(self, name, args, R, e, explicit=True):
-        same = all(a.ctype == R for a in args)
+        same = all(a.ctype == R and not _long_literal(a) for a in args)
         c_name = name if same or not explicit else f"{name}<{T.c_name(R)}>"
         call = ir.Call(Intrinsic(name, c_name, lambda ts: R, (len(args), len(args))), args, c_name)
         call.type, call.node = R, e.node
@@ -299,6 +314,11 @@ class Legalizer:
         if entry.arg_types is not None:
             wanted = entry.arg_types(ts)
             e.args = [a if w is None else cast_to(a, w) for a, w in zip(e.args, wanted)]
+            c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
+            if c_name.startswith("n2c::") and "<" not in c_name:  # a template helper deduces T from each argument:
+                # min(n, 0) of an int64 (where its template arguments are written out, C converts as for a call)
+                e.args = [a if w is None or (a.ctype == w and not _long_literal(a)) else _exact(a, w)
+                          for a, w in zip(e.args, wanted)]
         if not e.c_name:
             e.c_name = entry.c_name(ts) if callable(entry.c_name) else entry.c_name
         if entry.c_result is not None and entry.c_result(ts) is not None:

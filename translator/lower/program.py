@@ -11,9 +11,11 @@ from ..ir import typesys as T
 from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
+from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
 from ..frontend.scan import random_state_params
+from .names import name_program
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
 
@@ -254,6 +256,7 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
                      "decorator numba2cuda cannot read) is found with --import-module")
 
 
+@deep_stack  # the lowering and the typer recurse once per level of an expression
 def build_program(info: ModuleInfo, options: Options) -> Program:
     kernels = selected_kernels(info, options)
     if not kernels:
@@ -280,4 +283,5 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
     for fn in reversed(program.device_functions()):  # callers first: each learns its arguments' bounds
         program.legalize(fn)
     info.reporter.raise_if_any()
+    name_program(program)
     return program

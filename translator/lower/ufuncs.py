@@ -96,7 +96,7 @@ def _type(program, fn):
 
 
 def _kernel(fi, suffix, params, body, arrays):
-    fn = ir.Function(f"{fi.name}__{suffix}", True, params, body, node=fi.node)
+    fn = ir.Function(f"{fi.name}_{suffix}", True, params, body, node=fi.node)
     fn.c_name = fn.name
     fn.arrays = arrays
     fn.helpers = set()

@@ -35,6 +35,7 @@ from .. import progress
 from ..version import __version__
 from ..atomic import write_atomically
 from ..emit.bindings import render_bindings
+from ..lower.names import entry_name
 from ..runtime.dropin import extension_name, fast_math, kernel_metadata
 from ..errors import UserError
 from ..frontend.module import parse_file
@@ -167,7 +168,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
     for fn in program.kernels:
         _, params, _, static_shared = kernel_metadata(fn)
         kernels.append(dict(
-            name=fn.c_name, python_signature=python_signature(fn), nparams=len(params), params=[p[0] for p in params],
+            name=entry_name(fn), python_signature=python_signature(fn), nparams=len(params), params=[p[0] for p in params],
             param_specs=[repr(p) for p in params], static_shared=static_shared,
             notes=renderer.kernel_context(fn, "")["notes"], smoke_args=_smoke_args(fn)))
     torch_requirement = _torch_requirement(torch_version)

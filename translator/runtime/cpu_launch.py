@@ -14,6 +14,7 @@ from .ufunc import NumpyBackend, UFunc
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
 from ..emit.render import render_program
+from ..lower.names import entry_name
 
 CTYPES = {
     "bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
@@ -33,7 +34,8 @@ class CpuKernel:
 
     def __init__(self, lib, fn):
         self.lib = lib
-        self.name, params, _, self.static_shared = kernel_metadata(fn)
+        self.name, params, _, self.static_shared = kernel_metadata(fn)  # the name the user calls it by
+        self.symbol = fn.c_name  # the library's launcher is its C name's
         self.params = tuple(checks.Param(*p) for p in params)
         self.ctypes = [None if p.is_array else ctypes.c_uint16 if p.type == "float16" else CTYPES[p.type]
                        for p in self.params]  # a __half by value is its bits, as an unsigned short
@@ -67,7 +69,7 @@ class CpuKernel:
             else:
                 flat.append(checks.scalar(self.name, p, a))
                 types.append(ctype)
-        launch(self.lib, self.name, grid, block, shared, *flat, argtypes=types)
+        launch(self.lib, self.symbol, grid, block, shared, *flat, argtypes=types)
 
 
 class CpuModule:
@@ -75,7 +77,7 @@ class CpuModule:
         self.cu = cu_text
         self.program = program
         for fn in program.kernels:
-            setattr(self, fn.c_name, CpuKernel(lib, fn))
+            setattr(self, entry_name(fn), CpuKernel(lib, fn))
         for name, info in getattr(program, "ufuncs", {}).items():
             kernels = {loop.kernel: getattr(self, loop.kernel) for loop in info.loops}
             ufunc = UFunc(info, kernels, NumpyBackend())

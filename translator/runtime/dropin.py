@@ -11,6 +11,7 @@ from ..analysis.specialize import value_rules
 from ..emit.bindings import render_bindings
 from ..frontend.module import parse_file
 from ..lower.program import Options, build_program
+from ..lower.names import entry_name
 from ..lower.shells import program_with_shells
 from ..emit.render import python_signature, render_program
 
@@ -28,11 +29,12 @@ class Module:
         self.tuning = tuning or {}  # {kernel: {param: {size: value}}} from <stem>.n2c-tune.json
         self.kernels = {}
         by_name: dict = {}
-        for fn in program.kernels:
-            kernel = Kernel(getattr(ext, fn.c_name), *kernel_metadata(fn), tuning=self.tuning.get(fn.c_name))
-            self.kernels[fn.c_name] = kernel
-            setattr(self, fn.c_name, kernel)
-            by_name.setdefault(getattr(fn, "python_name", fn.c_name), []).append((fn, kernel))
+        for fn in program.kernels:  # by the names the binding registers them under (lower/names.py: entry_name)
+            name = entry_name(fn)
+            kernel = Kernel(getattr(ext, name), *kernel_metadata(fn), tuning=self.tuning.get(name))
+            self.kernels[name] = kernel
+            setattr(self, name, kernel)
+            by_name.setdefault(getattr(fn, "python_name", name), []).append((fn, kernel))
         for name, group in by_name.items():
             if len(group) > 1:  # several signatures: the Python name dispatches on the arguments, as Numba's does
                 signatures = [[(p.type.dtype.name, p.type.ndim) if p.array is not None else None for p in fn.params]
@@ -53,13 +55,15 @@ class Module:
 
 def kernel_metadata(fn):
     """(name, parameters, doc, static shared bytes) of a kernel, as launch.Kernel takes them: per parameter
-    (name, type as Numba's signature spells it, whether the kernel writes it, the rule its value must meet)."""
+    (name, type as Numba's signature spells it, whether the kernel writes it, the rule its value must meet).
+    The name is the Python one, which the binding registers (its C name may differ: lower/names.py)."""
     rules = value_rules(fn)
     params = []
     for p in fn.params:
         rule = ": ".join(rules[p.name]) if p.name in rules else ""
         params.append((p.name, str(p.type), bool(p.array is not None and p.array.written), rule))
-    return fn.c_name, tuple(params), f"{fn.c_name}({python_signature(fn)})", static_shared_bytes(fn)
+    name = entry_name(fn)
+    return name, tuple(params), f"{name}({python_signature(fn)})", static_shared_bytes(fn)
 
 
 def extension_name(path) -> str:
@@ -165,7 +169,7 @@ def load(path, *, specialize: dict | None = None, types: dict | str | None = Non
         ext = build_extension(extension_name(source_path), cu_text, cpp_text,
                               extra_cuda_cflags=[*nvcc_flags(program), *extra_cuda_cflags], progress=progress)
         module = Module(source_path, program, ext, cu_text, cpp_text)
-        return module.kernels[getattr(program.kernels[0], "python_name", program.kernels[0].c_name)]
+        return module.kernels[getattr(program.kernels[0], "python_name", entry_name(program.kernels[0]))]
     program, fresh_cu, cpp_text = sources(path, options, shells=cu_text is not None)
     cu_text = fresh_cu if cu_text is None else cu_text
     ext = build_extension(extension_name(path), cu_text, cpp_text,

@@ -27,6 +27,7 @@ from .compare import ArrayReport, format_value, compare_arrays, first_bit_differ
 from ..errors import UserError
 from ..analysis.limits import DEFAULT_LIMIT, shared_problem
 from ..sandbox import scrubbed_env  # the user's module never sees a secret
+from ..lower.names import entry_name
 from ..lower.program import Options
 from .runners import CpuRunner, GpuRunner, LaunchFailed, cuda_available, device_shared_limit
 from .oneoff import order_oneoff_args
@@ -285,7 +286,7 @@ def specialisations(program, kernel: str | None = None) -> dict:
     """{param: [values]} of the translation's template specialisations (e.g. {"tw": [8, 16, 32]})."""
     out = {}
     for fn in program.kernels:
-        if kernel and fn.c_name != kernel:
+        if kernel and entry_name(fn) != kernel and getattr(fn, "python_name", None) != kernel:
             continue
         for name, _, values in getattr(fn, "template_params", []):
             out.setdefault(name, set()).update(values)
@@ -296,7 +297,7 @@ def kernel_for(program, name: str, arrays: dict):
     """The C kernel a launch of NAME runs: the one of that name, or, for a kernel with several signatures (one C
     function each), the one whose array parameters take the launch's arrays, as Numba's dispatcher picks."""
     for fn in program.kernels:
-        if fn.c_name == name:
+        if entry_name(fn) == name:
             return fn
     for fn in program.kernels:
         if getattr(fn, "python_name", None) != name:
@@ -341,10 +342,10 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
     runner = (GpuRunner if device == "cuda" else CpuRunner)(path, cu_text, options, cu_path)  # errors surface first
     cpu_runner = CpuRunner(path, cu_text, options, cu_path) if also_cpu and device == "cuda" else None
     program = runner.program
-    kernels = {fn.c_name: fn for fn in program.kernels}
+    kernels = {entry_name(fn): fn for fn in program.kernels}
     labels = {name: [p.name for p in fn.params] for name, fn in kernels.items()}
     for name, uf in getattr(program, "ufuncs", {}).items():  # a ufunc is launched by name; its kernels carry steps
-        kernels[name] = next(fn for fn in program.kernels if fn.c_name == uf.loops[0].kernel)
+        kernels[name] = next(fn for fn in program.kernels if entry_name(fn) == uf.loops[0].kernel)
         labels[name] = list(program.info.functions[name].params) + (["out"] if uf.kind == "vectorize" else [])
     result = VerifyResult(path, cu_path or "fresh translation", runner.device)
     specs = specialisations(program, kernel)
@@ -367,7 +368,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
         if fn is None:
             raise UserError(f"{path}: error: example() runs {meta['kernel']!r}, which is not among the "
                             f"translated kernels ({', '.join(kernels) or 'none'})")
-        meta["kernel"] = fn.c_name
+        meta["kernel"] = entry_name(fn)
         t0 = time.perf_counter()
         result.cases.append(check_case(runner, meta, arrays, labels[meta["kernel"]], device, fn, limit,
                                        cpu_runner))
