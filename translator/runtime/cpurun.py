@@ -27,10 +27,12 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = [
+    "CHECK_FLAGS",
     "HEADER",
     "CpuBuildError",
     "CpuLaunchError",
     "Dim3",
+    "build_cpu",
     "compile_cpu",
     "launch",
     "set_poison",
@@ -38,6 +40,8 @@ __all__ = [
 ]
 
 HEADER = Path(__file__).resolve().parent / "n2c_cpu.h"
+# n2c_cpu.h includes it in checked builds; part of every build's cache key
+CHECK_HEADER = HEADER.with_name("n2c_cpu_check.h")
 
 # -fno-strict-aliasing: CUDA code reinterprets the shared byte buffer as float* etc.
 # -fwrapv: integer overflow wraps as on the GPU instead of being optimised as UB.
@@ -53,6 +57,10 @@ CXXFLAGS = (
     "-ffp-contract=off", "-fno-ipa-reference-addressable", "-fno-gnu-unique", "-Wl,-Bsymbolic",
     "-U_FORTIFY_SOURCE",
 )
+# The build `numba2cuda verify` runs (n2c_cpu_check.h): g++ calls __tsan_readN/__tsan_writeN, which the
+# runtime defines, before every memory access of the kernel code. Compiled and linked in two steps, so the
+# driver links no sanitizer library; -z defs: a hook the runtime lacks fails the build, not the launch.
+CHECK_FLAGS = ("-DN2C_CPU_CHECKED", "-fsanitize=thread")
 _ERROR_CHARS = 6000
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -117,10 +125,32 @@ def compile_cpu(
     ``name`` names the files (``<name>.cu`` shows up in compiler errors) and is usually the
     kernel name. ``extra_flags`` go to g++ after the defaults (e.g. ``-DN2C_CPU_UCONTEXT``).
     """
+    lib = ctypes.CDLL(str(build_cpu(cu_text, name=name, cache_dir=cache_dir, extra_flags=extra_flags)))
+    lib.n2c_cpu_last_error_message.restype = ctypes.c_char_p
+    lib.n2c_cpu_last_error_message.argtypes = []
+    lib.n2c_cpu_set_poison.restype = None
+    lib.n2c_cpu_set_poison.argtypes = [ctypes.c_int]
+    lib.n2c_cpu_static_poison_supported.restype = ctypes.c_int
+    lib.n2c_cpu_static_poison_supported.argtypes = []
+    return lib
+
+
+def build_cpu(
+    cu_text: str,
+    *,
+    name: str,
+    cache_dir: str | os.PathLike | None = None,
+    extra_flags: Sequence[str] = (),
+) -> Path:
+    """Compile ``cu_text`` against the CPU runtime into a shared library, cached by content; its path.
+
+    Nothing is loaded: a library from an untrusted translation is loaded only by a child process
+    (translator/runtime/cpu_worker.py), since loading runs its static constructors.
+    """
     if not _NAME_RE.match(name):
         raise ValueError(f"name must be a C identifier, got {name!r}")
     cxx = os.environ.get("CXX", "g++")
-    header = HEADER.read_bytes()
+    header = HEADER.read_bytes() + CHECK_HEADER.read_bytes()
     flags = list(CXXFLAGS) + list(extra_flags)
     digest = hashlib.sha256()
     for part in (cu_text.encode(), header, "\0".join(flags).encode(), _compiler_id(cxx).encode()):
@@ -135,10 +165,22 @@ def compile_cpu(
             src = tmp / f"{name}.cu"
             src.write_text(cu_text)
             cmd = [cxx, *flags, "-x", "c++", "-include", str(HEADER), src.name, "-o", lib_path.name]
-            proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise CpuBuildError(name, _trim(proc.stderr + proc.stdout, tmp, src.name))
-            (tmp / "build.log").write_text(" ".join(cmd) + "\n" + proc.stderr)
+            steps = [cmd]
+            if "-fsanitize=thread" in flags:
+                link = [f for f in flags if f in ("-shared", "-fPIC") or f.startswith("-Wl,")]
+                steps = [[f for f in cmd if f != "-shared" and not f.startswith("-Wl,")] + ["-c", "-o", "kernel.o"],
+                         [cxx, *link, "-Wl,-z,defs", "kernel.o", "-o", lib_path.name]]
+                steps[0].remove("-o"), steps[0].remove(lib_path.name)
+            log = []
+            for step in steps:
+                try:  # a hand-edited file can make g++ hang (#include "/dev/zero")
+                    proc = subprocess.run(step, cwd=tmp, capture_output=True, text=True, timeout=600)
+                except subprocess.TimeoutExpired:
+                    raise CpuBuildError(name, f"g++ did not finish {src.name} within 600 s") from None
+                if proc.returncode != 0:
+                    raise CpuBuildError(name, _trim(proc.stderr + proc.stdout, tmp, src.name))
+                log.append(" ".join(step) + "\n" + proc.stderr)
+            (tmp / "build.log").write_text("\n".join(log))
             try:
                 os.replace(tmp, final)  # the directory appears complete or not at all
             except OSError:
@@ -146,14 +188,7 @@ def compile_cpu(
                     raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    lib = ctypes.CDLL(str(lib_path))
-    lib.n2c_cpu_last_error_message.restype = ctypes.c_char_p
-    lib.n2c_cpu_last_error_message.argtypes = []
-    lib.n2c_cpu_set_poison.restype = None
-    lib.n2c_cpu_set_poison.argtypes = [ctypes.c_int]
-    lib.n2c_cpu_static_poison_supported.restype = ctypes.c_int
-    lib.n2c_cpu_static_poison_supported.argtypes = []
-    return lib
+    return lib_path
 
 
 def _dim3(v: Any) -> Dim3:
