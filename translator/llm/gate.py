@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..lower.program import Options
-from ..verify.check import verify  # here, not in the child: a forked child must not need the import lock
+from ..verify.run import verify  # here, not in the child: a forked child must not need the import lock
 
 COMPILE_ERROR_LINES, COMPILE_ERROR_CHARS = 40, 3000
 _REFERENCES: dict = {}  # module content + options -> verify's reference runs, reused by every attempt of a process
