@@ -17,6 +17,8 @@ note, since the translation cannot be judged where the original is undefined):
   ints                             integer arrays: negatives, zero, +-1, +-2 and small values beside the
                                    example's own (//, %, shifts, abs, casts)
   limits                           integer arrays: values near the dtype's limits (overflow, wraparound)
+  ascending, descending            every numeric input array holding its own values sorted (row-major): the
+                                   extreme of a reduction at its last or first element (a skipped end shows)
   scalars                          scalar arguments redrawn near the example's values (a translation that
                                    hard-codes the only value example() passes shows); specialised ones kept
 """
@@ -37,7 +39,8 @@ DISTRIBUTIONS = {
 }
 FLOAT_REDRAWS = ("uniform", "large", "tiny", "negative", "specials", "above", "below", "nonfinite")
 INT_REDRAWS = ("ints", "limits")
-REDRAWS = FLOAT_REDRAWS + INT_REDRAWS + ("scalars",)
+ORDER_REDRAWS = ("ascending", "descending")
+REDRAWS = FLOAT_REDRAWS + INT_REDRAWS + ORDER_REDRAWS + ("scalars",)
 
 
 class PlanError(Exception):
@@ -227,7 +230,7 @@ def _scalar(rng, v):
             return int(rng.integers(max(1, v // 2), v))
         if v < -1:
             return int(rng.integers(v, v // 2 + 1))
-        return None
+        return {0: 1, 1: 2, -1: -2}[v]
     if isinstance(v, (float, np.floating)) and v != 0 and np.isfinite(v):
         return type(v)(v * rng.uniform(0.5, 1.5))
     return None
@@ -251,7 +254,11 @@ def redraw(ex, dist, rng, facts, specs):
             continue
         if not isinstance(a, np.ndarray) or not is_input or a.size == 0:
             continue
-        if dist in FLOAT_DRAWS and a.dtype.kind == "f":
+        if dist in ORDER_REDRAWS and a.dtype.kind in "fiu" and a.size > 1:
+            flat = np.sort(a.reshape(-1), kind="stable")
+            ex["args"][i] = np.ascontiguousarray((flat if dist == "ascending" else flat[::-1]).reshape(a.shape))
+            changed.append(name(i))
+        elif dist in FLOAT_DRAWS and a.dtype.kind == "f":
             ex["args"][i] = np.ascontiguousarray(FLOAT_DRAWS[dist](rng, a.shape, a.dtype).astype(a.dtype))
             changed.append(name(i))
         elif dist in INT_REDRAWS and a.dtype.kind in "iu":

@@ -203,10 +203,10 @@ def main(path, outdir, cfg):
         run_original(ex, meta, arrays, device, sim_max, helpers, budget)
         if entry.dist in ("example", "cli"):
             first_seconds.setdefault(key, time.monotonic() - t0)
-        if meta["original"] != "ok" and not meta["expected_valid"]:
-            if entry.dist not in ("example", "cli"):
-                dropped.append(f"{label} with {entry.dist} inputs: {plan.why_dropped(meta['original'])}")
-                continue
+        if meta["original"] != "ok" and not meta["expected_valid"] and entry.dist != "example":
+            what = "the --args launch" if entry.dist == "cli" else f"{label} with {entry.dist} inputs"
+            dropped.append(f"{what}: {plan.why_dropped(meta['original'])}")
+            continue
         np.savez(os.path.join(outdir, f"case{meta['case']}.npz"), **arrays)
         metas.append(meta)
     return {"cases": metas, "unswept": unswept, "dropped": dropped, "notes": sorted(set(notes))}

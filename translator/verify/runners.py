@@ -55,7 +55,7 @@ def death(exc: ChildFailed) -> str:
     """What killed a worker: the runtime's own fault line when it printed one, else the signal or timeout."""
     faults = [line.partition("n2c-fault: ")[2] for line in exc.output.splitlines() if "n2c-fault: " in line]
     if faults:
-        return f"{faults[-1]} (the worker {exc.reason.removeprefix('the ')})"
+        return faults[-1]
     cuda = [line.strip() for line in exc.output.splitlines() if "CUDA error" in line or "cudaError" in line]
     return exc.reason + (f": {cuda[-1]}" if cuda else "")
 
@@ -67,7 +67,7 @@ class _WorkerRunner:
         try:
             return self.worker.call(self.target, args, arrays, timeout=CASE_SECONDS)
         except ChildFailed as exc:
-            raise LaunchFailed(death(exc).replace("the worker", f"the {self.device} worker")) from None
+            raise LaunchFailed(death(exc)) from None
         except ChildError as exc:
             raise LaunchFailed(f"{exc.kind}: {exc}") from None
 
