@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
+from .. import progress
 from ..atomic import write_atomically
 from ..errors import UserError
 from ..ir.typesys import TypeStringError, parse_types_option
@@ -104,25 +106,18 @@ def options_of(args) -> Options:
     return options
 
 
-def progress_bar(enabled: bool):
-    """A rich progress bar on stderr over the original's cases, then the translation's (None when off)."""
-    if not enabled:
-        return None, None
-    try:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    except ImportError:
-        return None, None
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[last]}"),
-                   TimeElapsedColumn(), transient=True, console=None)
-    tasks = {}
+def progress_bars(stack: ExitStack, file: str):
+    """verify's progress callback: one bar over the original's cases, then one over the translation's
+    (translator/progress.py: drawn on a terminal's stderr only)."""
+    bars = {}
 
     def update(phase, done, total, case):
-        if phase not in tasks:
-            title = "original (simulator/GPU)" if phase == "original" else "translation"
-            tasks[phase] = bar.add_task(title, total=total, last="")
-        last = "" if case is None else f"{case.kernel} {case.distribution}: {case.verdict.lower()}"
-        bar.update(tasks[phase], completed=done, total=total, last=last)
-    return bar, update
+        if phase not in bars:
+            what = "the original" if phase == "original" else "the translation"
+            bars[phase] = stack.enter_context(progress.bar(f"verify {Path(file).name}: {what}", total=total))
+        note = None if case is None else f"{case.kernel} {case.distribution}: {case.verdict.lower()}"
+        bars[phase].update(completed=done, total=total, note=note)
+    return update
 
 
 def cmd_verify(args) -> int:
@@ -145,18 +140,12 @@ def cmd_verify(args) -> int:
     seeds = list(range(args.seed, args.seed + args.seeds))
     say(f"seed{'s' * (len(seeds) != 1)}: {', '.join(map(str, seeds))}; device: {device}; "
         f"translation: {args.cu or 'fresh'}", flush=True)
-    bar, update = progress_bar(sys.stderr.isatty())
-    if bar is not None:
-        bar.start()
-    try:
+    with ExitStack() as stack:
         result = verify(args.file, kernel=args.kernel, seed=args.seed, seeds=args.seeds, cu_text=cu_text,
                         cu_path=args.cu, options=options_of(args), sizes=parse_sizes(args.sizes) if args.sizes else None,
-                        sim_max_threads=args.sim_max_threads, progress=update, device=device,
-                        also_cpu=args.also_cpu, dists=_dists(args.dists), oneoff=oneoff, tolerance=tolerance,
-                        sanitize=args.sanitize)
-    finally:
-        if bar is not None:
-            bar.stop()
+                        sim_max_threads=args.sim_max_threads, progress=progress_bars(stack, args.file),
+                        device=device, also_cpu=args.also_cpu, dists=_dists(args.dists), oneoff=oneoff,
+                        tolerance=tolerance, sanitize=args.sanitize)
     if oneoff is not None and not result.cases:
         raise UserError("verify: error: --args: nothing could be compared: "
                         + ("; ".join(result.notes) or "the launch writes no array and none is marked :out")
