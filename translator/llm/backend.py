@@ -290,7 +290,9 @@ def verify_translation(args):
     if getattr(args, "cu", None) or settings.backend == "rules" or getattr(args, "args", None):
         yield args
         return
-    options = Options(kernels=[args.kernel] if args.kernel else [])
+    from ..verify.cli import options_of  # --kernel and --types, as verify itself reads them
+
+    options = options_of(args)
     info = parse_file(args.file)
     rules_error = None
     if settings.backend == "auto":

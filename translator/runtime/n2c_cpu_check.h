@@ -258,12 +258,14 @@ N2C_NOSAN void launch_begin(Runtime &r, char *slots) {
   g.rt = &r;
   g.slots_lo = reinterpret_cast<uintptr_t>(slots);
   g.slots_hi = g.slots_lo + static_cast<uintptr_t>(r.n) * kSlotBytes;
-  g.tls_lo = reinterpret_cast<uintptr_t>(r.tls_base);
-  g.tls_hi = g.tls_lo + r.tls_size;
+  // A page either side of the TLS block: an overrun of its first or last __shared__ array lands there (the
+  // hook stops it before it touches the memory, which is not the block's).
+  g.tls_lo = reinterpret_cast<uintptr_t>(r.tls_base) - kPage;
+  g.tls_hi = reinterpret_cast<uintptr_t>(r.tls_base) + (r.tls_size + kPage - 1) / kPage * kPage + kPage;
   g.tls_known = r.tls_base != nullptr && g.nstatics > 0;
   for (int i = 0; i < g.nstatics; ++i) {
     Region &R = g.statics[i];
-    R.lo = g.tls_lo + R.offset, R.hi = R.lo + R.bytes, R.guard_lo = R.lo, R.guard_hi = R.hi;
+    R.lo = reinterpret_cast<uintptr_t>(r.tls_base) + R.offset, R.hi = R.lo + R.bytes, R.guard_lo = R.lo, R.guard_hi = R.hi;
     if (R.cells) std::memset(R.cells, 0, R.bytes * sizeof(Cell));
   }
   unsigned char *d = n2c_dynamic_smem;

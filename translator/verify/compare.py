@@ -109,10 +109,11 @@ def first_bit_difference(a: np.ndarray, b: np.ndarray):
 
 
 def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None = None,
-                   atol: float | None = None, ulps: int | None = None, budget: str = "") -> ArrayReport:
-    """Compare elementwise: integers exactly; floats within `ulps` units in the last place (or, for elements
-    whose expected value is small next to the array's largest, within ulps spacings of that largest: a
-    difference cancellation magnified), else with |a - e| <= atol + rtol * |e|; NaN/Inf in place."""
+                   atol: float | None = None, ulps: int | None = None, budget: str = "",
+                   scale_ulps: int = 0) -> ArrayReport:
+    """Compare elementwise: integers exactly; floats within `ulps` units in the last place (or within
+    `scale_ulps` spacings of the array's largest expected value: a difference cancellation magnified), else
+    with |a - e| <= atol + rtol * |e|; NaN/Inf in place."""
     expected = np.asarray(expected)
     actual = np.asarray(actual)
     if expected.shape != actual.shape or expected.dtype != actual.dtype:
@@ -137,7 +138,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
                 scale = np.spacing(expected.dtype.type(finite_e.max(initial=0.0))).astype(np.float64)
                 dist = np.zeros(e.shape, dtype=np.uint64)
                 dist[both_finite] = ulp_distance(e[both_finite], a[both_finite])
-                close = both_finite & ((dist <= np.uint64(ulps)) | (absdiff <= ulps * scale))
+                close = both_finite & ((dist <= np.uint64(ulps)) | (absdiff <= scale_ulps * scale))
             else:
                 close = both_finite & (absdiff <= atol + rtol * e_abs)
             rel_mask = both_finite & (e != 0)

@@ -171,7 +171,8 @@ def main(path, outdir, cfg):
         ops = sibling("sim_numba")
         fidelity = sibling("sim_fidelity")
         helpers, notes = fidelity.install(mod, ops)
-    sim_max = int(cfg["sim_max_threads"] or getattr(mod, "VERIFY_SIM_MAX_THREADS", 4096))
+    sim_max = int(cfg["sim_max_threads"] if cfg["sim_max_threads"] is not None
+                  else getattr(mod, "VERIFY_SIM_MAX_THREADS", 4096))
     try:
         entries, unswept = plan.make_plan(mod, cfg)
     except plan.PlanError as exc:
