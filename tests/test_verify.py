@@ -51,7 +51,7 @@ def test_verify_passes_corpus(capsys, name):
 
 
 def test_verify_several_seeds(capsys):
-    rc, text = run_cli(capsys, K / "vector_add.py", "--seed", 5, "--seeds", 2)
+    rc, text = run_cli(capsys, K / "vector_add.py", "--seed", 5, "--seeds", 2, "-v")
     assert rc == 0, text
     assert "seeds: 5, 6" in text and "seed 5" in text and "seed 6" in text
 
@@ -188,8 +188,8 @@ def test_planted_bug_rejected(capsys, tmp_path, name, what, old, new):
     assert rc == 1, f"{what}: exit {rc}\n{out}"  # 1, not 0 (passed) and not 2 (did not build)
     assert "verdict: NOT EQUIVALENT" in out
     assert re.search(r"first difference at index \(|data race on|out-of-bounds access", out), out
-    if what == "write to an input":
-        assert "was modified" in out
+    if what == "write to an input":  # the write, or the race of the write with other blocks' reads
+        assert "was modified" in out or "data race on global array x" in out, out
 
 
 def test_unmodified_cu_passes_and_json(capsys, tmp_path):

@@ -29,6 +29,7 @@ ULP_PER_CALL = {
 @dataclass
 class KernelFacts:
     params: list  # parameter names
+    scalar_types: dict = field(default_factory=dict)  # index -> Numba type name of each scalar parameter
     read: set = field(default_factory=set)  # indices of array parameters the kernel reads
     written: set = field(default_factory=set)
     atomic: set = field(default_factory=set)  # written with cuda.atomic.*
@@ -43,7 +44,8 @@ class KernelFacts:
 
     def to_json(self) -> dict:
         return {"params": self.params, "read": sorted(self.read), "written": sorted(self.written),
-                "atomic": sorted(self.atomic), "inout": sorted(self.inout)}
+                "atomic": sorted(self.atomic), "inout": sorted(self.inout),
+                "scalar_types": {str(i): t for i, t in self.scalar_types.items()}}
 
     def ulp_budget(self) -> tuple[int, str]:
         """(ULP per float output, why) that two faithful implementations may differ by on one side's libm."""
@@ -56,7 +58,8 @@ class KernelFacts:
 
 
 def kernel_facts(fn) -> KernelFacts:
-    facts = KernelFacts([p.name for p in fn.params])
+    facts = KernelFacts([p.name for p in fn.params],
+                        scalar_types={i: p.type.name for i, p in enumerate(fn.params) if p.array is None})
     index = {id(p.array): i for i, p in enumerate(fn.params) if p.array is not None}
     if getattr(fn, "external_code", None) is not None or (not fn.body and fn.node is not None):
         return _shell_facts(fn, facts)

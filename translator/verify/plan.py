@@ -269,6 +269,18 @@ def redraw(ex, dist, rng, facts, specs):
     return changed
 
 
+def typed_scalars(ex, facts) -> None:
+    """Scalar arguments as the kernel's signature types them: Numba converts each at the launch (0.2 passed for
+    a float32 parameter is float32(0.2) in the kernel), and so does the translation's launcher."""
+    for i, name in (facts or {}).get("scalar_types", {}).items():
+        i = int(i)
+        if i < len(ex["args"]) and not isinstance(ex["args"][i], np.ndarray):
+            try:
+                ex["args"][i] = np.dtype("bool" if name == "bool" else name).type(ex["args"][i])
+            except (TypeError, ValueError, OverflowError):
+                pass  # left as given: the launch checks say what is wrong with it
+
+
 def why_dropped(status: str) -> str:
     if status.startswith("OriginalTimeout"):
         return "the original did not finish in time on them (dropped: no reference)"

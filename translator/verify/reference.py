@@ -194,6 +194,7 @@ def main(path, outdir, cfg):
                                         cfg.get("specs", {}).get(kernel_name(ex["kernel"]), {}))
             if not entry.redrawn:
                 continue  # nothing of that kind to redraw
+        plan.typed_scalars(ex, facts)
         meta, arrays = describe(ex, len(metas), entry, facts)
         if cfg["kernel"] and meta["kernel"] != cfg["kernel"]:
             return {"error": f"--kernel {cfg['kernel']}: {entry.example}() runs {meta['kernel']!r}; name the "
