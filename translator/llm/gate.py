@@ -91,11 +91,18 @@ def verify_gate(path: str, text: str, options: Options, kernel: str, seconds_lef
 
 def _verify_summary(path, text, options, reference) -> dict:
     result = verify(path, cu_text=text, options=options, reference=reference)
-    bad = [dict(kernel=c.kernel, problem=c.problems[0],
+    kernels = sorted({c.kernel for c in result.cases})
+    # a case is NOT EQUIVALENT (problems) or UNDECIDED (why its reference cannot decide); the verdict may also
+    # rest on the translation as a whole (a static check), or on no case at all
+    bad = [dict(kernel=c.kernel, problem=(c.problems + c.undecided)[0],
                 case=f"kernel {c.kernel}, seed {c.seed}, size {c.size}, grid {c.griddim}, block {c.blockdim}, "
                      f"shared {c.shared} B") for c in result.cases if not c.ok]
-    return dict(ok=result.ok, cases=len(result.cases), kernels=sorted({c.kernel for c in result.cases}), bad=bad,
-                reference=result.reference)
+    bad += [dict(kernel=kernels[0] if kernels else "", problem=p, case="the translation as a whole")
+            for p in result.problems]
+    if not result.ok and not bad:
+        bad.append(dict(kernel="", problem="no case could be checked: " + ("; ".join(result.notes) or "none ran"),
+                        case="every case"))
+    return dict(ok=result.ok, cases=len(result.cases), kernels=kernels, bad=bad, reference=result.reference)
 
 
 def _isolated(fn, seconds: float, *args):
