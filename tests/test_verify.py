@@ -290,7 +290,8 @@ def test_planted_translations_across_corpus(name):
     tally = _TALLY[name] = []
     for kind, what, mutant in planted:
         try:
-            verdict = verify(K / name, cu_text=mutant, cu_path=f"planted {what}", reference=real.reference).verdict
+            verdict = verify(K / name, cu_text=mutant, cu_path=f"planted {what}", reference=real.reference,
+                             fail_fast=True).verdict
         except UserError as exc:  # exit 2: the planted translation does not even build; that would test nothing
             pytest.fail(f"{name}: {what}: the planted translation does not build:\n{exc.text}")
         tally.append((kind, what, verdict))

@@ -30,7 +30,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
            cu_path: str | None = None, options: Options | None = None, sizes: list | None = None,
            sim_max_threads: int | None = None, reference: list | None = None, progress=None,
            device: str = "cpu", also_cpu: bool = False, dists=DISTRIBUTIONS, oneoff: dict | None = None,
-           tolerance: tuple | None = None, sanitize: bool = False) -> VerifyResult:
+           tolerance: tuple | None = None, sanitize: bool = False, fail_fast: bool = False) -> VerifyResult:
     """Translate (or take `cu_text`), build it for `device`, and check it against the Numba original.
 
     Cases: every example (example(), or example_<kernel>() per kernel) x seed x size (the module's
@@ -40,8 +40,9 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
     launch instead (cli --args). device: "cpu" (the CPU runtime; reference: the simulator), "cuda" (the
     GPU; reference: the original on the GPU), or "auto". `reference` reuses an earlier result's
     `.reference` (it does not depend on the translation). `tolerance`: (rtol, atol) instead of the
-    derived budgets. progress(phase, done, total, case) as it goes. Raises UserError for problems with the
-    input; returns a VerifyResult whose `verdict` is the answer.
+    derived budgets. progress(phase, done, total, case) as it goes. fail_fast: stop at the first NOT
+    EQUIVALENT case (the verdict is known; the LLM gate and the planted-translation tests want no more).
+    Raises UserError for problems with the input; returns a VerifyResult whose `verdict` is the answer.
     """
     if seeds < 1:
         raise UserError("verify: error: --seeds must be at least 1")
@@ -72,6 +73,8 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
             result.cases.append(case)
             if progress:
                 progress("translation", n + 1, len(reference), case)
+            if fail_fast and case.problems and not any("data race on" in p for p in case.problems):
+                break
         s.attribute_races(result)
         if sanitize:
             s.sanitize(result)
