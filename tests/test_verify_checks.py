@@ -136,6 +136,8 @@ def test_a_flag_many_threads_set_alike_is_not_a_race_but_a_racy_original_is_unde
     assert rc == 0, out
     rc, out = run_cli(capsys, F / "flags.py", "--kernel", "last_writer", "--dists", "none")
     assert rc == 3 and "verdict: UNDECIDED" in out and "the original itself has a data race" in out, out
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "compact", "--dists", "none")
+    assert rc == 3 and "depends on the order its threads run in" in out, out
 
 
 # ---------------------------------------------------------------- numbers: budgets, narrowing, inputs

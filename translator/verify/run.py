@@ -75,7 +75,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
                 progress("translation", n + 1, len(reference), case)
             if fail_fast and case.problems and not any("data race on" in p for p in case.problems):
                 break
-        s.attribute_races(result)
+        s.attribute_to_original(result)
         if sanitize:
             s.sanitize(result)
     return result

@@ -89,42 +89,65 @@ class Session:
 
     # ---------------------------------------------------------------- after the cases
 
-    def attribute_races(self, result) -> None:
-        """A race the faithful translation shows too is the original's own: undecided, not the translation's
-        fault. (The CPU tier only: the GPU runner does not look for races.)"""
+    def attribute_to_original(self, result) -> None:
+        """A data race, or an output that depends on the order threads run in, that the faithful translation
+        shows too is the original's own: the case is undecided (the original is not deterministic there), not
+        the translation's fault. The CPU tier only: the GPU runner neither finds races nor varies the order."""
         if self.device == "cuda":
             return
-        fresh_runner = None
         for case, (meta, arrays) in zip(result.cases, result.reference):
             races = [p for p in case.problems if "data race on" in p]
-            if not races or len(races) != len(case.problems):
+            ordered = [p for p in case.problems if "differs between the two runs" in p]
+            if not races and not ordered:
                 continue
-            if self.cu_text is None:
-                own = races[0]
+            if self.cu_text is None:  # the translation checked is the faithful one
+                race = races[0] if races else ""
+                labels = {p.split("output ", 1)[1].split(" differs", 1)[0] for p in ordered}
             else:
-                if fresh_runner is None:
-                    fresh = self.fresh_text()
-                    if fresh is None:
-                        return
-                    fresh_runner = self._fresh_runner = CpuRunner(self.path, fresh, self.options)
-                own = self._race_of(fresh_runner, meta, arrays)
-            if own:
+                runner = self._fresh()
+                if runner is None:
+                    return
+                race, labels = self._behaviour(runner, meta, arrays)
+            if race and races:
                 case.problems = [p for p in case.problems if p not in races]
-                case.undecided.append(f"the original itself has a data race (its faithful translation shows it: "
-                                      f"{own.split(': ', 1)[-1]})")
+                case.undecided.append("the original itself has a data race (its faithful translation shows it: "
+                                      f"{race.split(': ', 1)[-1]})")
+            for label in sorted(labels):
+                mine = [p for p in case.problems if p.startswith(f"output {label}")]
+                if mine:
+                    case.problems = [p for p in case.problems if p not in mine]
+                    case.undecided.append(f"the original's output {label} depends on the order its threads run in "
+                                          "(its faithful translation's two runs differ too): not deterministic")
 
-    @staticmethod
-    def _race_of(runner, meta, arrays) -> str:
+    def _fresh(self):
+        if self._fresh_runner is None:
+            fresh = self.fresh_text()
+            if fresh is None:
+                return None
+            self._fresh_runner = CpuRunner(self.path, fresh, self.options)
+        return self._fresh_runner
+
+    def _behaviour(self, runner, meta, arrays) -> tuple[str, set]:
+        """(the race the faithful translation runs into on this case, or "", labels of the outputs its two runs
+        leave different where the original's two pre-fills leave them alike)."""
         from .check import FILLS, launch_args, launch_config
 
         inputs = {int(k[3:]): v for k, v in arrays.items() if k.startswith("arg")}
+        runs = []
         for which, (_, _, poison, order) in enumerate(FILLS):
             try:
-                runner.run(meta["kernel"], *launch_config(meta), launch_args(meta, inputs, which), poison, order)
+                runs.append(runner.run(meta["kernel"], *launch_config(meta), launch_args(meta, inputs, which),
+                                       poison, order))
             except LaunchFailed as exc:
-                if "data race on" in str(exc):
-                    return str(exc)
-        return ""
+                return (str(exc) if "data race on" in str(exc) else ""), set()
+        names = [p.name for p in self.kernels[meta["kernel"]].params]
+        labels = set()
+        for i in meta["outputs"]:
+            first, second = arrays.get(f"orig0_{i}"), arrays.get(f"orig1_{i}", arrays.get(f"orig0_{i}"))
+            same = first is None or second is None or first.tobytes() == second.tobytes()
+            if same and runs[0][i].tobytes() != runs[1][i].tobytes():
+                labels.add(f"{names[i]} (arg {i})" if i < len(names) else f"arg {i}")
+        return "", labels
 
     def sanitize(self, result) -> None:
         from .sanitize import run_sanitizers
