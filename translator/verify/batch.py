@@ -81,7 +81,7 @@ def verify_batch(args) -> int:
     rows = []
     for o in outcomes:
         ok, total = case_counts(o.extra)
-        word = {0: "EQUIVALENT", 1: "NOT EQUIVALENT"}.get(o.rc, verdict_word(o.rc))
+        word = {0: "EQUIVALENT", 1: "NOT EQUIVALENT", 3: "UNDECIDED"}.get(o.rc, verdict_word(o.rc))
         why = first_problem(o.extra) if o.rc != EXIT_OK else ""
         rows.append([o.path, word, f"{ok}/{total}" if total else "-", o.extra.get("device", "-"), f"{o.seconds:.1f}",
                      why or (first_error_line(o) if o.rc != EXIT_OK else "")])

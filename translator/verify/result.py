@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import EXIT_OK, EXIT_UNDECIDED, EXIT_VERDICT
 from .compare import ArrayReport
 
 EQUIVALENT, NOT_EQUIVALENT, UNDECIDED = "EQUIVALENT", "NOT EQUIVALENT", "UNDECIDED"
-EXIT_CODES = {EQUIVALENT: 0, NOT_EQUIVALENT: 1, UNDECIDED: 3}
+EXIT_CODES = {EQUIVALENT: EXIT_OK, NOT_EQUIVALENT: EXIT_VERDICT, UNDECIDED: EXIT_UNDECIDED}
 
 
 @dataclass
