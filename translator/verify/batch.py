@@ -31,7 +31,7 @@ def case_counts(doc) -> tuple[int, int]:
 
 def first_problem(doc) -> str:
     for case in (doc or {}).get("cases") or []:
-        for problem in case.get("problems") or []:
+        for problem in (case.get("problems") or []) + (case.get("undecided") or []):
             return f"{case.get('kernel')} size {case.get('size')}: {problem}"
     return ""
 
