@@ -57,9 +57,10 @@ def run_case(args: dict, arrays: list):
     try:
         mod.kernels[args["kernel"]][tuple(args["grid"]), tuple(args["block"]), 0, int(args["shared"])](*dev)
         torch.cuda.synchronize()
-    except (RuntimeError, ValueError, TypeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a refused launch, a fault: data for the verdict
         text = str(exc).strip()
-        message = text.splitlines()[0] if text else type(exc).__name__
-        fatal = "CUDA error" in text or "illegal" in text or "unspecified launch failure" in text
+        message = f"{type(exc).__name__}: " + (text.splitlines()[0] if text else "")
+        # a fault (KernelFaultError, torch's CUDA error) leaves this process's CUDA context unusable
+        fatal = "Fault" in type(exc).__name__ or any(w in text for w in ("CUDA error", "illegal", "launch failure"))
         return {"error": message, "fatal": fatal}, []
     return {"error": None}, [d.cpu().numpy() for d in dev if isinstance(d, torch.Tensor)]

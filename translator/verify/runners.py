@@ -127,9 +127,11 @@ class GpuRunner(_WorkerRunner):
 
         self.program = program_for(parse_file(path), options, shells=cu_text is not None)
         self.kernels = {fn.c_name: fn for fn in self.program.kernels}
-        self.load = {"path": str(path), "cu_text": cu_text, "specialize": options.specialize,
-                     "types": options.types, "kernels": options.kernels,
-                     "assume_nonnegative": options.assume_nonnegative}
+        # JSON for the child: types in Numba's spelling (dropin.load parses it again), specialisations as lists
+        self.load = {"path": str(path), "cu_text": cu_text,
+                     "specialize": {k: list(v) for k, v in (options.specialize or {}).items()},
+                     "types": ", ".join(f"{k}={v}" for k, v in (options.types or {}).items()),
+                     "kernels": list(options.kernels or []), "assume_nonnegative": options.assume_nonnegative}
         self.worker = Worker(Limits(wall_seconds=3600, cpu_seconds=None, address_space=None), name="GPU worker")
         try:  # the build (nvcc) happens in the child too: loading the extension runs its constructors
             self.worker.call("translator.runtime.gpu_worker:prepare", self.load, timeout=3600)
