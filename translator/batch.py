@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import progress
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_VERDICT, UserError
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE, EXIT_VERDICT, UserError
 
 GLOB_CHARS = set("*?[")
 SKIP_DIRS = {"__pycache__", "build", "dist", "node_modules"}
@@ -144,12 +144,13 @@ def run_all(paths: list[str], make_argv, *, jobs: int, description: str, timeout
 
 
 def verdict_word(rc: int) -> str:
-    return {EXIT_OK: "ok", EXIT_VERDICT: "FAILED", EXIT_USAGE: "ERROR"}.get(rc, f"CRASHED (exit {rc})")
+    return {EXIT_OK: "ok", EXIT_VERDICT: "FAILED", EXIT_USAGE: "ERROR", EXIT_UNDECIDED: "UNDECIDED"}.get(
+        rc, f"CRASHED (exit {rc})")
 
 
 def batch_exit_code(outcomes: list[Outcome]) -> int:
     codes = {o.rc for o in outcomes}
-    for code in (EXIT_INTERNAL, EXIT_USAGE, EXIT_VERDICT):
+    for code in (EXIT_INTERNAL, EXIT_USAGE, EXIT_VERDICT, EXIT_UNDECIDED):
         if code in codes:
             return code
     return EXIT_INTERNAL if codes - {EXIT_OK} else EXIT_OK

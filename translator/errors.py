@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 #: The process exit codes of every command: equivalent/ok, a verdict against (not equivalent, a failed build),
 #: a usage or translation error (located, no traceback), a bug in numba2cuda (with its traceback).
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+#: verify's third verdict: undecided (the original cannot be run or trusted where it would decide a case)
+EXIT_UNDECIDED = 3
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ import libcst as cst
 
 from ..runtime.dropin import extension_name
 from ..errors import NotVerified, UserError
-from ..frontend.importmode import import_mode_of
 from ..frontend.module import ModuleInfo, parse_file, reparse
 from .cache import CacheEntryError, LLMCache, request_key
 from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, helper_functions, tokens
@@ -335,7 +334,9 @@ def verify_translation(args):
     if getattr(args, "cu", None) or settings.backend == "rules" or getattr(args, "args", None):
         yield args
         return
-    options = Options(kernels=[args.kernel] if args.kernel else [], import_module=import_mode_of(args))
+    from ..verify.cli import options_of  # --kernel, --types and --import-module, as verify itself reads them
+
+    options = options_of(args)
     info = parse_file(args.file, options.import_module)
     rules_error = None
     if settings.backend == "auto":

@@ -30,12 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
-from ..frontend.module import parse_file
 from ..lower.program import Options
 from ..runtime.cpurun import CpuBuildError, build_cpu
-from ..runtime.dropin import program_for
 from ..sandbox import ChildError, ChildFailed, Limits, Worker, run_command
-from ..verify.check import specialisations
 
 COMPILE_ERROR_LINES, COMPILE_ERROR_CHARS = 40, 3000
 OUTPUT_LINES = 6  # of a dead child's own output, in the attempt's report
@@ -194,10 +191,9 @@ def reference_cases(path: str, options: Options, deadline: "_Deadline") -> tuple
     memo = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), str(Path(path).resolve()),
             repr(sorted(options.specialize.items())), tuple(options.kernels), repr(sorted(options.types.items())))
     if memo not in _REFERENCES:
-        specs = specialisations(program_for(parse_file(path), options, shells=True))
         with Worker(limits=limits(deadline.left(), None), name="reference run") as worker:
             try:
-                metas, arrays = worker.call("translator.llm.gate_child:reference", dict(path=str(path), specs=specs),
+                metas, arrays = worker.call("translator.llm.gate_child:reference", dict(path=str(path), options=_pack(options)),
                                             timeout=deadline.left())
             except ChildError as exc:
                 raise UserError(printable(str(exc))) from None

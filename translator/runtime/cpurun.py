@@ -30,6 +30,7 @@ from ..confine import confine, requested
 from ..sandbox import ChildFailed, Limits, run_command
 
 __all__ = [
+    "CHECK_FLAGS",
     "HEADER",
     "CpuBuildError",
     "CpuLaunchError",
@@ -45,6 +46,8 @@ __all__ = [
 HEADER = Path(__file__).resolve().parent / "n2c_cpu.h"
 # stand-ins for CUDA headers a translation includes (<cooperative_groups.h>); n2c_cpu.h defines what they declare
 CPU_INCLUDE = HEADER.parent / "cpu_include"
+# n2c_cpu.h includes it in checked builds; part of every build's cache key
+CHECK_HEADER = HEADER.with_name("n2c_cpu_check.h")
 
 # -fno-strict-aliasing: CUDA code reinterprets the shared byte buffer as float* etc.
 # -fwrapv: integer overflow wraps as on the GPU instead of being optimised as UB.
@@ -64,6 +67,12 @@ CXXFLAGS = (
 #: g++ runs in a sandboxed child (no secrets in its environment, killed past these); callers compiling text a
 #: model wrote pass tighter ones (the LLM backend's time budget)
 BUILD_LIMITS = Limits(wall_seconds=600, cpu_seconds=600, address_space=16 << 30, file_size=1 << 30)
+# The build `numba2cuda verify` runs (n2c_cpu_check.h): g++ calls __tsan_readN/__tsan_writeN, which the
+# runtime defines, before every memory access of the kernel code. Compiled and linked in two steps, so the
+# driver links no sanitizer library; -z defs: a hook the runtime lacks fails the build, not the launch.
+# -O0: half the compile time of -O1 (verify builds every translation it checks, mutants in the tests included);
+# SSE arithmetic without contraction gives the same bits at any level.
+CHECK_FLAGS = ("-DN2C_CPU_CHECKED", "-fsanitize=thread", "-O0")
 _ERROR_CHARS = 6000
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -137,11 +146,12 @@ def _flags(extra_flags: Sequence[str]) -> list[str]:
 
 
 def library_path(cu_text: str, *, name: str, cache_dir=None, extra_flags: Sequence[str] = ()) -> Path:
-    """Where build_cpu puts the library of ``cu_text`` (content-addressed: source, header, flags, compiler)."""
+    """Where build_cpu puts the library of ``cu_text`` (content-addressed: source, headers, flags, compiler)."""
     if not _NAME_RE.match(name):
         raise ValueError(f"name must be a C identifier, got {name!r}")
     cxx = os.environ.get("CXX", "g++")
-    header = HEADER.read_bytes() + b"".join(p.read_bytes() for p in sorted(CPU_INCLUDE.glob("*.h")))
+    header = HEADER.read_bytes() + CHECK_HEADER.read_bytes() + \
+        b"".join(p.read_bytes() for p in sorted(CPU_INCLUDE.glob("*.h")))
     digest = hashlib.sha256()
     for part in (cu_text.encode(), header, "\0".join(_flags(extra_flags)).encode(), _compiler_id(cxx).encode()):
         digest.update(hashlib.sha256(part).digest())
@@ -167,18 +177,28 @@ def build_cpu(
     try:
         src = tmp / f"{name}.cu"
         src.write_text(cu_text)
-        cmd = [os.environ.get("CXX", "g++"), *_flags(extra_flags), "-x", "c++", "-include", str(HEADER),
-               src.name, "-o", lib_path.name]
-        try:
-            proc = run_command(cmd, limits=limits, cwd=tmp)
-        except ChildFailed as exc:
-            raise CpuBuildError(name, _trim(f"{exc.reason}\n{exc.output}", tmp, src.name)) from None
-        if proc.returncode != 0:
-            from ..sandbox import describe_exit
+        cxx = os.environ.get("CXX", "g++")
+        flags = _flags(extra_flags)
+        cmd = [cxx, *flags, "-x", "c++", "-include", str(HEADER), src.name, "-o", lib_path.name]
+        steps = [cmd]
+        if "-fsanitize=thread" in flags:
+            link = [f for f in flags if f in ("-shared", "-fPIC") or f.startswith("-Wl,")]
+            compile_step = [f for f in cmd if f != "-shared" and not f.startswith("-Wl,")]
+            compile_step = compile_step[:compile_step.index("-o")] + ["-c", "-o", "kernel.o"]
+            steps = [compile_step, [cxx, *link, "-Wl,-z,defs", "kernel.o", "-o", lib_path.name]]
+        log = []
+        for step in steps:
+            try:  # a sandboxed child: a hand-edited or model-written file can make g++ hang (#include "/dev/zero")
+                proc = run_command(step, limits=limits, cwd=tmp)
+            except ChildFailed as exc:
+                raise CpuBuildError(name, _trim(f"{exc.reason}\n{exc.output}", tmp, src.name)) from None
+            if proc.returncode != 0:
+                from ..sandbox import describe_exit
 
-            why = "" if proc.returncode > 0 else f"g++ was {describe_exit(proc.returncode)}\n"
-            raise CpuBuildError(name, _trim(why + proc.stdout, tmp, src.name))
-        (tmp / "build.log").write_text(" ".join(cmd) + "\n" + proc.stdout)
+                why = "" if proc.returncode > 0 else f"g++ was {describe_exit(proc.returncode)}\n"
+                raise CpuBuildError(name, _trim(why + proc.stdout, tmp, src.name))
+            log.append(" ".join(step) + "\n" + proc.stdout)
+        (tmp / "build.log").write_text("\n".join(log))
         try:
             os.replace(tmp, final)  # the directory appears complete or not at all
         except OSError:
@@ -190,9 +210,10 @@ def build_cpu(
 
 
 def load_library(lib_path: str | os.PathLike) -> ctypes.CDLL:
-    """Load a library build_cpu made into this process. Where NUMBA2CUDA_CONFINE=1 (a sandboxed child loading a
-    model's code), the process is confined first (confine.py): what the library runs cannot start programs,
-    write files or signal other processes (where the platform allows: elsewhere the sandbox's other layers stand)."""
+    """Load a library build_cpu made into this process (only a child process loads an untrusted translation's:
+    loading runs its static constructors). Where NUMBA2CUDA_CONFINE=1 (a sandboxed child loading a model's
+    code), the process is confined first (confine.py): what the library runs cannot start programs, write files
+    or signal other processes (where the platform allows: elsewhere the sandbox's other layers stand)."""
     if requested():
         confine()
     lib = ctypes.CDLL(str(lib_path))

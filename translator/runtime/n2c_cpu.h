@@ -33,11 +33,15 @@
 //  * Deadlock: completion is checked eagerly on every arrival and exit, so a scheduler pass
 //    that finds nothing runnable while threads are alive is a deadlock: the launch returns
 //    cudaErrorLaunchFailure and n2c_cpu_last_error_message() says who waits where.
+//  * Checked builds (-DN2C_CPU_CHECKED with g++'s -fsanitize=thread hooks, what `numba2cuda
+//    verify` runs): every access of the kernel code is checked against the arrays it may touch, data
+//    races are found with shadow memory per barrier interval, and a block's threads run in a varied
+//    order (n2c_cpu_check.h).
 //  * Not modelled: spin-waits on another thread or block (they hang: fibers are not preempted),
-//    data races and memory ordering, out-of-bounds global accesses, more than ~500 KiB of stack
-//    per thread (SIGSEGV on a guard page), the static + dynamic shared limit (dynamic only),
-//    `extern __shared__` under any name but n2c_dynamic_smem, texture, cooperative groups other than
-//    this_grid().sync().
+//    memory ordering, more than ~500 KiB of stack per thread (SIGSEGV on a guard page), the static +
+//    dynamic shared limit (dynamic only), `extern __shared__` under any name but n2c_dynamic_smem,
+//    texture, cooperative groups other than this_grid().sync(); without checks (and in cooperative
+//    launches, checks or not), data races and out-of-bounds global accesses.
 //  * Cooperative launches (cudaLaunchCooperativeKernel): every block runs at once, each on its own OS
 //    thread with its own fibers and its own __shared__ (thread_local), so a grid barrier can complete.
 //    A block arrives at this_grid().sync() when all its live threads wait there; all blocks leave
@@ -58,6 +62,10 @@
 #include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#ifdef N2C_CPU_CHECKED
+#include <csignal>
+#include <unistd.h>
+#endif
 #if !defined(__x86_64__) || defined(N2C_CPU_UCONTEXT)
 #define N2C_CPU_USE_UCONTEXT 1
 #include <ucontext.h>
@@ -76,7 +84,11 @@ using std::signbit;
 #define __device__
 #define __host__
 #define __constant__
+#ifdef N2C_CPU_CHECKED  // verifier checks: each __shared__ array on its own page (n2c_cpu_check.h)
+#define __shared__ __attribute__((aligned(4096))) thread_local
+#else
 #define __shared__ thread_local
+#endif
 #define __forceinline__ __inline__ __attribute__((always_inline))
 // After the standard headers on purpose: libstdc++ spells __attribute__((__noinline__)).
 #define __noinline__ __attribute__((noinline))
@@ -116,11 +128,45 @@ static constexpr int warpSize = 32;
 // 227 KiB is the sm_90 opt-in maximum; the headroom past it catches stray writes.
 #define N2C_CPU_DYN_SMEM_MAX 232448u
 #define N2C_CPU_DYN_SMEM_BUF (N2C_CPU_DYN_SMEM_MAX + 16384u)
+#ifdef N2C_CPU_CHECKED
+alignas(4096) thread_local unsigned char n2c_dynamic_smem[N2C_CPU_DYN_SMEM_BUF];
+#else
 alignas(16) thread_local unsigned char n2c_dynamic_smem[N2C_CPU_DYN_SMEM_BUF];
+#endif
 // A block-scope `extern thread_local` makes g++ reach the variable through a TLS wrapper that
 // calls its (weak, undefined) dynamic-init function -- unguarded at some -O levels.  A no-op
 // definition keeps that call harmless.
 extern "C" void _ZTH16n2c_dynamic_smem() {}
+
+// ---- verifier checks: where the scheduler calls them (defined in n2c_cpu_check.h) ------------
+// Built with -DN2C_CPU_CHECKED (and -fsanitize=thread) for `numba2cuda verify`; otherwise
+// every N2C_CHK(...) is nothing and fibers run in order.
+#ifdef N2C_CPU_CHECKED
+#define N2C_NOSAN __attribute__((no_sanitize_thread))
+namespace n2c_cpu {
+struct Runtime;
+struct Fiber;
+namespace chk {
+void launch_begin(Runtime &r, char *slots);
+void launch_end(Runtime &r);
+void block_begin(Runtime &r);
+void run(Fiber &f);
+void yield(Fiber &f);
+void barrier_done(Runtime &r);
+void warp_done(Runtime &r, unsigned warp);
+unsigned pick(Runtime &r, unsigned k);
+void atomic_access(const volatile void *addr, unsigned bytes);
+int suspend();
+void resume(int flags);
+}  // namespace chk
+}  // namespace n2c_cpu
+#define N2C_CHK(call) ::n2c_cpu::chk::call
+#define N2C_PICK(r, k) ::n2c_cpu::chk::pick(r, k)
+#else
+#define N2C_NOSAN
+#define N2C_CHK(call) ((void)0)
+#define N2C_PICK(r, k) (k)
+#endif
 
 extern "C" void n2c_cpu_switch(void **save_sp, void *load_sp);
 extern "C" void n2c_cpu_trampoline();
@@ -203,7 +249,11 @@ inline Fiber &cur() { return *slot().fiber; }
 inline Runtime &cur_rt() { return *slot().rt; }
 
 // Host side: one Runtime per OS thread (leaked at thread exit; n2c_cpu_release frees it).
+#ifdef N2C_CPU_CHECKED  // on its own page: never in the padding that catches a __shared__ overrun
+alignas(4096) static thread_local Runtime *tls_rt = nullptr;
+#else
 static thread_local Runtime *tls_rt = nullptr;
+#endif
 static int g_poison = 0xFF;  // poison byte, or -1 for none
 inline Runtime &rt() { return *(tls_rt ? tls_rt : (tls_rt = new Runtime())); }
 
@@ -266,6 +316,7 @@ static void fiber_main() {
 }
 
 inline void Runtime::exit_fiber(Fiber &f) {
+  N2C_CHK(yield(f));
   f.state = kExited;
   --live;
   try_barrier();  // an exited thread no longer holds back a barrier or a warp collective
@@ -300,6 +351,7 @@ inline void Runtime::try_barrier() {
   for (unsigned i = 0; i < n; ++i)
     if (fib[i].state == kAtBarrier) fib[i].res = res[fib[i].op], fib[i].state = kReady;
   at_barrier = 0;
+  N2C_CHK(barrier_done(*this));
 }
 
 // Source lane of a shuffle exactly as PTX shfl.sync computes it (b = lane/offset operand,
@@ -348,6 +400,7 @@ inline void Runtime::release_warp(unsigned lo, unsigned g) {
   for (unsigned k = 0; k < 32; ++k)
     if (g >> k & 1) fib[lo + k].state = kReady;
   at_warp -= __builtin_popcount(g);
+  if (fib[lo + __builtin_ctz(g)].op == kSyncWarp) N2C_CHK(warp_done(*this, lo / 32));
 }
 
 // Called whenever a lane of warp w blocks or exits: complete every group that now can.
@@ -433,10 +486,13 @@ inline bool Runtime::run_block(char *slots) {
   }
   live = n;
   at_barrier = at_warp = 0;
+  N2C_CHK(block_begin(*this));
   for (;;) {
     bool ran = false;
-    for (unsigned i = 0; i < n; ++i) {
+    for (unsigned k = 0; k < n; ++k) {
+      const unsigned i = N2C_PICK(*this, k);
       if (fib[i].state != kReady) continue;
+      N2C_CHK(run(fib[i]));
       ctx_switch(&sched, &fib[i].ctx);
       ran = true;
       if (failed) return false;
@@ -522,6 +578,7 @@ inline bool Runtime::grid_barrier() {
 inline int barrier(Op op, int pred, unsigned line) {
   Runtime &r = cur_rt();
   Fiber &f = cur();
+  N2C_CHK(yield(f));
   f.state = kAtBarrier, f.op = op, f.pred = pred != 0, f.line = line;
   ++r.at_barrier;
   r.try_barrier();
@@ -534,6 +591,7 @@ inline Fiber &warp_op(Op op, unsigned size, unsigned mask, uint64_t val, int pre
   Runtime &r = cur_rt();
   Fiber &f = cur();
   const unsigned lin = static_cast<unsigned>(&f - r.fib);
+  N2C_CHK(yield(f));
   f.state = kAtWarp, f.op = op, f.size = static_cast<unsigned char>(size), f.mask = mask, f.val = val;
   f.pred = pred != 0, f.b = b, f.c = c, f.line = line;
   ++r.at_warp;
@@ -631,11 +689,13 @@ inline bool run_blocks(Runtime &r, const uint3 *only) {
   __builtin_ia32_ldmxcsr(0x1F80u);
 #endif
   bool ok = true;
-  if (only)
+  if (only)  // a block of a cooperative launch (unchecked: see launch())
     r.bid = *only, poison_block(r), ok = r.run_block(slots);
+  if (!only) N2C_CHK(launch_begin(r, slots));
   for (unsigned z = 0; !only && ok && z < r.grid.z; ++z)
     for (unsigned y = 0; ok && y < r.grid.y; ++y)
       for (unsigned x = 0; ok && x < r.grid.x; ++x) r.bid = uint3{x, y, z}, poison_block(r), ok = r.run_block(slots);
+  if (!only) N2C_CHK(launch_end(r));
   munmap(map, len);
 #if defined(__x86_64__)
   __builtin_ia32_ldmxcsr(host_mxcsr);
@@ -738,7 +798,15 @@ inline cudaError_t launch(AnyFn key, dim3 grid, dim3 block, size_t shared_bytes,
   if (r.msg[0]) return r.last = cudaErrorInvalidConfiguration;
   r.grid = grid, r.block = block, r.n = static_cast<unsigned>(nthreads), r.shared_bytes = shared_bytes;
   r.invoke = invoke, r.arg = arg;
-  const bool ok = cooperative && 1ull * grid.x * grid.y * grid.z > 1 ? run_cooperative(r) : run_blocks(r, nullptr);
+  const bool together = cooperative && 1ull * grid.x * grid.y * grid.z > 1;
+#ifdef N2C_CPU_CHECKED
+  // the checks keep one state per process, and a cooperative launch runs its blocks on OS threads at once
+  const int checks = together ? ::n2c_cpu::chk::suspend() : 0;
+#endif
+  const bool ok = together ? run_cooperative(r) : run_blocks(r, nullptr);
+#ifdef N2C_CPU_CHECKED
+  if (together) ::n2c_cpu::chk::resume(checks);
+#endif
   std::fflush(stdout);  // device printf output appears at synchronisation
   return r.last = ok ? cudaSuccess : cudaErrorLaunchFailure;
 }
@@ -818,8 +886,9 @@ N2C_SHFL(long long) N2C_SHFL(unsigned long long) N2C_SHFL(float) N2C_SHFL(double
 
 // ---- atomics: CUDA's overload sets (no double atomicExch, no signed 64-bit add) --------------
 // Fibers are cooperative, so a plain read-modify-write cannot be interleaved.
+// Checked builds: an atomic is one access the race checks know as atomic, not a plain read and write.
 #define N2C_ATOMIC(NAME, T, EXPR) \
-  inline T NAME(T *addr, T val) { T old = *addr; *addr = (EXPR); return old; }
+  N2C_NOSAN inline T NAME(T *addr, T val) { N2C_CHK(atomic_access(addr, sizeof(T))); T old = *addr; *addr = (EXPR); return old; }
 #define N2C_ATOMIC_INT(NAME, EXPR) \
   N2C_ATOMIC(NAME, int, EXPR) N2C_ATOMIC(NAME, unsigned int, EXPR) N2C_ATOMIC(NAME, unsigned long long, EXPR)
 N2C_ATOMIC_INT(atomicAdd, n2c_cpu::wrap_add(old, val))
@@ -835,7 +904,8 @@ N2C_ATOMIC(atomicDec, unsigned int, ((old == 0u) || (old > val)) ? val : old - 1
 #undef N2C_ATOMIC_INT
 #undef N2C_ATOMIC
 #define N2C_CAS(T) \
-  inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
+  N2C_NOSAN inline T atomicCAS(T *addr, T cmp, T val) { \
+    N2C_CHK(atomic_access(addr, sizeof(T))); T old = *addr; if (old == cmp) *addr = val; return old; }
 N2C_CAS(int) N2C_CAS(unsigned int) N2C_CAS(unsigned long long) N2C_CAS(unsigned short)
 #undef N2C_CAS
 
@@ -960,6 +1030,9 @@ struct grid_group {
 };
 inline grid_group this_grid() { return grid_group(); }
 }  // namespace cooperative_groups
+#ifdef N2C_CPU_CHECKED
+#include "n2c_cpu_check.h"
+#endif
 
 #pragma GCC visibility pop
 

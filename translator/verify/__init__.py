@@ -3,7 +3,8 @@ translation on the CPU runtime or the GPU (runners.py), compared per case (check
 as a table, JSON and JUnit (report.py); oneoff.py reads `--args` launches, cli.py is `numba2cuda verify`,
 testing.py the pytest API."""
 
-from .check import VerifyResult, verify
+from .result import VerifyResult
+from .run import verify
 from .report import format_report, junit_xml
 from .testing import assert_equivalent
 

@@ -31,7 +31,7 @@ def case_counts(doc) -> tuple[int, int]:
 
 def first_problem(doc) -> str:
     for case in (doc or {}).get("cases") or []:
-        for problem in case.get("problems") or []:
+        for problem in (case.get("problems") or []) + (case.get("undecided") or []):
             return f"{case.get('kernel')} size {case.get('size')}: {problem}"
     return ""
 
@@ -81,7 +81,7 @@ def verify_batch(args) -> int:
     rows = []
     for o in outcomes:
         ok, total = case_counts(o.extra)
-        word = {0: "EQUIVALENT", 1: "NOT EQUIVALENT"}.get(o.rc, verdict_word(o.rc))
+        word = {0: "EQUIVALENT", 1: "NOT EQUIVALENT", 3: "UNDECIDED"}.get(o.rc, verdict_word(o.rc))
         why = first_problem(o.extra) if o.rc != EXIT_OK else ""
         rows.append([o.path, word, f"{ok}/{total}" if total else "-", o.extra.get("device", "-"), f"{o.seconds:.1f}",
                      why or (first_error_line(o) if o.rc != EXIT_OK else "")])

@@ -1,4 +1,8 @@
-"""expected vs actual arrays -> report: bit-identical, max ULP, max abs/rel error, first differing index."""
+"""expected vs actual arrays -> report: bit-identical, max ULP, max abs/rel error, first differing index.
+
+Two ways to accept a difference: a ULP budget (against the Numba original: what two faithful implementations
+may differ by, derived from what the kernel computes; 0 means bit-identical up to the sign of zero), or
+rtol/atol (against a NumPy `expected`, or when the user gives tolerances)."""
 
 from __future__ import annotations
 
@@ -54,6 +58,8 @@ class ArrayReport:
     rtol: float = 0.0
     atol: float = 0.0
     note: str = ""
+    ulps: int | None = None  # the ULP budget the comparison accepted, when it used one
+    budget: str = ""  # why that budget
 
     def describe_first(self) -> str:
         if self.first_index is None:
@@ -105,8 +111,11 @@ def first_bit_difference(a: np.ndarray, b: np.ndarray):
 
 
 def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None = None,
-                   atol: float | None = None) -> ArrayReport:
-    """Compare elementwise: integers exactly, floats with |a - e| <= atol + rtol * |e|, NaN/Inf in place."""
+                   atol: float | None = None, ulps: int | None = None, budget: str = "",
+                   scale_ulps: int = 0) -> ArrayReport:
+    """Compare elementwise: integers exactly; floats within `ulps` units in the last place (or within
+    `scale_ulps` spacings of the array's largest expected value: a difference cancellation magnified), else
+    with |a - e| <= atol + rtol * |e|; NaN/Inf in place."""
     expected = np.asarray(expected)
     actual = np.asarray(actual)
     if expected.dtype.names is not None and expected.dtype == actual.dtype and expected.shape == actual.shape:
@@ -131,7 +140,14 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
         with np.errstate(all="ignore"):
             e_abs = np.abs(e.astype(np.float64))
             absdiff = np.where(both_finite, np.abs(a.astype(np.float64) - e.astype(np.float64)), 0.0)
-            close = both_finite & (absdiff <= atol + rtol * e_abs)
+            if ulps is not None:
+                finite_e = e_abs[np.isfinite(e_abs)]
+                scale = np.spacing(expected.dtype.type(finite_e.max(initial=0.0))).astype(np.float64)
+                dist = np.zeros(e.shape, dtype=np.uint64)
+                dist[both_finite] = ulp_distance(e[both_finite], a[both_finite])
+                close = both_finite & ((dist <= np.uint64(ulps)) | (absdiff <= scale_ulps * scale))
+            else:
+                close = both_finite & (absdiff <= atol + rtol * e_abs)
             rel_mask = both_finite & (e != 0)
             rel = np.where(rel_mask, absdiff / np.where(rel_mask, e_abs, 1.0), 0.0)
         good = close | (e_nan & a_nan) | (~e_nan & ~a_nan & ~both_finite & (e == a))
@@ -163,5 +179,8 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
         flat = int(np.argmax(bad))
         first = tuple(int(x) for x in np.unravel_index(flat, expected.shape))
         ev, av = _scalar(e[flat]), _scalar(a[flat])
+    if ulps is not None:
+        rtol = atol = 0.0
     return ArrayReport(str(expected.dtype), tuple(expected.shape), mismatches == 0, bit_identical, max_ulp,
-                       max_abs, max_rel, mismatches, first, ev, av, rtol, atol)
+                       max_abs, max_rel, mismatches, first, ev, av, rtol, atol,
+                       ulps=ulps if expected.dtype.kind == "f" else None, budget=budget)

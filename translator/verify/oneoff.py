@@ -9,15 +9,16 @@ from ..errors import UserError
 from ..ir import typesys as T
 from ..runtime.dropin import kernel_metadata
 from ..runtime.launch_checks import Param, launch_config, scalar, table_limits
-from .reference import DISTRIBUTIONS as DRAWS
+from .plan import DISTRIBUTIONS as DRAWS
 
 ARRAY_RE = re.compile(r"^(?P<dtype>\w+)\[(?P<shape>[\d\s,]+)\](?P<tags>(?::\w+)*)$")
 ONE_OFF_DISTS = tuple(DRAWS)  # every distribution the reference side can draw
 ARGS_HELP = ("one launch without example(): every kernel parameter as NAME=VALUE, comma-separated. Arrays: "
              "DTYPE[SHAPE] with an optional :DIST (" + ", ".join(ONE_OFF_DISTS) + "; default normal, ints for "
-             "integer dtypes) and :out for the arrays to compare, e.g. \"a=float32[1000], "
-             "b=float32[1000]:uniform, out=float32[1000]:out, n=1000\". Needs --grid and --block; the "
-             "reference is the Numba original (no NumPy reference).")
+             "integer dtypes); the arrays the kernel writes are compared (:out adds one, :inout marks one it "
+             "updates in place, which keeps its drawn contents instead of a pre-fill), e.g. \"a=float32[1000], "
+             "b=float32[1000]:uniform, out=float32[1000], n=1000\". Needs --grid and --block; the reference "
+             "is the Numba original (no NumPy reference).")
 
 
 def parse_value(name: str, text: str) -> dict:
@@ -28,14 +29,14 @@ def parse_value(name: str, text: str) -> dict:
         except T.TypeStringError as exc:
             raise UserError(f"verify: error: --args {name}: {exc}") from None
         tags = [t for t in m["tags"].split(":") if t]
-        dists = [t for t in tags if t != "out"]
+        dists = [t for t in tags if t not in ("out", "inout")]
         if any(d not in ONE_OFF_DISTS for d in dists) or len(dists) > 1:
             raise UserError(f"verify: error: --args {name}: unknown distribution {':'.join(dists)!r}\n"
-                            f"    hint: one of {', '.join(ONE_OFF_DISTS)}, and :out for outputs")
+                            f"    hint: one of {', '.join(ONE_OFF_DISTS)}, and :out or :inout for outputs")
         shape = [int(d) for d in m["shape"].split(",") if d.strip()]
         dist = dists[0] if dists else ("ints" if dtype.is_int else "zeros" if dtype.name == "bool" else "normal")
         return {"kind": "array", "dtype": dtype.name if dtype.name != "bool" else "bool", "shape": shape,
-                "dist": dist, "out": "out" in tags}
+                "dist": dist, "out": "out" in tags, "inout": "inout" in tags}
     for conv in (int, float):
         try:
             return {"kind": "scalar", "value": conv(text)}
@@ -90,8 +91,10 @@ def order_oneoff_args(oneoff: dict, kernels: dict, kernel: str | None) -> list:
     if values:
         raise UserError(f"verify: error: --args: {kernel} has no parameter {', '.join(map(repr, values))}")
     _check_launch(oneoff, fn, out)
-    if not any(v.get("out") for v in out):
-        raise UserError("verify: error: --args: mark the arrays to compare with :out, e.g. out=float32[1000]:out")
+    written = [p.array is not None and p.array.written for p in fn.params]
+    if not any(v.get("out") or v.get("inout") for v in out) and not any(written):
+        raise UserError(f"verify: error: --args: {kernel} writes no array, so there is nothing to compare\n"
+                        "    hint: mark the arrays to compare with :out, e.g. out=float32[1000]:out")
     return out
 
 

@@ -2,44 +2,31 @@
 
     python reference.py MODULE.py OUTDIR CONFIG_JSON
 
-It imports and runs the user's module, so it runs in its own process (under NUMBA_ENABLE_CUDASIM=1
-for the simulator) and imports nothing from numba2cuda. It writes one case<N>.npz per case (inputs,
-the example's expected outputs, the original's outputs) and prints one JSON line describing them.
+It imports and runs the user's module, so it runs in its own process (under NUMBA_ENABLE_CUDASIM=1 for
+the simulator) and imports nothing from numba2cuda; in the simulator, sim_fidelity.py and sim_numba.py
+(loaded from this folder by path) make the original compute what Numba computes on the GPU. It writes one
+case<N>.npz per case (inputs, the example's expected outputs, the original's outputs under each of the
+two pre-fills) and prints one JSON line describing them. Case plans and input draws: plan.py.
 """
 
 import importlib.util
-import inspect
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
-# Redraws of the example's floating-point inputs; the original is then the only reference.
-DISTRIBUTIONS = {
-    "normal": lambda rng, shape: rng.standard_normal(shape),
-    "uniform": lambda rng, shape: rng.uniform(0.0, 1.0, shape),
-    "large": lambda rng, shape: rng.standard_normal(shape) * 1e18,
-    "tiny": lambda rng, shape: rng.standard_normal(shape) * 1e-18,
-    "negative": lambda rng, shape: -np.abs(rng.standard_normal(shape)) * 100.0,
-    "ints": lambda rng, shape: rng.integers(-100, 101, shape),
-    "zeros": lambda rng, shape: np.zeros(shape),
-}
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sentinels(dtype, avoid):
-    """Two integer fill values that appear in no expected output or input (booleans: True and False)."""
-    if dtype.kind not in "iu":
-        return [True, False]
-    info = np.iinfo(dtype)
-    out = []
-    for k in range(1000):
-        for cand in (info.max - k, info.min + k):
-            if not any(np.any(a == cand) for a in avoid) and cand not in out:
-                out.append(cand)
-                if len(out) == 2:
-                    return out
-    raise RuntimeError("no sentinel value found")
+def sibling(name):
+    """A module of this folder, loaded by path (this process must not import numba2cuda)."""
+    spec = importlib.util.spec_from_file_location(f"n2c_verify_{name}", os.path.join(HERE, f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def kernel_name(k, mod=None):
@@ -54,14 +41,6 @@ def kernel_name(k, mod=None):
         except AttributeError:
             pass
     return repr(k)
-
-
-def accepts(fn, name):
-    try:
-        ps = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())
 
 
 def prod(v):
@@ -108,165 +87,174 @@ def load(path):
     return mod
 
 
-def generic_value(mod, name, values):
-    """A value of a specialised parameter that no template handles: the generic kernel runs it."""
-    given = getattr(mod, "VERIFY_GENERIC", {}).get(name)
-    if given is not None:
-        return int(given)
-    v = min(values) - 1
-    while v in values and v > 0:
-        v -= 1
-    return v if v > 0 else max(values) + 1
-
-
-def make_plan(mod, cfg):
-    """[(seed, size, params, distribution)]: every specialisation value plus a generic one; the module's
-    VERIFY_SIZES (or --sizes) plus tile-1 and tile+1 per value; every seed; the example's own inputs, and
-    for the first seed and size the redrawn distributions."""
-    sweep = {p: sorted(set(v)) for p, v in cfg["specs"].items() if accepts(mod.example, p)}
-    combos = [{}]
-    for p, values in sweep.items():
-        combos = [dict(c, **{p: v}) for c in combos for v in values + [generic_value(mod, p, values)]]
-    base_sizes = cfg["sizes"] or list(getattr(mod, "VERIFY_SIZES", ("small",)))
-    plan = []
-    for combo in combos:
-        sizes = list(base_sizes)
-        if not cfg["sizes"]:
-            for v in combo.values():
-                sizes += [v - 1, v + 1] if v > 1 else [v + 1]
-        seen = list(dict.fromkeys(sizes))  # in order, each once
-        for size in seen:
-            for seed in cfg["seeds"]:
-                plan.append((seed, size, combo, "example"))
-                if seed == cfg["seeds"][0] and size == seen[0]:
-                    plan += [(seed, size, combo, d) for d in cfg["dists"]]
-    return sweep, base_sizes, plan
-
-
-def oneoff_example(mod, spec, rng):
-    """The example() of a one-off run from the command line: inputs drawn as the flags say, no expected."""
-    args, outputs = [], []
-    for i, a in enumerate(spec["args"]):
-        if a["kind"] == "scalar":
-            args.append(a["value"])
-            continue
-        dtype = np.dtype(a["dtype"])
-        values = DISTRIBUTIONS[a["dist"]](rng, tuple(a["shape"]))
-        if dtype.kind in "iu":
-            values = np.clip(np.rint(values), np.iinfo(dtype).min, np.iinfo(dtype).max)
-        args.append(np.ascontiguousarray(values.astype(dtype)))
-        if a["out"]:
-            outputs.append(i)
-    return dict(kernel=getattr(mod, spec["kernel"]), griddim=spec["griddim"], blockdim=spec["blockdim"],
-                shared=spec["shared"], args=args, expected={i: None for i in outputs},
-                rtol=spec.get("rtol"), atol=spec.get("atol"))
-
-
-def redraw(ex, dist, rng):
-    """Replace the example's read-only floating-point inputs by draws from `dist`."""
-    changed = False
-    written = set(int(i) for i in ex["expected"]) | set(int(i) for i in ex.get("inout", ()))
-    for i, a in enumerate(ex["args"]):
-        if isinstance(a, np.ndarray) and a.dtype.kind == "f" and i not in written:
-            ex["args"][i] = np.ascontiguousarray(DISTRIBUTIONS[dist](rng, a.shape).astype(a.dtype))
-            changed = True
-    return changed
-
-
-def describe(ex, case, seed, size, combo, dist, sweep, mod=None):
-    meta = {"case": case, "seed": seed, "size": size, "params": combo, "distribution": dist,
-            "specialised": {p: v in sweep.get(p, ()) for p, v in combo.items()}, "kernel": kernel_name(ex["kernel"], mod),
-            "griddim": ex["griddim"], "blockdim": ex["blockdim"], "shared": int(ex.get("shared", 0) or 0),
-            "nargs": len(ex["args"]), "arrays": [], "scalars": {},
-            "outputs": sorted(int(i) for i in ex["expected"]), "inout": sorted(int(i) for i in ex.get("inout", ())),
-            "rtol": ex.get("rtol"), "atol": ex.get("atol"), "fills": {}, "original": None,
-            "expected_valid": dist == "example" and all(e is not None for e in ex["expected"].values())}
+def describe(ex, case, entry, facts, mod=None):
+    """(meta, arrays) of one case: outputs are the arrays the kernel writes (from the IR) and those example()
+    expects; arrays it also reads keep the example's contents (in-place updates), the others get pre-fills."""
+    written = set(facts.get("written", ())) if facts else set()
+    inout = set(facts.get("inout", ())) if facts else set()
+    args = ex["args"]
+    outputs = sorted({int(i) for i in ex["expected"]} | {i for i in written if i < len(args)
+                                                         and isinstance(args[i], np.ndarray)})
+    inout |= {i for i in outputs if args[i].dtype.names is not None}  # records (RNG states) advance in place
+    meta = {"case": case, "seed": entry.seed, "size": entry.size, "params": entry.combo,
+            "distribution": entry.dist, "specialised": entry.specialised, "kernel": kernel_name(ex["kernel"], mod),
+            "example": entry.example, "griddim": ex["griddim"], "blockdim": ex["blockdim"],
+            "shared": int(ex.get("shared", 0) or 0), "nargs": len(args), "arrays": [], "scalars": {},
+            "outputs": outputs, "inout": sorted((inout | {int(i) for i in ex.get("inout", ())}) & set(outputs)),
+            "rtol": ex.get("rtol"), "atol": ex.get("atol"), "fills": {}, "original": None, "original_fills": 1,
+            "expected_valid": entry.dist in ("example", "cli") and bool(ex["expected"])
+            and all(e is not None for e in ex["expected"].values()), "redrawn": entry.redrawn}
     arrays = {}
-    for i, a in enumerate(ex["args"]):
+    for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
             meta["arrays"].append(i)
             arrays[f"arg{i}"] = a
         else:
             meta["scalars"][str(i)] = a.item() if isinstance(a, np.generic) else a
-    for i, e in ex["expected"].items():
-        i = int(i)
-        if ex["args"][i].dtype.names is not None and i not in meta["inout"]:
-            meta["inout"].append(i)  # records (RNG states) are advanced in place: their contents are an input
-        if meta["expected_valid"]:
+    for i in outputs:
+        e = ex["expected"].get(i) if i in ex["expected"] else None
+        if meta["expected_valid"] and e is not None:
             arrays[f"expected{i}"] = np.asarray(e)
-        a = ex["args"][i]
+        a = args[i]
         if a.dtype.kind in "iub":
             avoid = [a] + ([np.asarray(e)] if e is not None else [])
             meta["fills"][str(i)] = [v.item() if isinstance(v, np.generic) else v for v in sentinels(a.dtype, avoid)]
     return meta, arrays
 
 
-def run_original(ex, meta, arrays, device, sim_max):
-    """Launch the Numba original with outputs pre-filled as the translation's first run sees them."""
+def sentinels(dtype, avoid):
+    """Two integer fill values that appear in no expected output or input (booleans: True and False)."""
+    if dtype.kind not in "iu":
+        return [True, False]
+    info = np.iinfo(dtype)
+    out = []
+    for k in range(1000):
+        for cand in (info.max - k, info.min + k):
+            if not any(np.any(a == cand) for a in avoid) and cand not in out:
+                out.append(cand)
+                if len(out) == 2:
+                    return out
+    raise RuntimeError("no sentinel value found")
+
+
+FILL_FLOATS = (float("nan"), 1e30)
+
+
+def filled(ex, meta, which):
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in ex["args"]]
     for i in meta["outputs"]:
         if i not in meta["inout"]:
-            args[i].fill(np.nan if args[i].dtype.kind in "fc" else meta["fills"][str(i)][0])
+            a = args[i]
+            a.fill(FILL_FLOATS[which] if a.dtype.kind in "fc" else meta["fills"][str(i)][which])
+    return args
+
+
+def launch_original(ex, meta, args, device, helpers, seconds):
+    if helpers is not None:
+        helpers.deadline = time.monotonic() + seconds
+    try:
+        launcher(ex["kernel"], (ex["griddim"], ex["blockdim"], 0, meta["shared"]))(*args)
+        if device == "cuda":
+            from numba import cuda
+            cuda.synchronize()
+    finally:
+        if helpers is not None:
+            helpers.deadline = None
+
+
+def run_original(ex, meta, arrays, device, sim_max, helpers, seconds):
+    """Launch the Numba original under the first pre-fill, and under the second when the first left fill
+    values in an output (a partial output: the untouched elements must be untouched by the translation)."""
     threads = prod(ex["griddim"]) * prod(ex["blockdim"])
     if device == "simulator" and threads > sim_max:
         meta["original"] = (f"skipped: {threads} CUDA threads > {sim_max}, too slow in the simulator (one Python "
                             "thread per CUDA thread)")
         return
     try:
-        launcher(ex["kernel"], (ex["griddim"], ex["blockdim"], 0, meta["shared"]))(*args)
-        if device == "cuda":
-            from numba import cuda
-            cuda.synchronize()
-    except Exception as exc:
-        meta["original"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        first = filled(ex, meta, 0)
+        launch_original(ex, meta, first, device, helpers, seconds)
+        partial = any(has_fill(first[i], meta, i, 0) for i in meta["outputs"] if i not in meta["inout"])
+        second = None
+        if partial:
+            second = filled(ex, meta, 1)
+            launch_original(ex, meta, second, device, helpers, seconds)
+    except Exception as exc:  # noqa: BLE001 - the original's failure is data about the case
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        meta["original"] = f"{type(exc).__name__}: {text}"
         return
     for i in meta["outputs"]:
-        arrays[f"orig{i}"] = args[i]
+        arrays[f"orig0_{i}"] = first[i]
+        if second is not None:
+            arrays[f"orig1_{i}"] = second[i]
+    meta["original_fills"] = 2 if second is not None else 1
     meta["original"] = "ok"
 
 
+def has_fill(a, meta, i, which):
+    if a.dtype.kind in "fc":
+        return bool(np.isnan(a).any()) if which == 0 else bool((a == FILL_FLOATS[1]).any())
+    return bool((a == meta["fills"][str(i)][which]).any())
+
+
 def main(path, outdir, cfg):
+    plan = sibling("plan")
     mod = load(path)
     device = cfg["device"]
-    sim_max = int(cfg["sim_max_threads"] or getattr(mod, "VERIFY_SIM_MAX_THREADS", 4096))
-    if cfg.get("oneoff"):
-        sweep, plan = {}, [(seed, "cli", {}, "cli") for seed in cfg["seeds"]]
-    else:
-        if not hasattr(mod, "example"):
-            return {"error": "no example() in the module: verify needs example(rng, size) returning dict(kernel=..., "
-                             "griddim=..., blockdim=..., shared=..., args=[...], expected={i: array}); or describe "
-                             "one launch with --grid/--block/--args"}
-        sweep, base_sizes, plan = make_plan(mod, cfg)
-        if any(not isinstance(z, str) for z in base_sizes) and not hasattr(mod, "VERIFY_SIZES"):
-            return {"error": "integer sizes need a module whose example(rng, size) takes them: declare "
-                             "VERIFY_SIZES = (...) in the module to say it does"}
-    metas, dropped = [], []
-    for seed, size, combo, dist in plan:
-        rng = np.random.default_rng(seed)
-        label = f"example(rng, size={size!r}{''.join(f', {k}={v}' for k, v in combo.items())})"
+    helpers, notes = None, []
+    if device == "simulator":
+        ops = sibling("sim_numba")
+        fidelity = sibling("sim_fidelity")
+        helpers, notes = fidelity.install(mod, ops)
+    sim_max = int(cfg["sim_max_threads"] if cfg["sim_max_threads"] is not None
+                  else getattr(mod, "VERIFY_SIM_MAX_THREADS", 4096))
+    try:
+        entries, unswept = plan.make_plan(mod, cfg)
+    except plan.PlanError as exc:
+        return {"error": str(exc)}
+    metas, dropped, first_seconds = [], [], {}
+    for k, entry in enumerate(entries):
+        print(f"n2c-progress: {k}/{len(entries)}", file=sys.stderr, flush=True)
+        rng = np.random.default_rng(entry.seed)
+        label = entry.label()
         try:
-            ex = oneoff_example(mod, cfg["oneoff"], rng) if dist == "cli" else mod.example(rng, size=size, **combo)
-        except Exception as exc:
-            return {"error": f"{label} failed: {type(exc).__name__}: {exc}"}
-        for key in ("kernel", "griddim", "blockdim", "args", "expected"):
-            if key not in ex:
-                return {"error": f"{label} returns no {key!r}"}
-        if dist not in ("example", "cli") and not redraw(ex, dist, np.random.default_rng([seed, 7])):
-            continue  # no floating-point inputs to redraw
-        meta, arrays = describe(ex, len(metas), seed, size, combo, dist, sweep, mod)
-        if not cfg["kernel"] or meta["kernel"] == cfg["kernel"]:
-            run_original(ex, meta, arrays, device, sim_max)
-            if meta["original"] != "ok" and not meta["expected_valid"]:
-                dropped.append(f"{label} with {dist} inputs: no reference (the original: {meta['original']})")
-                continue
+            ex = plan.call_example(mod, cfg, entry, rng)
+        except plan.PlanError as exc:
+            return {"error": str(exc)}
+        if device == "simulator":
+            notes += fidelity.rewrite_module_of(ex["kernel"], helpers, ops)
+        facts = cfg.get("facts", {}).get(kernel_name(ex["kernel"], mod))
+        if entry.dist not in ("example", "cli"):
+            entry.redrawn = plan.redraw(ex, entry.dist, np.random.default_rng([entry.seed, 7]), facts,
+                                        cfg.get("specs", {}).get(kernel_name(ex["kernel"], mod), {}))
+            if not entry.redrawn:
+                continue  # nothing of that kind to redraw
+        plan.typed_scalars(ex, facts)
+        meta, arrays = describe(ex, len(metas), entry, facts, mod)
+        if cfg["kernel"] and meta["kernel"] != cfg["kernel"]:
+            return {"error": f"--kernel {cfg['kernel']}: {entry.example}() runs {meta['kernel']!r}; name the "
+                             f"kernel's own example as example_{cfg['kernel']}(rng, size)"}
+        key = (meta["kernel"], entry.example)
+        # a redraw may make a loop of the original run ~forever (a count near a dtype's limit): it gets a few
+        # times what the example took, and is dropped past that
+        budget = 3600.0 if entry.dist in ("example", "cli") else min(30.0, 5.0 + 10 * first_seconds.get(key, 1.0))
+        t0 = time.monotonic()
+        run_original(ex, meta, arrays, device, sim_max, helpers, budget)
+        if entry.dist in ("example", "cli"):
+            first_seconds.setdefault(key, time.monotonic() - t0)
+        if meta["original"] != "ok" and not meta["expected_valid"] and entry.dist != "example":
+            what = "the --args launch" if entry.dist == "cli" else f"{label} with {entry.dist} inputs"
+            dropped.append(f"{what}: {plan.why_dropped(meta['original'])}")
+            continue
         np.savez(os.path.join(outdir, f"case{meta['case']}.npz"), **arrays)
         metas.append(meta)
-    return {"cases": metas, "unswept": [p for p in cfg["specs"] if p not in sweep], "dropped": dropped}
+    return {"cases": metas, "unswept": unswept, "dropped": dropped, "notes": sorted(set(notes))}
 
 
 if __name__ == "__main__":
     # run as a script, this folder (check.py, report.py, testing.py ...) would shadow the user's imports
-    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    if sys.path and os.path.abspath(sys.path[0]) == HERE:
         sys.path.pop(0)
     result = main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))
-    print(json.dumps(result))
+    print(json.dumps(result, default=lambda o: o.item() if isinstance(o, np.generic) else str(o)))
+    sys.stdout.flush()
+    os._exit(0)  # simulator threads of an original that timed out may still be running

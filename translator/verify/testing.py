@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import UserError
-from .check import verify
+from .run import verify
 from .report import format_report
 
 

@@ -1,0 +1,224 @@
+"""verify's verdicts where they used to be wrong: a reference that computes what Numba computes (not what NumPy 2
+computes in the simulator), a translation that cannot take verify down with it, out-of-bounds accesses and races
+found on the CPU, integer narrowings no input reaches, partial and in-place outputs without declarations, an
+UNDECIDED verdict with its own exit code, and the command's options."""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from translator.cli import main
+from translator.emit.render import render_program
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+from translator.verify import verify
+
+import mutants as M
+
+ROOT = Path(__file__).resolve().parent.parent
+K = ROOT / "kernels"
+F = Path(__file__).resolve().parent / "verify_fixtures"
+
+
+def translation(path):
+    path = Path(path)
+    return render_program(build_program(parse_file(str(path)), Options()), path.name)
+
+
+def run_cli(capsys, *argv):
+    argv = [str(a) for a in argv]
+    if "--device" not in argv:
+        argv += ["--device", "cpu"]
+    rc = main(["verify", *argv])
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+# ---------------------------------------------------------------- the reference computes what Numba computes
+
+@pytest.mark.parametrize("name", ["promote.py", "numba_grid.py", "lecture_dynamic.py", "shuffle.py"])
+def test_reference_follows_numba_not_the_simulator(capsys, name):
+    """promote: NEP 50 promotion, int8 + int8, float32 math.exp, a float32 compared with a float literal;
+    numba_grid: numba.cuda.grid after `import numba`; lecture_dynamic: cuda.shared.array(0, dtype=np.float32);
+    shuffle: warp shuffles, which the simulator lacks. Each faithful translation is EQUIVALENT to the original,
+    which ran (not a NumPy stand-in), also on redrawn inputs."""
+    rc, out = run_cli(capsys, F / name, "--json", "-")
+    assert rc == 0, out
+    data = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert data["verdict"] == "EQUIVALENT"
+    assert all(c["reference"] == "Numba original in the CUDA simulator" for c in data["cases"]), data["cases"]
+
+
+def test_simulator_divergences_are_not_blamed_on_the_translation():
+    """A translation that computes what the simulator (NumPy 2) computes is wrong: 0.1 * x rounded to float32."""
+    text = translation(F / "promote.py")
+    assert text.count("dout[i] = 0.1 * x[i];") == 1, text
+    wrong = text.replace("dout[i] = 0.1 * x[i];", "dout[i] = (double)(0.1f * x[i]);")
+    result = verify(F / "promote.py", cu_text=wrong, dists=())
+    assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems
+    assert any("dout" in p for p in result.cases[0].problems)
+
+
+# ---------------------------------------------------------------- isolation: a death is a verdict
+
+@pytest.mark.parametrize("plant, signal", [
+    ("{ volatile int z = 0; int q = 7 / z; if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = (float)q; }",
+     "SIGFPE"),
+    ("if (threadIdx.x == 0 && blockIdx.x == 0) { volatile float *p = (float *)16; *p = 1.0f; }", "SIGSEGV"),
+    ("if (threadIdx.x == 0 && blockIdx.x == 0) __builtin_trap();", "SIGILL"),
+])
+def test_a_crashing_translation_is_a_verdict_and_the_reports_are_written(capsys, tmp_path, plant, signal):
+    text = translation(K / "vector_add.py")
+    cu = tmp_path / "crash.cu"
+    cu.write_text(text.replace("    int64_t i =", f"    {plant}\n    int64_t i =", 1))
+    js, ju = tmp_path / "r.json", tmp_path / "r.xml"
+    rc, out = run_cli(capsys, K / "vector_add.py", "--cu", cu, "--sizes", "small", "--dists", "none",
+                      "--json", js, "--junit", ju)
+    assert rc == 1, out
+    assert signal in out and "thread (0,0,0) of block (0,0,0)" in out, out
+    assert json.loads(js.read_text())["verdict"] == "NOT EQUIVALENT"
+    assert ET.parse(ju).getroot().find(".//failure") is not None
+
+
+def test_a_translation_that_never_ends_is_a_verdict(capsys, tmp_path, monkeypatch):
+    from translator.verify import runners
+    monkeypatch.setattr(runners, "CASE_SECONDS", 3.0)
+    text = translation(K / "vector_add.py")
+    cu = tmp_path / "hang.cu"
+    cu.write_text(text.replace("    int64_t i =", "    while (threadIdx.x == 0) { }\n    int64_t i =", 1))
+    rc, out = run_cli(capsys, K / "vector_add.py", "--cu", cu, "--sizes", "small", "--dists", "none")
+    assert rc == 1 and "timed out after 3 s" in out, out
+
+
+# ---------------------------------------------------------------- memory safety and races on the CPU
+
+def _verdict_of(path, mutant, **kw):
+    text = translation(path)
+    planted = mutant(text, kw.pop("scalars", {}))
+    assert planted is not None and planted != text
+    return verify(path, cu_text=planted, **kw)
+
+
+def _problems(result):
+    return "\n".join(result.problems + [p for c in result.cases for p in c.problems])
+
+
+def test_a_write_one_past_a_global_array_names_array_element_and_thread():
+    result = _verdict_of(K / "vector_add.py", M.past_end, sizes=[129], dists=())
+    text = _problems(result)
+    assert result.verdict == "NOT EQUIVALENT"
+    assert re.search(r"out-of-bounds access: thread \(\d+,0,0\) of block \(1,0,0\) (writes|reads) 4 bytes at element 129 "
+                     r"of global array \w+ \(float32\[129\]\): past its end", text), text
+
+
+def test_a_static_shared_array_one_too_short_is_caught():
+    result = _verdict_of(K / "reduce_sum.py", M.shared_short, sizes=["small"], dists=())
+    assert "past its end" in _problems(result) and "shared array buf" in _problems(result), _problems(result)
+
+
+@pytest.mark.parametrize("name, mutant, where", [
+    ("reduce_sum.py", M.atomic_to_plain, "global array total"),  # a plain += from every block
+    ("reduce_sum.py", M.nosync, "shared array buf"),  # a missing __syncthreads
+    ("histogram.py", M.atomic_to_plain, "shared array local"),
+])
+def test_races_are_found_without_a_gpu(name, mutant, where):
+    result = _verdict_of(K / name, mutant, sizes=["small"], dists=())
+    text = _problems(result)
+    assert result.verdict == "NOT EQUIVALENT" and "data race on" in text and where in text, text
+    assert re.search(r"thread \(\d+,\d+,\d+\) of block \(\d+,\d+,\d+\) \w+ it and thread", text), text
+
+
+def test_a_flag_many_threads_set_alike_is_not_a_race_but_a_racy_original_is_undecided(capsys):
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "any_negative")
+    assert rc == 0, out
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "last_writer", "--dists", "none")
+    assert rc == 3 and "verdict: UNDECIDED" in out and "the original itself has a data race" in out, out
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "compact", "--dists", "none")
+    assert rc == 3 and "depends on the order its threads run in" in out, out
+
+
+# ---------------------------------------------------------------- numbers: budgets, narrowing, inputs
+
+@pytest.mark.parametrize("name, mutant", [
+    ("matmul.py", M.widen_accumulator),  # float32 accumulated in double: 0 to 3 ULP
+    ("index_math.py", M.round_through_float),  # a float64 result rounded through float32
+    ("vector_add.py", M.narrow_index),  # an int64 index kept in 32 bits
+    ("softmax.py", M.zero_identity),  # a max reduction starting from 0: only inputs far below zero show it
+])
+def test_precision_and_width_changes_are_rejected(name, mutant):
+    result = _verdict_of(K / name, mutant, sizes=["small"])
+    assert result.verdict == "NOT EQUIVALENT", _problems(result)
+
+
+def test_a_scalar_hard_coded_to_the_example_value_is_rejected():
+    scalars = {"lo": -50, "width": 7}
+    result = _verdict_of(K / "histogram.py", M.scalar_constant, scalars=scalars, sizes=["small"])
+    assert result.verdict == "NOT EQUIVALENT"
+    assert any(c.distribution == "scalars" and not c.ok for c in result.cases), _problems(result)
+
+
+def test_budget_is_reported_with_its_reason(capsys):
+    rc, out = run_cli(capsys, K / "softmax.py", "--sizes", "small", "--dists", "none")
+    assert rc == 0 and "<= 4 ULP" in out and "math.exp x2 (2 ULP each)" in out, out
+    rc, out = run_cli(capsys, K / "vector_add.py", "--sizes", "small", "--dists", "none")
+    assert rc == 0 and "<= 0 ULP" in out and "bit-identical" in out, out
+
+
+def test_integer_redraws_reach_zero_negatives_and_the_limits():
+    result = verify(K / "index_math.py", sizes=["small"], dists=("ints", "limits"))
+    values = {meta["distribution"]: arrays["arg1"] for meta, arrays in result.reference}
+    assert (values["ints"] == 0).any() and (values["ints"] < 0).any()
+    assert result.ok or all(c.ok for c in result.cases)
+
+
+# ---------------------------------------------------------------- outputs without declarations
+
+def test_partial_and_in_place_outputs_need_no_declaration(capsys):
+    rc, out = run_cli(capsys, F / "partial_inplace.py", "-v")
+    assert rc == 0, out
+    assert "diagonal" in out and "leaky_relu" in out and "example_diagonal()" in out
+    # the untouched elements of the diagonal-only output are compared too: writing them is wrong
+    text = translation(F / "partial_inplace.py")
+    wrong = text.replace("out[i * out_shape1 + i] = ", "out[i * out_shape1 + (i + 1) % a_shape0] = out[i * out_shape1 + i] = ")
+    assert wrong != text
+    result = verify(F / "partial_inplace.py", cu_text=wrong, kernel="diagonal", dists=(),
+                    options=Options(kernels=["diagonal"]))
+    assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems
+
+
+# ---------------------------------------------------------------- verdicts and the command
+
+def test_undecided_has_its_own_verdict_and_exit_code(capsys):
+    # no simulator run (0 threads allowed) and no expected values: nothing can stand for the original
+    rc, out = run_cli(capsys, F / "promote.py", "--sim-max-threads", "0", "--dists", "none")
+    assert rc == 3 and "verdict: UNDECIDED" in out and "no reference" in out, out
+
+
+def test_json_and_junit_to_stdout_and_types(capsys, tmp_path):
+    mod = tmp_path / "untyped.py"
+    mod.write_text((K / "vector_add.py").read_text().replace('@cuda.jit("void(float32[::1], float32[::1], float32[::1])")',
+                                                              "@cuda.jit"))
+    types = "a=float32[::1], b=float32[::1], out=float32[::1]"
+    rc, out = run_cli(capsys, mod, "--types", types, "--sizes", "small", "--dists", "none", "--junit", "-")
+    assert rc == 0 and "<testsuites" in out, out
+    assert not (Path.cwd() / "-").exists()
+
+
+def test_one_off_launch_with_nothing_to_compare_exits_2(capsys):
+    spec = "x=float32[200], found=int32[1]"
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "any_negative", "--args", spec, "--grid", 2,
+                      "--block", 128)
+    assert rc == 0, out  # `found` is written: compared without a mark
+    rc, out = run_cli(capsys, F / "flags.py", "--kernel", "any_negative", "--args", spec, "--grid", 40,
+                      "--block", 128, "--sim-max-threads", 1000)
+    assert rc == 2 and "nothing could be compared" in out and "5120 CUDA threads" in out, out
+
+
+def test_summary_by_default_every_case_with_v(capsys):
+    rc, out = run_cli(capsys, K / "vector_add.py", "--sizes", "small,1", "--dists", "none")
+    assert rc == 0 and "vector_add: 2 cases (2 equivalent)" in out and "seed 0  size 1" not in out, out
+    rc, out = run_cli(capsys, K / "vector_add.py", "--sizes", "small,1", "--dists", "none", "-v")
+    assert rc == 0 and "seed 0  size 1" in out, out

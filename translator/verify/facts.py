@@ -1,0 +1,157 @@
+"""a kernel's typed IR -> what the verifier needs to know of it: which array parameters it reads, writes and
+accumulates into with atomics, and which operations may round differently on two correct implementations.
+
+Arrays a kernel both reads and writes are filled with real data (the example's) on both sides instead of a
+pre-fill, so that in-place updates and partial outputs need no declaration; write-only arrays get two
+different pre-fills and the original is run with the same ones. Device functions are followed through
+their calls, an array argument standing for the callee's parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..ir import nodes as ir
+from ..ir.facts import root_array
+
+# CUDA's documented maximum error of its single- and double-precision functions (CUDA C Programming Guide,
+# "Mathematical Functions"), in ULP: what two correct implementations of a call may differ by.
+ULP_PER_CALL = {
+    "exp": 2, "exp2": 2, "expm1": 1, "exp10": 2, "log": 1, "log2": 1, "log10": 2, "log1p": 1, "sin": 2, "cos": 2,
+    "tan": 4, "asin": 2, "acos": 2, "atan": 2, "atan2": 3, "sinh": 3, "cosh": 2, "tanh": 2, "asinh": 3,
+    "acosh": 4, "atanh": 3, "pow": 4, "erf": 2, "erfc": 4, "lgamma": 6, "tgamma": 5, "gamma": 5, "cbrt": 1,
+    "hypot": 3, "fmod": 0, "sqrt": 0, "fabs": 0, "floor": 0, "ceil": 0, "trunc": 0, "copysign": 0,
+    "degrees": 1, "radians": 1, "ldexp": 0, "rsqrt": 2,
+}
+
+
+@dataclass
+class KernelFacts:
+    params: list  # parameter names
+    scalar_types: dict = field(default_factory=dict)  # index -> Numba type name of each scalar parameter
+    read: set = field(default_factory=set)  # indices of array parameters the kernel reads
+    written: set = field(default_factory=set)
+    atomic: set = field(default_factory=set)  # written with cuda.atomic.*
+    float_atomic: set = field(default_factory=set)  # float arrays accumulated with atomics (order unspecified)
+    calls: dict = field(default_factory=dict)  # math function -> number of call sites
+    contractible: bool = False  # a float a*b feeds a + or -: a GPU compiler may fuse it into an FMA
+    known: bool = True  # False for a shell (the rules did not translate it): reads and calls guessed
+
+    @property
+    def inout(self) -> set:
+        return self.read & self.written
+
+    def to_json(self) -> dict:
+        return {"params": self.params, "read": sorted(self.read), "written": sorted(self.written),
+                "atomic": sorted(self.atomic), "inout": sorted(self.inout),
+                "scalar_types": {str(i): t for i, t in self.scalar_types.items()}}
+
+    def ulp_budget(self) -> tuple[int, str]:
+        """(ULP per float output, why) that two faithful implementations may differ by on one side's libm."""
+        inexact = {f: n for f, n in self.calls.items() if ULP_PER_CALL.get(f, 2)}
+        if not inexact:
+            return 0, "only operations that round alike on both sides (+ - * /, sqrt, casts)"
+        total = sum(ULP_PER_CALL.get(f, 2) * n for f, n in inexact.items())
+        parts = ", ".join(f"math.{f} x{n} ({ULP_PER_CALL.get(f, 2)} ULP each)" for f, n in sorted(inexact.items()))
+        return total, f"{parts}: CUDA's documented error per call"
+
+
+def kernel_facts(fn) -> KernelFacts:
+    facts = KernelFacts([p.name for p in fn.params],
+                        scalar_types={i: p.type.name for i, p in enumerate(fn.params) if p.array is None})
+    index = {id(p.array): i for i, p in enumerate(fn.params) if p.array is not None}
+    if getattr(fn, "external_code", None) is not None or (not fn.body and fn.node is not None):
+        return _shell_facts(fn, facts)
+    _walk(fn.body, facts, index, 0)
+    return facts
+
+
+_SKIP = {"node", "type", "var", "defs", "intrinsic", "array", "decl_loc", "target"}
+
+
+def _param_of(arr, index):
+    return index.get(id(root_array(arr))) if arr is not None else None
+
+
+def _walk(node, facts, index, depth):
+    """Record the parameters NODE reads and writes and the math it calls; `index`: id(ArrayVar) -> parameter."""
+    if isinstance(node, list):
+        for n in node:
+            _walk(n, facts, index, depth)
+        return
+    if not isinstance(node, (ir.Expr, ir.Stmt)):
+        return
+    if isinstance(node, ir.Store):
+        i = _param_of(node.target.array, index)
+        if i is not None:
+            facts.written.add(i)
+        _walk(node.target.indices, facts, index, depth)
+    elif isinstance(node, ir.Load):
+        i = _param_of(node.array, index)
+        if i is not None:
+            facts.read.add(i)
+    elif isinstance(node, ir.AddressOf):
+        _walk(node.target, facts, index, depth)
+    elif isinstance(node, ir.Call):
+        _call(node, facts, index)
+    elif isinstance(node, ir.BinOp) and node.op in ("+", "-") and _is_float(node):
+        facts.contractible |= any(isinstance(x, ir.BinOp) and x.op == "*" and _is_float(x)
+                                  for x in (node.left, node.right))
+    elif isinstance(node, ir.DeviceCall) and node.target is not None and depth < 16:
+        callee = node.target
+        sub = {id(p.array): _param_of(a.array, index) for p, a in zip(callee.params, node.args)
+               if p.array is not None and isinstance(a, ir.ArrayRef) and _param_of(a.array, index) is not None}
+        _walk(callee.body, facts, sub, depth + 1)
+    for name, child in vars(node).items():
+        if name not in _SKIP:
+            _walk(child, facts, index, depth)
+
+
+def _is_float(e) -> bool:
+    return getattr(e.type, "is_float", False)
+
+
+def _call(node, facts, index):
+    key = node.intrinsic.key
+    if key.startswith("cuda.atomic."):
+        for a in node.args:
+            arr = a.array if isinstance(a, (ir.ArrayRef, ir.Load)) else \
+                a.target.array if isinstance(a, ir.AddressOf) else None
+            i = _param_of(arr, index)
+            if i is not None:
+                facts.read.add(i)
+                facts.written.add(i)
+                facts.atomic.add(i)
+                if root_array(arr).dtype.is_float:
+                    facts.float_atomic.add(i)
+    elif key.startswith(("math.", "np.")) or key in ("cuda.fma", "cuda.cbrt"):
+        name = key.split(".")[-1]
+        facts.calls[name] = facts.calls.get(name, 0) + 1
+
+
+_MATH_CALL = re.compile(r"\b(?:math|np|numpy)\.(\w+)\s*\(")
+_ATOMIC_CALL = re.compile(r"\bcuda\.atomic\.\w+\(\s*(\w+)")
+
+
+def _shell_facts(fn, facts):
+    """A kernel the rules did not translate: what its source says (every written array counted as read too)."""
+    import libcst as cst
+
+    facts.known = False
+    src = cst.Module([]).code_for_node(fn.node)
+    for p_i, p in enumerate(fn.params):
+        if p.array is not None and p.array.written:
+            facts.written.add(p_i)
+            facts.read.add(p_i)
+        elif p.array is not None:
+            facts.read.add(p_i)
+    for name in _MATH_CALL.findall(src):
+        facts.calls[name] = facts.calls.get(name, 0) + 1
+    for arr in _ATOMIC_CALL.findall(src):
+        if arr in facts.params:
+            i = facts.params.index(arr)
+            facts.atomic.add(i)
+            if fn.params[i].array is not None and fn.params[i].array.dtype.is_float:
+                facts.float_atomic.add(i)
+    return facts
