@@ -236,10 +236,16 @@ def wrong_stride(body, sig, scalars):
     return body[: m.start()] + "(int64_t)blockDim.x" + body[m.end():]
 
 
+def _number_outputs(sig) -> dict:
+    """The outputs whose elements an int converts to (not records such as RNG states)."""
+    _, outputs = pointer_params(sig)
+    return {n: t for n, t in outputs.items() if not t.startswith("n2c::xoroshiro")}
+
+
 @on_body
 def divide_by_zero(body, sig, scalars):
     """An integer division by a zero the compiler cannot see, its result stored (C traps: SIGFPE)."""
-    _, outputs = pointer_params(sig)
+    outputs = _number_outputs(sig)
     if not outputs:
         return None
     name, ty = next(iter(outputs.items()))
@@ -251,7 +257,7 @@ def divide_by_zero(body, sig, scalars):
 @on_body
 def far_out_of_bounds(body, sig, scalars):
     """A write far past the end of an output (on a GPU, memory of something else)."""
-    _, outputs = pointer_params(sig)
+    outputs = _number_outputs(sig)
     if not outputs:
         return None
     name, ty = next(iter(outputs.items()))

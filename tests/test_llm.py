@@ -311,7 +311,7 @@ def test_unusable_answers_are_refused(tmp_path, capsys, reply, message):
 
 
 @pytest.mark.parametrize("statement, message, budget", [
-    ("mantissa[i + (1LL << 40)] = 0.0f;", "crashed the CPU runtime: the child running it was killed by SIGSEGV", "60"),
+    ("mantissa[i + (1LL << 40)] = 0.0f;", "SIGSEGV (an invalid memory access)", "60"),
     ("while (x_shape0 > 0) {}", "did not finish within the", "25"),
 ], ids=["crash", "hang"])
 @pytest.mark.needs("g++")

@@ -462,10 +462,10 @@ def ufunc_module():
 
 def test_vectorize_makes_one_elementwise_kernel_per_signature(ufunc_module):
     cu = ufunc_module.cu
-    assert "__global__ void rel_diff__float32_float32(const float *x, int64_t x_step, const float *y, " \
+    assert "__global__ void rel_diff_float32_float32(const float *x, int64_t x_step, const float *y, " \
            "int64_t y_step, float *out, int64_t out_shape0)" in cu
     assert "out[tid] = rel_diff(x[tid * x_step], y[tid * y_step]);" in cu
-    assert "rel_diff__int64_int64" in cu and "on_the_cpu" not in cu
+    assert "rel_diff_int64_int64" in cu and "on_the_cpu" not in cu
     assert "scale_row(row + tid * row_shape1, row_shape1, f[tid], out + tid * out_shape1, out_shape1);" in cu
 
 

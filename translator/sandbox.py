@@ -97,15 +97,21 @@ def _preexec(limits: Limits):
     def apply():  # runs in the child between fork and exec
         import resource
 
+        def lower(which, soft, hard):  # never above what this process may have: a sandboxed child's own child
+            _, now = resource.getrlimit(which)
+            if now != resource.RLIM_INFINITY:
+                soft, hard = min(soft, now), min(hard, now)
+            resource.setrlimit(which, (soft, hard))
+
         os.setsid()  # its own process group: a timeout kills every process it started
         if not limits.core_file:
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            lower(resource.RLIMIT_CORE, 0, 0)
         if limits.cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+            lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
         if limits.address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+            lower(resource.RLIMIT_AS, limits.address_space, limits.address_space)
         if limits.file_size is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size, limits.file_size))
+            lower(resource.RLIMIT_FSIZE, limits.file_size, limits.file_size)
         with contextlib.suppress(Exception):
             import ctypes
 

@@ -27,7 +27,8 @@ from .case import Case, Variant, bench_sizes, param_combos, params_key, run_case
 from .stats import Sampling
 from ..errors import UserError
 from ..runtime.records import from_words, is_record_array, numba_view, to_torch
-from ..verify.reference import accepts as accepts_keyword, kernel_name, launcher  # the reference side's own
+from ..verify.plan import accepts as accepts_keyword  # the reference side's own
+from ..verify.reference import kernel_name, launcher
 
 FORMAT = "numba2cuda-bench/1"
 

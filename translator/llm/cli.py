@@ -91,6 +91,12 @@ def cmd_translate(args) -> int:
         print(note.render_note(), file=sys.stderr)
     if args.emit == "cu" and not args.no_check:
         outcome = check_cu(text, Path(args.file).name)
+        if not outcome.ok and getattr(program, "llm_provenance", None) is not None:
+            # a model wrote part of it (its gate compiles with nvcc only where told to): its code, not our bug
+            print(f"{args.file}: error: the translation with the model's code does not compile "
+                  f"({outcome.compiler}); nothing written\n" + "\n".join(f"    {p.message}" for p in outcome.problems[:5]),
+                  file=sys.stderr)
+            return EXIT_VERDICT
         if not outcome.ok:
             print(defect_report(outcome, args.file, program.info.source.splitlines()), file=sys.stderr)
             return EXIT_INTERNAL

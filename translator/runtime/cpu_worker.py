@@ -35,6 +35,11 @@ _MEMORY, _RACES, _SIGNALS = 1, 2, 4
 
 @lru_cache(maxsize=None)
 def _library(path: str):
+    from ..confine import confine, requested
+
+    if requested():  # NUMBA2CUDA_CONFINE=1: a model's code runs here; nothing it runs may start programs or write
+        tls_symbols(path)  # readelf first: a confined process cannot start it
+        confine()
     lib = ctypes.CDLL(path)
     lib.n2c_cpu_set_poison.argtypes = [ctypes.c_int]
     lib.n2c_cpu_set_poison.restype = None
@@ -139,6 +144,7 @@ _SCALAR_CTYPES = {
     "bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
     "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
     "uint64": ctypes.c_uint64, "float32": ctypes.c_float, "float64": ctypes.c_double,
+    "float16": ctypes.c_uint16,  # its bits (runners.checked_launch converts the value)
 }
 
 

@@ -29,14 +29,15 @@ def _module(load: dict):
     from .dropin import load as load_module
 
     key = hashlib.sha256(json.dumps({k: load.get(k) for k in ("path", "cu_text", "specialize", "types", "kernels",
-                                                               "assume_nonnegative")}, sort_keys=True,
+                                                               "assume_nonnegative", "import_module")}, sort_keys=True,
                                     default=str).encode()).hexdigest()
     mod = _MODULES.get(key)
     if mod is None:
         mod = _MODULES[key] = load_module(load["path"], specialize=load.get("specialize") or None,
                                           types=load.get("types") or None, kernels=load.get("kernels") or None,
                                           assume_nonnegative=load.get("assume_nonnegative", True),
-                                          cu_text=load.get("cu_text"), progress=False)
+                                          cu_text=load.get("cu_text"), progress=False,
+                                          import_module=load.get("import_module"))
     return mod
 
 

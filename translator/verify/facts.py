@@ -37,6 +37,7 @@ class KernelFacts:
     calls: dict = field(default_factory=dict)  # math function -> number of call sites
     contractible: bool = False  # a float a*b feeds a + or -: a GPU compiler may fuse it into an FMA
     known: bool = True  # False for a shell (the rules did not translate it): reads and calls guessed
+    grid_sync: bool = False  # calls cuda.cg.this_grid().sync(), which the CUDA simulator cannot run faithfully
 
     @property
     def inout(self) -> set:
@@ -45,7 +46,7 @@ class KernelFacts:
     def to_json(self) -> dict:
         return {"params": self.params, "read": sorted(self.read), "written": sorted(self.written),
                 "atomic": sorted(self.atomic), "inout": sorted(self.inout),
-                "scalar_types": {str(i): t for i, t in self.scalar_types.items()}}
+                "scalar_types": {str(i): t for i, t in self.scalar_types.items()}, "grid_sync": self.grid_sync}
 
     def ulp_budget(self) -> tuple[int, str]:
         """(ULP per float output, why) that two faithful implementations may differ by on one side's libm."""
@@ -60,7 +61,7 @@ class KernelFacts:
 def kernel_facts(fn) -> KernelFacts:
     facts = KernelFacts([p.name for p in fn.params],
                         scalar_types={i: p.type.name for i, p in enumerate(fn.params) if p.array is None})
-    index = {id(p.array): i for i, p in enumerate(fn.params) if p.array is not None}
+    index = {id(p.array): {i} for i, p in enumerate(fn.params) if p.array is not None}
     if getattr(fn, "external_code", None) is not None or (not fn.body and fn.node is not None):
         return _shell_facts(fn, facts)
     _walk(fn.body, facts, index, 0)
@@ -70,8 +71,20 @@ def kernel_facts(fn) -> KernelFacts:
 _SKIP = {"node", "type", "var", "defs", "intrinsic", "array", "decl_loc", "target"}
 
 
-def _param_of(arr, index):
-    return index.get(id(root_array(arr))) if arr is not None else None
+def _param_of(arr, index, seen=None) -> set:
+    """The parameters ARR may be: its root's, or, for an array name bound on several branches (an alias), those
+    of every array it may stand for."""
+    if arr is None:
+        return set()
+    root = root_array(arr)
+    seen = set() if seen is None else seen
+    if id(root) in seen:
+        return set()
+    seen.add(id(root))
+    found = set(index.get(id(root), ()))
+    for source in getattr(root, "sources", ()):
+        found |= _param_of(source, index, seen)
+    return found
 
 
 def _walk(node, facts, index, depth):
@@ -83,14 +96,10 @@ def _walk(node, facts, index, depth):
     if not isinstance(node, (ir.Expr, ir.Stmt)):
         return
     if isinstance(node, ir.Store):
-        i = _param_of(node.target.array, index)
-        if i is not None:
-            facts.written.add(i)
+        facts.written |= _param_of(node.target.array, index)
         _walk(node.target.indices, facts, index, depth)
     elif isinstance(node, ir.Load):
-        i = _param_of(node.array, index)
-        if i is not None:
-            facts.read.add(i)
+        facts.read |= _param_of(node.array, index)
     elif isinstance(node, ir.AddressOf):
         _walk(node.target, facts, index, depth)
     elif isinstance(node, ir.Call):
@@ -101,7 +110,7 @@ def _walk(node, facts, index, depth):
     elif isinstance(node, ir.DeviceCall) and node.target is not None and depth < 16:
         callee = node.target
         sub = {id(p.array): _param_of(a.array, index) for p, a in zip(callee.params, node.args)
-               if p.array is not None and isinstance(a, ir.ArrayRef) and _param_of(a.array, index) is not None}
+               if p.array is not None and isinstance(a, ir.ArrayRef) and _param_of(a.array, index)}
         _walk(callee.body, facts, sub, depth + 1)
     for name, child in vars(node).items():
         if name not in _SKIP:
@@ -114,17 +123,18 @@ def _is_float(e) -> bool:
 
 def _call(node, facts, index):
     key = node.intrinsic.key
+    if key == "cuda.cg.this_grid.sync":
+        facts.grid_sync = True
     if key.startswith("cuda.atomic."):
         for a in node.args:
             arr = a.array if isinstance(a, (ir.ArrayRef, ir.Load)) else \
                 a.target.array if isinstance(a, ir.AddressOf) else None
             i = _param_of(arr, index)
-            if i is not None:
-                facts.read.add(i)
-                facts.written.add(i)
-                facts.atomic.add(i)
-                if root_array(arr).dtype.is_float:
-                    facts.float_atomic.add(i)
+            facts.read |= i
+            facts.written |= i
+            facts.atomic |= i
+            if i and root_array(arr).dtype.is_float:
+                facts.float_atomic |= i
     elif key.startswith(("math.", "np.")) or key in ("cuda.fma", "cuda.cbrt"):
         name = key.split(".")[-1]
         facts.calls[name] = facts.calls.get(name, 0) + 1

@@ -99,7 +99,8 @@ def describe(ex, case, entry, facts, mod=None):
     meta = {"case": case, "seed": entry.seed, "size": entry.size, "params": entry.combo,
             "distribution": entry.dist, "specialised": entry.specialised, "kernel": kernel_name(ex["kernel"], mod),
             "example": entry.example, "griddim": ex["griddim"], "blockdim": ex["blockdim"],
-            "shared": int(ex.get("shared", 0) or 0), "nargs": len(args), "arrays": [], "scalars": {},
+            "shared": int(ex.get("shared", 0) or 0), "grid_sync": bool(facts and facts.get("grid_sync")),
+            "nargs": len(args), "arrays": [], "scalars": {},
             "outputs": outputs, "inout": sorted((inout | {int(i) for i in ex.get("inout", ())}) & set(outputs)),
             "rtol": ex.get("rtol"), "atol": ex.get("atol"), "fills": {}, "original": None, "original_fills": 1,
             "expected_valid": entry.dist in ("example", "cli") and bool(ex["expected"])
@@ -166,6 +167,10 @@ def run_original(ex, meta, arrays, device, sim_max, helpers, seconds):
     """Launch the Numba original under the first pre-fill, and under the second when the first left fill
     values in an output (a partial output: the untouched elements must be untouched by the translation)."""
     threads = prod(ex["griddim"]) * prod(ex["blockdim"])
+    if device == "simulator" and meta.get("grid_sync"):
+        meta["original"] = ("skipped: the CUDA simulator runs one block after another, so a grid-wide barrier "
+                            "(cuda.cg.this_grid().sync()) does not hold there; Numba's result is the GPU's")
+        return
     if device == "simulator" and threads > sim_max:
         meta["original"] = (f"skipped: {threads} CUDA threads > {sim_max}, too slow in the simulator (one Python "
                             "thread per CUDA thread)")
@@ -230,6 +235,7 @@ def main(path, outdir, cfg):
                 continue  # nothing of that kind to redraw
         plan.typed_scalars(ex, facts)
         meta, arrays = describe(ex, len(metas), entry, facts, mod)
+        meta["as_written"] = bool(getattr(ex["kernel"], "_n2c_as_written", False))
         if cfg["kernel"] and meta["kernel"] != cfg["kernel"]:
             return {"error": f"--kernel {cfg['kernel']}: {entry.example}() runs {meta['kernel']!r}; name the "
                              f"kernel's own example as example_{cfg['kernel']}(rng, size)"}

@@ -68,7 +68,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
             fn = s.kernel_of(meta, arrays)
             t0 = time.perf_counter()
             case = check_case(s.runner, meta, arrays, s.labels[meta["kernel"]], device, fn, limit, s.cpu_runner,
-                              s.facts.get(meta["kernel"]), tolerance, s.suspect(meta["kernel"], result.notes))
+                              s.facts.get(meta["kernel"]), tolerance, s.suspect(meta["kernel"], result.notes, meta))
             case.seconds = time.perf_counter() - t0
             result.cases.append(case)
             if progress:

@@ -131,7 +131,7 @@ class CpuRunner(_WorkerRunner):
         from ..runtime.cpurun import CHECK_FLAGS, CpuBuildError, build_cpu
         from ..runtime.dropin import extension_name, program_for
 
-        self.program = program_for(parse_file(path), options, shells=cu_text is not None)
+        self.program = program_for(parse_file(path, options.import_module), options, shells=cu_text is not None)
         self.text = cu_text if cu_text is not None else render_program(self.program, Path(path).name)
         try:
             self.lib = build_cpu(self.text, name=extension_name(path) or "module", extra_flags=CHECK_FLAGS)
@@ -166,13 +166,14 @@ class GpuRunner(_WorkerRunner):
         from ..frontend.module import parse_file
         from ..runtime.dropin import program_for
 
-        self.program = program_for(parse_file(path), options, shells=cu_text is not None)
+        self.program = program_for(parse_file(path, options.import_module), options, shells=cu_text is not None)
         self.kernels = {entry_name(fn): fn for fn in self.program.kernels}
         # JSON for the child: types in Numba's spelling (dropin.load parses it again), specialisations as lists
         self.load = {"path": str(path), "cu_text": cu_text,
                      "specialize": {k: list(v) for k, v in (options.specialize or {}).items()},
                      "types": ", ".join(f"{k}={v}" for k, v in (options.types or {}).items()),
-                     "kernels": list(options.kernels or []), "assume_nonnegative": options.assume_nonnegative}
+                     "kernels": list(options.kernels or []), "assume_nonnegative": options.assume_nonnegative,
+                     "import_module": options.import_module}
         self.worker = Worker(Limits(wall_seconds=3600, cpu_seconds=None, address_space=None), name="GPU worker")
         try:  # the build (nvcc) happens in the child too: loading the extension runs its constructors
             self.worker.call("translator.runtime.gpu_worker:prepare", self.load, timeout=3600)
@@ -202,6 +203,7 @@ def checked_launch(fn, grid, block, shared, args):
     """The launch checked as the drop-in and the CPU runtime's CpuKernel check theirs (runtime/launch_checks.py):
     (grid, block, dynamic shared bytes, arguments with scalars converted); a refusal is a LaunchFailed."""
     from ..runtime import launch_checks as checks
+    from ..runtime.cpu_launch import RECORD_DTYPES
     from ..runtime.dropin import kernel_metadata
 
     name, params, _, static_shared = kernel_metadata(fn)
@@ -215,7 +217,15 @@ def checked_launch(fn, grid, block, shared, args):
             if p.is_array:
                 if not isinstance(a, np.ndarray):
                     raise checks.not_an_array(name, p, a, "a NumPy array on the CPU runtime")
-                checks.check_numpy(name, p, a)
+                if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
+                    if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
+                        raise TypeError(f"{name}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
+                                        "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
+                                        f"{a.dtype} {a.ndim}-D")
+                else:
+                    checks.check_numpy(name, p, a)
+            elif p.type == "float16":  # a __half by value is its bits, as an unsigned short
+                a = int(np.float16(checks.scalar(name, p, a)).view(np.uint16))
             else:
                 a = checks.scalar(name, p, a)
             out.append(a)

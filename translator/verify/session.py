@@ -61,7 +61,8 @@ class Session:
         from ..lower.program import build_program
 
         try:
-            return render_program(build_program(parse_file(self.path), self.options), Path(self.path).name)
+            program = build_program(parse_file(self.path, self.options.import_module), self.options)
+            return render_program(program, Path(self.path).name)
         except UserError:
             return None
 
@@ -100,8 +101,10 @@ class Session:
                         f"among the translated kernels ({', '.join(self.kernels) or 'none'})")
 
     @staticmethod
-    def suspect(kernel: str, notes: list) -> str:
+    def suspect(kernel: str, notes: list, meta: dict | None = None) -> str:
         """Why the simulator's answer for KERNEL may not be Numba's on the GPU ("" when it is trusted)."""
+        if meta is not None and meta.get("as_written"):
+            return "the simulator ran this kernel as written, where NumPy's promotion may differ from Numba's"
         for n in notes:
             if n.startswith(f"{kernel} runs in the simulator as written"):
                 return "the simulator ran this kernel as written, where NumPy's promotion may differ from Numba's"

@@ -146,8 +146,13 @@ def _as_load(target):
 def rewrite_function(fn, helpers, ops):
     """FN compiled again from its source with typed operators, in a copy of its globals where `math`,
     math's functions and the builtins min/max/abs/round/pow are Numba's."""
+    import cmath
     import math
 
+    if any(v is cmath for v in fn.__globals__.values()):
+        # cmath returns Python complex (complex128) where Numba types complex64 results: rewritten operators
+        # would widen what follows, so the simulator's own NumPy promotion (weak Python scalars) stays
+        raise ValueError("it calls cmath, whose results the typed operators would widen")
     lines, first = inspect.getsourcelines(fn)
     tree = ast.parse(textwrap.dedent("".join(lines)))
     fdef = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
@@ -164,6 +169,8 @@ def rewrite_function(fn, helpers, ops):
             glob[name] = ops.MATH
         elif callable(value) and getattr(value, "__module__", None) == "math":
             glob[name] = getattr(ops.MATH, getattr(value, "__name__", name))
+        elif type(value).__name__ == "CPUDispatcher":  # an @njit helper: its result boxed as a Python scalar
+            glob[name] = ops.typed_cpu(value)
     for name, shim in ops.BUILTINS.items():
         if name not in fn.__globals__:
             glob[name] = shim
@@ -187,6 +194,7 @@ def rewrite_namespace(values, helpers, ops) -> list[str]:
         try:
             value.fn = rewrite_function(value.fn, helpers, ops)
         except (OSError, TypeError, SyntaxError, StopIteration, ValueError) as exc:
+            value._n2c_as_written = True  # each case of it says so (verify's reference may be reused)
             notes.append(f"{getattr(value.fn, '__name__', value)!s} runs in the simulator as written "
                          f"({type(exc).__name__}: {exc}): where NumPy's promotion differs from Numba's typing, "
                          "its reference may differ from Numba on the GPU")

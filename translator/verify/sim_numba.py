@@ -83,6 +83,20 @@ def _signature(fn, types):
     return sig
 
 
+def typed_cpu(dispatcher):
+    """An @njit helper as a kernel calls it in the simulator (numba-cuda compiles it as a device function): its
+    result has the type Numba's typing gives it, not the Python float or int boxing turns it into (a float32
+    result read as float64 would change every operation after it)."""
+    from numba import typeof
+
+    def call(*args):
+        result = dispatcher(*args)
+        cres = dispatcher.overloads.get(tuple(typeof(a) for a in args))
+        dtype = _dtype(cres.signature.return_type) if cres is not None else None
+        return dtype.type(result) if dtype is not None and np.isscalar(result) else result
+    return call
+
+
 def _wrapper(dtype: np.dtype):
     """Python int -> the dtype's scalar, wrapping as the GPU's integer arithmetic does."""
     if dtype.kind == "b":
@@ -165,6 +179,9 @@ def _make_bin(op, ta, tb):
         if ta is tb is scalar:  # NumPy computes two scalars of one float type in that type, as Numba does
             return op
         return lambda a, b: scalar(op(ca(a), cb(b)))
+    if R.kind == "c":  # complex: both operands made R (a real one with imaginary part 0), as Numba converts them
+        scalar = R.type
+        return lambda a, b: scalar(op(scalar(a), scalar(b)))
     if R.kind == "b":
         return lambda a, b: np.bool_(op(bool(a), bool(b)))
     wrap = _wrapper(R)
