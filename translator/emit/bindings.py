@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..version import __version__
 from ..ir.cnames import NameTable
-from ..lower.names import name_program
+from ..lower.names import entry_name, name_program
 from ..ir import typesys as T
 from ..analysis.specialize import value_rules
 from .codegen import c_type
@@ -98,7 +98,7 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
             py_args.append(f'py::arg("{p.name}")' + ("" if p.type.is_float else ".noconvert()"))
     # what a value is before where it is (a CPU tensor's kernel still says a bad tw); launch.py checks in this order
     checks = array_checks + scalar_checks + device_checks
-    return dict(name=functions.claim(fn.c_name), py_name=fn.name, launcher=f"{fn.c_name}_launch",
+    return dict(name=functions.claim(fn.c_name), py_name=entry_name(fn), launcher=f"{fn.c_name}_launch",
                 max_blocks=f"{fn.c_name}_max_cooperative_blocks", cooperative=is_cooperative(fn),
                 launcher_types=", ".join(launcher_types), binding_params=", ".join(params),
                 checks=checks, call_args=", ".join(call_args), python_signature=python_signature(fn),

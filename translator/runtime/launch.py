@@ -86,9 +86,13 @@ def _record_words(a):
     cai = a.__cuda_array_interface__
     if not str(cai.get("typestr", "")).startswith("|V"):
         return a
-    fields = [f for f in cai.get("descr", []) if f[0]]
+    descr = cai.get("descr")
+    dtype = getattr(a, "dtype", None)
+    if not descr and getattr(dtype, "names", None):  # Numba's device arrays leave descr out: their dtype says it
+        descr = dtype.descr
+    fields = [f for f in descr or [] if f[0]]
     if not fields or any(f[1] != "<u8" for f in fields):
-        raise TypeError(f"records of {cai.get('descr')} are not supported; only records of uint64 fields "
+        raise TypeError(f"records of {descr} are not supported; only records of uint64 fields "
                         "(numba.cuda.random's states)")
     return _Words(cai, len(fields))
 

@@ -73,6 +73,9 @@ def launch_args(meta: dict, inputs: dict, which: int) -> list:
     return args
 
 
+NOT_DECIDED = " (not decided: "  # how an output's disagreement with a suspect reference is marked undecided
+
+
 def choose_reference(meta: dict, arrays: dict, label: dict, case: CaseResult, suspect: str = ""):
     """[reference outputs under fill 0, under fill 1] and whether they are the original's; None (and the case
     marked undecided) when nothing can stand for the original. SUSPECT: why the original's run may not be
@@ -192,7 +195,7 @@ def check_case(runner, meta: dict, arrays: dict, param_names: list[str], device:
             if not r.ok:
                 what = f"output {label[i]}" + (" (second run)" if which else "") + f": {r.describe_first()}"
                 (case.undecided if suspect else case.problems).append(
-                    what + (f" (not decided: {suspect})" if suspect else ""))
+                    what + (f"{NOT_DECIDED}{suspect})" if suspect else ""))
                 break
         _check_runs_agree(case, meta, refs, runs, i, label, how)
     if cpu_runner is not None and device == "cuda":

@@ -144,7 +144,9 @@ def format_report(result, verbose: bool = True) -> str:
             lines.append(f"first {c.verdict.lower()} case (all cases: -v):")
             lines += format_case(c)
     original = sum(c.reference.startswith("Numba original") for c in result.cases)
-    if result.cases and original < len(result.cases):
+    if result.cases and original == len(result.cases):
+        lines.append(f"reference: the {result.cases[0].reference} for every case")
+    elif result.cases and original < len(result.cases):
         lines.append(f"reference: the Numba original for {original} of {len(result.cases)} cases; example()'s "
                      "NumPy expected or none for the rest (see each case)")
     if any(c.cpu_outputs for c in result.cases):

@@ -76,6 +76,7 @@ def verify(path, kernel: str | None = None, seed: int = 0, seeds: int = 1, cu_te
             if fail_fast and case.problems and not any("data race on" in p for p in case.problems):
                 break
         s.attribute_to_original(result)
+        s.corroborate_reference(result, tolerance)
         if sanitize:
             s.sanitize(result)
     return result

@@ -21,7 +21,9 @@ from ..sandbox import scrubbed_env
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 MAX_CASES = 4  # racecheck slows a launch down by orders of magnitude: a few small cases suffice
-_SUMMARY = re.compile(r"ERROR SUMMARY:\s*(\d+)\s+error")
+# memcheck, synccheck, initcheck: "ERROR SUMMARY: 0 errors"; racecheck: "RACECHECK SUMMARY: 0 hazards displayed
+# (0 errors, 0 warnings)"
+_SUMMARY = re.compile(r"(?:ERROR SUMMARY:\s*|RACECHECK SUMMARY:[^(\n]*\()(\d+)\s+error")
 
 
 def find_sanitizer() -> str | None:

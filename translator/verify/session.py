@@ -142,6 +142,39 @@ class Session:
                     case.undecided.append(f"the original's output {label} depends on the order its threads run in "
                                           "(its faithful translation's two runs differ too): not deterministic")
 
+    def corroborate_reference(self, result, tolerance=None) -> None:
+        """An output that disagrees with a reference the simulator could not vouch for (it ran the kernel as
+        written: example()'s expected, or the run itself, may follow NumPy's promotion where Numba's typing
+        differs) is undecided. The faithful translation computes in Numba's types throughout: where it passes
+        the very same check on the case (same reference, same acceptance, every output, both runs), that
+        reference is what Numba's types give there, and the given translation's disagreement is a verdict. The
+        CPU tier only (the faithful translation runs on the CPU runtime), and never for the faithful
+        translation itself (it cannot vouch for its own reference)."""
+        from .check import NOT_DECIDED, check_case
+
+        if self.device == "cuda" or self.cu_text is None:
+            return
+        for case, (meta, arrays) in zip(result.cases, result.reference):
+            pending = [u for u in case.undecided if NOT_DECIDED in u]
+            if not pending or len(pending) < len(case.undecided):
+                continue  # nothing to decide, or undecided for another reason too (no reference, a race)
+            runner = self._fresh()
+            if runner is None:
+                return
+            name = meta["kernel"]
+            try:
+                faithful = check_case(runner, meta, arrays, self.labels[name], self.device, self.kernels.get(name),
+                                      facts=self.facts.get(name), tolerance=tolerance,
+                                      suspect=self.suspect(name, result.notes, meta))
+            except LaunchFailed:
+                continue
+            if faithful.problems or faithful.undecided:
+                continue
+            case.undecided = []
+            case.problems += [u.split(NOT_DECIDED, 1)[0] + " (decided: the faithful translation, in Numba's types, "
+                              "matches this reference on this case)"
+                              for u in pending]
+
     def _fresh(self):
         if self._fresh_runner is None:
             fresh = self.fresh_text()

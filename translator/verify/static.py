@@ -33,16 +33,23 @@ _LINE_TAG = re.compile(r"//\s*([\w.\-]+\.py):(\d+)")
 _NO_INPUT = "values past 2^31 would differ, and no affordable test input reaches them"
 
 
-def _bodies(text: str) -> str:
-    """The text of every __global__ and __device__ function body (not the launchers or bindings)."""
-    out = []
+def _functions(text: str) -> dict[str, str]:
+    """{name: body} of every __global__ and __device__ function (not the launchers or bindings); overloads and
+    template instances of one name share an entry."""
+    out: dict[str, str] = {}
     for m in re.finditer(r"__(?:global|device)__[^{;]*\)\s*\{", text):
         depth, j = 1, m.end()
         while j < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[j], 0)
             j += 1
-        out.append(text[m.end():j])
-    return "\n".join(out)
+        name = re.search(r"(\w+)\s*\(", m.group(0))
+        key = name.group(1) if name else ""
+        out[key] = out.get(key, "") + "\n" + text[m.end():j]
+    return out
+
+
+def _bodies(text: str) -> str:
+    return "\n".join(_functions(text).values())
 
 
 def _code(line: str) -> str:
@@ -58,12 +65,18 @@ def _declared(body: str) -> dict[str, set[str]]:
 
 
 def _count_by_line(body: str, pattern) -> dict[str, int]:
+    """Matches of PATTERN per Python line, each distinct statement counted once: a statement repeated as it
+    was (a loop split in two, an unrolled body) computes in the same widths."""
     counts: dict[str, int] = {}
+    seen = set()
     for line in body.splitlines():
         tag = _LINE_TAG.search(line)
         if tag:
-            key = f"{tag.group(1)}:{tag.group(2)}"
-            counts[key] = counts.get(key, 0) + len(pattern.findall(_code(line)))
+            key, code = f"{tag.group(1)}:{tag.group(2)}", " ".join(_code(line).split())
+            if (key, code) in seen:
+                continue
+            seen.add((key, code))
+            counts[key] = counts.get(key, 0) + len(pattern.findall(code))
     return counts
 
 
@@ -90,7 +103,11 @@ def narrowing_problems(faithful: str, given: str) -> list[str]:
     """What the given translation computes in another width than the faithful one (empty when nothing)."""
     fb, gb = _bodies(faithful), _bodies(given)
     declared = _declared(fb)
-    problems = _declaration_problems(declared, _declared(gb))
+    # per function: a name is one variable only within its function (a helper's 32-bit loop counter `i` says
+    # nothing of the kernel's int64 grid index `i`)
+    ffuns, gfuns = _functions(faithful), _functions(given)
+    problems = [p for name, body in gfuns.items() if name in ffuns
+                for p in _declaration_problems(_declared(ffuns[name]), _declared(body))]
     for pattern, what in ((_NARROW_CAST, "integer narrowed to 32 bits: the statement of {} casts to a 32-bit or "
                                          "narrower integer where the faithful translation does not: " + _NO_INPUT),
                           (_FLOAT_CAST, "float64 narrowed to float32: the statement of {} rounds to float where "
