@@ -34,38 +34,14 @@ import sys
 import time
 import traceback
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script: the checkout
+from translator.verify.reference import launcher, simulator_ufunc_shims  # noqa: E402 (the reference side's own)
+
 
 # Corpus modules the rules do not translate, on purpose: the LLM backend's corpus. The rule-translation
 # tests (golden, nvcc, CPU runtime, package, planted bugs) leave them out; tests/test_llm.py translates
 # them through the LLM path (replayed from tests/llm_cache) and checks that the rules still reject them.
 LLM_ONLY = {"exponent_histogram": "math.frexp (a tuple-returning call) is outside the rules' kernel language"}
-
-
-def simulator_ufunc_shims():
-    """numba-cuda 0.30.4's simulator cannot build a @vectorize(target="cuda") ufunc: its fake overloads have no
-    signature and it lacks cuda.is_cuda_array. Two shims let it, so a ufunc module imports and runs there."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0"):
-        return
-    from numba import cuda
-    from numba.cuda import vectorizers
-
-    def compile_core(self, sig):
-        return cuda.jit(sig, device=True)(self.pyfunc), sig.return_type
-
-    vectorizers.CUDAVectorize._compile_core = compile_core
-    if not hasattr(cuda, "is_cuda_array"):
-        cuda.is_cuda_array = lambda obj: hasattr(obj, "__cuda_array_interface__")
-
-
-def launcher(kernel, config):
-    """kernel[config]; a Numba CUDA ufunc has no launch configuration: it is called with its outputs (vectorize's
-    one as out=), on the configuration's stream, as numba2cuda's translated ufunc launches too."""
-    if hasattr(type(kernel), "__getitem__"):
-        return kernel[config]
-    stream = config[2] if len(config) > 2 else 0
-    if type(kernel).__name__ == "CUDAUFuncDispatcher":
-        return lambda *args: kernel(*args[:-1], out=args[-1], stream=stream)
-    return lambda *args: kernel(*args, stream=stream)
 
 
 def load_module(path):
