@@ -42,6 +42,7 @@ def _rule_corpus():
     return sorted(p.name for p in K.glob("*.py") if p.stem not in LLM_ONLY and p.name != "matmul.py")
 
 
+@pytest.mark.full  # CI covers the corpus on the CPU runtime in test_corpus_cpu.py; this is verify's own sweep
 @pytest.mark.parametrize("name", _rule_corpus())  # every corpus kernel the rules translate; matmul: below
 def test_verify_passes_corpus(capsys, name):
     rc, text = run_cli(capsys, K / name)
@@ -272,6 +273,7 @@ def _prebuild(texts):
         list(pool.map(lambda t: build_cpu(t[1], name=t[0], extra_flags=CHECK_FLAGS), texts))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", CORPUS)
 def test_planted_translations_across_corpus(name):
     import mutants as M
@@ -323,6 +325,7 @@ def test_narrowing_is_judged_per_function():
     assert narrowing_problems(one, one.replace("(i * 2)", "(int)(i * 2)"))
 
 
+@pytest.mark.full
 def test_planted_translation_score():
     """Runs after the corpus sweep above (same module, file order): prints the mutation score and the false-alarm
     count; every kind of wrong translation applies to some kernel, and the total must not shrink."""
