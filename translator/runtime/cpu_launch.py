@@ -27,6 +27,28 @@ CTYPES = {
 RECORD_DTYPES = {"xoroshiro128p_type": np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)}
 
 
+def check_array(kernel, p, a) -> None:
+    """An array argument as the CPU runtime takes it: a NumPy array (records: as Numba makes them), checked as the
+    drop-in checks its arguments (launch_checks.py)."""
+    if not isinstance(a, np.ndarray):
+        raise checks.not_an_array(kernel, p, a, "a NumPy array on the CPU runtime")
+    if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
+        if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
+            raise TypeError(f"{kernel}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
+                            "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
+                            f"{a.dtype} {a.ndim}-D")
+    else:
+        checks.check_numpy(kernel, p, a)
+
+
+def scalar_value(kernel, p, a):
+    """A scalar argument as the CPU runtime's launcher takes it (a __half by value is its bits, an unsigned
+    short)."""
+    if p.type == "float16":
+        return int(np.float16(checks.scalar(kernel, p, a)).view(np.uint16))
+    return checks.scalar(kernel, p, a)
+
+
 class CpuKernel:
     """One translated kernel on the CPU runtime, configured with [grid, block, stream, shared_bytes]. A launch is
     checked as the drop-in's is (launch_checks.py), against the limits of numba2cuda's default target (sm_90),
@@ -50,24 +72,13 @@ class CpuKernel:
         flat, types = [], []
         for p, ctype, a in zip(self.params, self.ctypes, args):
             if p.is_array:
-                if not isinstance(a, np.ndarray):
-                    raise checks.not_an_array(self.name, p, a, "a NumPy array on the CPU runtime")
-                if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
-                    if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
-                        raise TypeError(f"{self.name}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
-                                        "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
-                                        f"{a.dtype} {a.ndim}-D")
-                else:
-                    checks.check_numpy(self.name, p, a)
+                check_array(self.name, p, a)
                 flat.append(a)
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
-            elif p.type == "float16":
-                flat.append(int(np.float16(checks.scalar(self.name, p, a)).view(np.uint16)))
-                types.append(ctype)
             else:
-                flat.append(checks.scalar(self.name, p, a))
+                flat.append(scalar_value(self.name, p, a))
                 types.append(ctype)
         launch(self.lib, self.symbol, grid, block, shared, *flat, argtypes=types)
 

@@ -203,7 +203,7 @@ def checked_launch(fn, grid, block, shared, args):
     """The launch checked as the drop-in and the CPU runtime's CpuKernel check theirs (runtime/launch_checks.py):
     (grid, block, dynamic shared bytes, arguments with scalars converted); a refusal is a LaunchFailed."""
     from ..runtime import launch_checks as checks
-    from ..runtime.cpu_launch import RECORD_DTYPES
+    from ..runtime.cpu_launch import check_array, scalar_value
     from ..runtime.dropin import kernel_metadata
 
     name, params, _, static_shared = kernel_metadata(fn)
@@ -215,19 +215,9 @@ def checked_launch(fn, grid, block, shared, args):
         out = []
         for p, a in zip(specs, args):
             if p.is_array:
-                if not isinstance(a, np.ndarray):
-                    raise checks.not_an_array(name, p, a, "a NumPy array on the CPU runtime")
-                if p.dtype in RECORD_DTYPES:  # RNG states: the record array Numba makes, as it is
-                    if a.dtype != RECORD_DTYPES[p.dtype] or a.ndim != p.ndim or not a.flags.c_contiguous:
-                        raise TypeError(f"{name}(): argument '{p.name}' must be a C-contiguous {p.ndim}-D array "
-                                        "of xoroshiro128p states (as create_xoroshiro128p_states makes them), got "
-                                        f"{a.dtype} {a.ndim}-D")
-                else:
-                    checks.check_numpy(name, p, a)
-            elif p.type == "float16":  # a __half by value is its bits, as an unsigned short
-                a = int(np.float16(checks.scalar(name, p, a)).view(np.uint16))
+                check_array(name, p, a)
             else:
-                a = checks.scalar(name, p, a)
+                a = scalar_value(name, p, a)
             out.append(a)
     except (TypeError, ValueError, OverflowError) as exc:  # refused, as the drop-in would refuse it
         raise LaunchFailed(str(exc)) from None
