@@ -91,13 +91,21 @@ def test_argument_errors_name_the_argument(matmul):
 
 @pytest.mark.needs("nvcc")
 def test_warm_load_does_not_rebuild(matmul):
-    code = "import sys, time, numba2cuda; t = time.perf_counter(); numba2cuda.load(sys.argv[1]); " \
-           "print(time.perf_counter() - t)"
+    """A second process loads the published build: no compiler runs and no file of the cache changes. (Its time is
+    not asserted: on a loaded CI machine it is dominated by importing torch; BENCHMARKS.md has the H200 figure.)"""
+    build_dir = Path(matmul.extension.__file__).parent  # other workers may build elsewhere in the cache meanwhile
+
+    def snapshot():
+        return {str(p): p.stat().st_mtime_ns for p in build_dir.rglob("*") if p.is_file() and p.suffix != ".lock"}
+
+    before = snapshot()
+    code = "import sys, numba2cuda; m = numba2cuda.load(sys.argv[1]); print(m.extension.__file__)"
     proc = subprocess.run([sys.executable, "-c", code, str(MATMUL)], capture_output=True, text=True, cwd=ROOT,
                           env=dict(os.environ))
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == matmul.extension.__file__  # the same published build, not a new one
     assert "building" not in proc.stderr
-    assert float(proc.stdout.strip()) < 5.0  # about 0.1 s here; the H200 figure is in BENCHMARKS.md
+    assert snapshot() == before
 
 
 @pytest.mark.gpu

@@ -132,16 +132,20 @@ def test_nested_loops_carrying_a_value_translate_in_linear_time(tmp_path):
 
 def test_translation_time_grows_linearly_with_the_number_of_loops():
     """Quadratic before: reaching-definition states copied per statement, and each loop counter compared with
-    every definition. CPU time of 4x the loops stays within 6x (linear, with slack for a shared machine)."""
+    every definition. 8x the loops: linear is 8x the CPU time, quadratic 64x; the bound sits between them
+    (about the geometric mean), and each size takes its best of two runs, so a busy CI machine does not decide."""
     def cpu_seconds(n):
         body = "    s = 0.0\n" + "".join(f"    for j{j} in range(3):\n        s += x * j{j}\n" for j in range(n))
-        start = time.process_time()
-        translate_source(HEADER_LINES + body + "    a[i] = s\n", "loops.py")
-        return time.process_time() - start
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
+            translate_source(HEADER_LINES + body + "    a[i] = s\n", "loops.py")
+            best = min(best, time.process_time() - start)
+        return best
 
     cpu_seconds(50)  # warm the caches
-    small, large = cpu_seconds(300), cpu_seconds(1200)
-    assert large < 6 * small, f"300 loops: {small:.2f} s, 1200 loops: {large:.2f} s"
+    small, large = cpu_seconds(150), cpu_seconds(1200)
+    assert large < 22 * small, f"150 loops: {small:.2f} s, 1200 loops: {large:.2f} s"
 
 
 def test_a_tuple_doubled_line_after_line_is_not_computed(tmp_path):

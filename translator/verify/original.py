@@ -37,15 +37,21 @@ def run_reference(path: str, cfg: dict, progress=None) -> tuple[list, dict]:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
         err_lines: list[str] = []
         reader = threading.Thread(target=_pump, args=(proc.stderr, err_lines, progress), daemon=True)
+        # stdout is read by a thread too: communicate() would also read (and close) stderr under the pump's feet
+        out_parts: list[str] = []
+        out_reader = threading.Thread(target=lambda: out_parts.append(proc.stdout.read()), daemon=True)
         reader.start()
+        out_reader.start()
         try:
-            out, _ = proc.communicate(timeout=3600)
+            proc.wait(timeout=3600)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.communicate()
+            proc.wait()
             raise UserError(f"{path}: error: running the module's example() {where} took more than an hour") from None
-        reader.join(timeout=10)
-        lines = out.strip().splitlines()
+        finally:
+            out_reader.join(timeout=10)
+            reader.join(timeout=10)
+        lines = "".join(out_parts).strip().splitlines()
         if proc.returncode != 0 or not lines:
             tail = "\n".join(err_lines[-15:])
             raise UserError(f"{path}: error: running the module's example() {where} failed "
