@@ -242,6 +242,36 @@ def test_states_must_be_xoroshiro128p_records(random_module):
         translate_source(src)
 
 
+PI_HITS = '''
+@cuda.jit
+def pi_hits(rng_states, iterations, out):
+    i = cuda.grid(1)
+    hits = 0
+    for _ in range(iterations):
+        x = xoroshiro128p_uniform_float32(rng_states, i)
+        y = xoroshiro128p_uniform_float32(rng_states, i)
+        if x * x + y * y <= 1.0:
+            hits += 1
+    out[i] = hits
+'''
+
+
+def test_the_states_parameter_needs_no_declaration():
+    """Numba learns the states' type at the launch, and no signature string spells it: the real-world kernels that
+    draw (numba-cuda's docs among them) declare their other parameters only, or nothing. A parameter handed to the
+    draws as their states is typed as create_xoroshiro128p_states' array; the others still need their types."""
+    from translator.errors import UserError
+    from translator.ir.typesys import parse_types_option
+    from translator.lower.program import Options
+
+    src = RANDOM.split("NUMBA2CUDA_TYPES")[0] + PI_HITS
+    with pytest.raises(UserError, match="the types of iterations, out are unknown"):
+        translate_source(src)
+    cu = translate_source(src, options=Options(types=parse_types_option("iterations=int64, out=int32[::1]")))
+    assert "// kernel pi_hits(rng_states: xoroshiro128p_type[::1], iterations: int64, out: int32[::1])" in cu
+    assert "__global__ void pi_hits(n2c::xoroshiro128p_state *rng_states," in cu
+
+
 # ------------------------------------------------------------------ the GPU: Numba's own launches beside ours
 
 @pytest.mark.gpu

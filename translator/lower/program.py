@@ -159,23 +159,24 @@ def signature_suffixes(signatures: list) -> list[str]:
 
 def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list:
     signature = signature or fi.signature
+    # numba.cuda.random's draws take only create_xoroshiro128p_states' arrays, a type no signature string
+    # spells: a parameter handed to them as the state needs no declaration (as Numba learns it at the launch)
+    states = random_state_params(fi.node)
     types, missing = [], []
     for i, p in enumerate(fi.params):
         t = override.get(p) or (signature[1][i] if signature else None) or fi.annotations.get(p)
+        if t is None and p in states:
+            t = T.Array(T.XOROSHIRO128P, 1, "C")
         if t is None:
             missing.append(p)
         types.append(t)
     if missing:
-        states = random_state_params(fi.node)  # numba.cuda.random's states: a type no signature string spells
-        first = next((p for p in missing if p in states), missing[0])
-        spelled = f"{first}={'xoroshiro128p_type[::1]' if first in states else 'float32[:, ::1]'}"
-        note = (f" ({', '.join(sorted(p for p in missing if p in states))}: the states create_xoroshiro128p_states "
-                "makes, spelled xoroshiro128p_type[::1])") if states & set(missing) else ""
+        spelled = f"{missing[0]}=float32[:, ::1]"
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
                           "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
                           f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
-                          f"...\"}} in the module, or pass --types \"{spelled}, ...\"{note}")
+                          f"...\"}} in the module, or pass --types \"{spelled}, ...\"")
     return types
 
 
