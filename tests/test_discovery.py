@@ -214,6 +214,36 @@ def test_project_decorators_that_wrap_cuda_jit(decorator):
     assert kernels(src) == ["double"]
 
 
+def test_kernel_option_vouches_for_a_decorator_from_a_package_it_cannot_read():
+    """fbpic's kernels are decorated with its own @compile_cupy (cuda.jit underneath), from an installed package
+    numba2cuda does not run. Named with --kernel, a function that indexes CUDA threads is taken as a kernel, with
+    a note; unnamed, or not indexing threads, it is not guessed at."""
+    src = """
+        from numba import cuda
+        from myproject.gpu import compile_gpu
+
+        @compile_gpu
+        def scale(a, s):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] *= s
+
+        @compile_gpu
+        def helper(a):
+            a[0] = 1.0
+    """
+    types = parse_types_option("a=float32[::1], s=float32")
+    prog = program(src, kernels=["scale"], types=types)
+    assert [entry_name(k) for k in prog.kernels] == ["scale"]
+    assert any("@compile_gpu" in d.construct and "taken to compile a kernel as @cuda.jit does, since --kernel "
+               "scale names it" in d.message for d in prog.notices)
+    assert "__global__ void scale(float *a, int64_t a_shape0, float s)" in translate(src, kernels=["scale"],
+                                                                                    types=types)
+    assert "no @cuda.jit kernel found" in error(src, types=types)
+    assert "its decorator @compile_gpu comes from myproject.gpu, which numba2cuda cannot read" in \
+        error(src, kernels=["helper"], types=parse_types_option("a=float32[::1]"))
+
+
 def test_factory_called_with_constants_at_module_level():
     src = """
         from numba import cuda
@@ -404,6 +434,37 @@ def test_constant_under_a_decidable_if():
     """
     cu = translate(src)
     assert "TILE = 16;" in cu and "BLOCK = 256;" in cu
+
+
+def test_script_settings_from_sys_argv_take_their_defaults_with_a_note():
+    """Scripts read optional settings from the command line; Numba bakes in what the compiling process was given.
+    numba2cuda reads them as for `python FILE` (the author's defaults) and says so where a kernel uses one; a
+    setting no kernel uses is not noted."""
+    src = """
+        import sys
+        from numba import cuda
+
+        threads = 512 if len(sys.argv) < 3 else int(sys.argv[2])
+        per_thread = 8 if len(sys.argv) < 4 else int(sys.argv[3])
+        if len(sys.argv) > 1:
+            SCALE = float(sys.argv[1])
+        else:
+            SCALE = 0.5
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            for i in range(per_thread):
+                a[cuda.grid(1) * per_thread + i] *= SCALE
+    """
+    prog = program(src)
+    cu = translate(src)
+    assert "per_thread = 8;" in cu and "SCALE = 0.5" in cu
+    notes = [f"{d.construct}: {d.message}" for d in prog.notices]
+    assert len(notes) == 2, notes
+    assert any("per_thread = 8 if len(sys.argv) < 4 else int(sys.argv[3]): taken as 8" in n for n in notes)
+    assert any("SCALE = 0.5: taken as 0.5, sys.argv read as when the module runs without arguments" in n
+               for n in notes)
+    assert not any("threads" in n for n in notes)
 
 
 def test_constant_under_an_undecidable_if_says_why_and_names_the_import_mode():

@@ -313,3 +313,30 @@ def k(a, j):
     body = text[text.index("__global__"):]
     assert "a[j] = 1.0f;" in body  # the guard proves j >= 0: plain C indexing
     assert "a[n2c::wrap(j, a_shape0)] = 2.0f;" in body  # no guard: Numba's wraparound kept
+
+
+def test_for_over_a_1d_array_loops_over_its_elements():
+    """`for v in a` over a 1-D array (views included) is Numba's element loop, as guvectorize kernels write it;
+    the loop's own counter never clashes with a name of the kernel. Iterating a 2-D array (rows) is an error."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float32[:, ::1], float64[::1])")
+def row_sq_norms(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        v_index = 0
+        s = 0.0
+        for v in a[i]:
+            s += v * v
+            v_index += 1
+        out[i] = s + v_index
+'''
+    a = np.arange(35, dtype=np.float32).reshape(5, 7) / 3
+    out = np.zeros(5)
+    load_cpu(source=src).row_sq_norms[1, 32](a, out)
+    expected = [sum(float(np.float32(v * v)) for v in row) + 7 for row in a]
+    assert out.tolist() == expected
+    with pytest.raises(Exception, match=r"for loop over 'a': 'a' has 2 dimensions, and iterating it yields row "
+                                        r"views"):
+        translate_source(src.replace("in a[i]:", "in a:"))

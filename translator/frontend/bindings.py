@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .constants import ConstEvalError, const_eval
+from .constants import ConstEvalError, const_eval, reads_argv
 from .names import dotted
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class Binder:
         self.bound: set = set()
         self.loop_depth = 0
         self.branch_depth = 0
+        self.argv_tests: set = set()  # names bound under an `if` decided by reading sys.argv
 
     # ------------------------------------------------------------ entry
     def run(self, statements) -> None:
@@ -168,6 +169,12 @@ class Binder:
                 cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set)))
             return
         self._set_constant(name, result, value)
+        if reads_argv(self.view, value) or name in self.argv_tests:
+            # noted where a kernel reads it (expr.named_constant): the module's other settings are not ours
+            self.view.argv_notes[name] = self.view.reporter.make(
+                value, f"{name} = {self.view.code(value)}", f"taken as {result!r}, sys.argv read as when the module "
+                "runs without arguments (`python FILE`); Numba reads the arguments of the process that compiles "
+                "the kernel")
 
     # ------------------------------------------------------------ if / try: branches
     def if_statement(self, stmt: cst.If) -> None:
@@ -178,6 +185,8 @@ class Binder:
             decided = False
         if decided:
             taken = stmt.body if _truthy(test) else stmt.orelse
+            if reads_argv(self.view, stmt.test):  # names it binds are noted as read from sys.argv
+                self.argv_tests |= _assigned_names(taken)
             if isinstance(taken, cst.If):
                 self.if_statement(taken)
             elif taken is not None:
@@ -349,3 +358,16 @@ _MISSING = object()
 
 def _truthy(value) -> bool:
     return bool(getattr(value, "value", value))
+
+
+def _assigned_names(node) -> set:
+    names = set()
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n) -> None:
+            if isinstance(n.target, cst.Name):
+                names.add(n.target.value)
+
+    if node is not None:
+        node.visit(V())
+    return names

@@ -17,7 +17,7 @@ from .values import (ARRAY_METHODS, BINOPS, CONSTANT_MEMORY_BYTES, MAX_CONST_ELE
                      ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
                      numpy_method)
 
-__all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "ConstArray", "ConstEvalError", "DeviceArray",
+__all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "reads_argv", "ConstArray", "ConstEvalError", "DeviceArray",
            "TimeDelta", "Typed", "const_eval"]
 
 
@@ -29,6 +29,9 @@ _COMPARES = {
 CONFIG_CONSTANTS = {"numba.config.ENABLE_CUDASIM": False, "cuda.config.ENABLE_CUDASIM": False,
                     "numba.core.config.ENABLE_CUDASIM": False, "cuda.core.config.ENABLE_CUDASIM": False,
                     "cuda.simulator_mode": False}
+# A script's settings from its command line (`N = 8 if len(sys.argv) < 2 else int(sys.argv[1])`) are read as when
+# it runs with no arguments, `python FILE`: the values its author gave as the defaults. Binder says so in a note.
+SCRIPT_ARGV = ("FILE",)
 # Functions of constants that are safe to evaluate here: pure, of numbers, in the interpreter's own libraries.
 _MATH_FUNCTIONS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan", "atan2", "floor", "ceil",
                    "pow", "fabs", "hypot", "isqrt", "log1p", "expm1", "trunc", "gcd", "prod", "radians", "degrees"}
@@ -64,6 +67,8 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         raise ConstEvalError(node.value)
     if isinstance(node, cst.Attribute):
         canon = resolve(info, node)
+        if canon == "sys.argv":
+            return SCRIPT_ARGV
         if canon in MATH_CONSTANTS:
             return MATH_CONSTANTS[canon]
         if canon in CONFIG_CONSTANTS:
@@ -308,3 +313,17 @@ def _convert(value, scalar: T.Scalar):
     with np.errstate(all="ignore"):
         arr = np.array(value).astype(np.dtype(scalar.name if scalar.name != "bool" else "bool"))
     return arr.item()
+
+
+def reads_argv(info: ModuleInfo, node) -> bool:
+    """Whether evaluating NODE read sys.argv (taken as a run without arguments)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Attribute(self, n) -> bool:
+            if resolve(info, n) == "sys.argv":
+                found.append(n)
+            return not found
+
+    node.visit(V())
+    return bool(found)

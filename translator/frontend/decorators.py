@@ -193,3 +193,54 @@ def _looks_like_numba_type(view, node) -> bool:
     canon = resolve(view, base) or ""
     return canon.startswith(("numba.", "cuda.")) or (
         isinstance(base, cst.Name) and base.value in ("float32", "float64", "int32", "int64"))
+
+
+# ------------------------------------------------------------------ a kernel --kernel vouches for
+
+_THREAD_INDEX = {"cuda.grid", "cuda.gridsize", "cuda.threadIdx", "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim"}
+
+
+def foreign_decorator(info: ModuleInfo, fn: cst.FunctionDef) -> tuple | None:
+    """(decorator node, its text, the module it comes from) when FN's decorator is imported from a module
+    numba2cuda cannot read (a project's installed package: fbpic's @compile_cupy), else None."""
+    if not fn.decorators:
+        return None
+    dec = fn.decorators[0].decorator
+    text = info.code(dec)
+    origin = info.aliases.get(text.split("(")[0].split(".")[0])
+    if not origin or origin.startswith(("numba", "numpy", "math")):
+        return None
+    return dec, text, origin.rsplit(".", 1)[0] or origin
+
+
+def vouched_kernel(info: ModuleInfo, name: str) -> FunctionInfo | None:
+    """A module-level function --kernel NAME names whose only obstacle is a decorator from a package numba2cuda
+    cannot read, and whose body indexes CUDA threads as only a kernel does: translated as `@cuda.jit` (the
+    decorator's arguments, if any, are not read), with a note saying so. The user asked for it by name; a
+    decorator that does more than cuda.jit is what --import-module finds out."""
+    entry = info.plain_functions.get(name)
+    if entry is None or entry[2] != "" or len(entry[0].decorators) != 1:
+        return None
+    fn = entry[0]
+    foreign = foreign_decorator(info, fn)
+    if foreign is None or not _indexes_threads(info, fn):
+        return None
+    dec, text, origin = foreign
+    fi = function_info(info, fn, ([], {}), None, name)
+    fi.notices.append(info.reporter.make(dec, f"@{text}", f"comes from {origin}, which numba2cuda cannot read "
+                                         "without running it; taken to compile a kernel as @cuda.jit does, since "
+                                         f"--kernel {name} names it (--import-module reads what it really does)"))
+    return fi
+
+
+def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Attribute(self, node) -> bool:
+            if resolve(info, node) in _THREAD_INDEX:
+                found.append(node)
+            return not found
+
+    fn.body.visit(V())
+    return bool(found)

@@ -201,6 +201,9 @@ class ExprLowerer:
 
     def named_constant(self, name, node):
         value = self.info.constants[name]
+        note = self.info.argv_notes.get(name)
+        if note is not None and note not in self.info.notices:
+            self.info.notices.append(note)
         if isinstance(value, (DeviceArray, TimeDelta)):
             what = ("a device array: Numba captures its pointer, so the kernel sees what it holds when it runs, "
                     "not a constant" if isinstance(value, DeviceArray) else "a timedelta64; kernels see it through "

@@ -68,6 +68,7 @@ class ModuleInfo:
     mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place
     plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
     notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
+    argv_notes: dict = field(default_factory=dict)  # name -> the note that its value took sys.argv as empty
     star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None

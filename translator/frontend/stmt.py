@@ -260,6 +260,16 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             raise Unsupported(stmt.target, "for loop target", "only a single name can be the loop variable",
                               "for i in range(n): ...")
         it = stmt.iter
+        if isinstance(it, cst.Name) and isinstance(self.scope.get(it.value), ir.ArrayVar):
+            return self.for_over_array(stmt)
+        if isinstance(it, cst.Subscript):  # `for v in a[i]`: a view, bound once
+            view = self.fresh_name(f"{stmt.target.value}_items", 1)
+            bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(view))], it)])
+            prelude = self.statement(bind)
+            if isinstance(self.scope.get(view), ir.ArrayVar):
+                for s in prelude:
+                    s.node = stmt
+                return prelude + self.for_over_array(stmt.with_changes(iter=cst.Name(view)), stmt)
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
                 and "range" not in self.scalar_names):
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
@@ -281,6 +291,32 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         loop = ir.ForRange(target=ir.Name(stmt.target.value), start=start, stop=stop, step=step, body=body)
         loop.given = len(values)  # Numba types the loop variable from the arguments actually written
         return [loop]
+
+    def fresh_name(self, name: str, bindings: int = 2) -> str:
+        """NAME, or NAME_, NAME__ ...: a local the kernel does not use, bound BINDINGS times (2: a variable)."""
+        while name in self.assign_counts or name in self.scope or name in self.info.constants:
+            name += "_"
+        self.assign_counts[name] = bindings
+        self.scalar_names.add(name)
+        return name
+
+    def for_over_array(self, stmt: cst.For, written=None) -> list:
+        """`for v in a:` over a 1-D array is Numba's loop over its elements: `for i in range(len(a)): v = a[i]`
+        (the length read once, as Numba's array iterator does). WRITTEN: the statement as the user wrote it."""
+        arr, written = stmt.iter, written or stmt
+        if self.scope[arr.value].ndim != 1:
+            shown = self.info.code(written.iter)
+            raise Unsupported(written.iter, f"for loop over '{shown}'", f"'{shown}' has "
+                              f"{self.scope[arr.value].ndim} dimensions, and iterating it yields row views",
+                              f"loop over indices: for i in range({shown}.shape[0]): ...")
+        index = cst.Name(self.fresh_name(f"{stmt.target.value}_index"))
+        load = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(stmt.target)],
+                                                   cst.Subscript(arr, [cst.SubscriptElement(cst.Index(index))]))])
+        loop = stmt.with_changes(target=index, iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Call(
+            cst.Name("len"), [cst.Arg(arr)]))]), body=stmt.body.with_changes(body=[load, *stmt.body.body]))
+        lowered = self.stmt_For(loop)
+        lowered[0].body[0].node = written  # the element's load belongs to the `for` line
+        return lowered
 
 
 

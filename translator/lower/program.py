@@ -10,6 +10,7 @@ from ..analysis import specialize
 from ..ir import typesys as T
 from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
+from ..frontend.decorators import foreign_decorator, vouched_kernel
 from ..frontend.module import FunctionInfo, ModuleInfo
 from ..stack import deep_stack
 from .legalize import Legalizer
@@ -204,6 +205,11 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
             chosen.append(exact)
             continue
         named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as]
+        if not named and want not in info.deferred:
+            vouched = vouched_kernel(info, want)
+            if vouched is not None:
+                info.functions[want] = vouched
+                named = [vouched]
         if len(named) > 1:
             where = ", ".join(f"{f.key} (line {info.reporter.location(f.node).line})" for f in named)
             raise UserError(f"{info.path}: error: several kernels are named '{want}' here: {where}\n"
@@ -231,13 +237,11 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
     if plain is not None and plain[0].decorators:
+        foreign = foreign_decorator(info, plain[0])
         dec = plain[0].decorators[0].decorator
         text = info.code(dec)
-        head = text.split("(")[0].split(".")[0]
-        origin = info.aliases.get(head)
-        why = (f"its decorator @{text} comes from {origin.rsplit('.', 1)[0] or origin}, which numba2cuda cannot read "
-               "without running it" if origin and not origin.startswith(("numba", "numpy", "math"))
-               else f"its decorator @{text} does not apply cuda.jit as far as numba2cuda can read")
+        why = (f"its decorator @{text} comes from {foreign[2]}, which numba2cuda cannot read without running it"
+               if foreign else f"its decorator @{text} does not apply cuda.jit as far as numba2cuda can read")
         info.reporter.add(dec, f"--kernel {want}", why,
                           "translate with --import-module (numba2cuda then imports the module and finds the kernels "
                           "it makes, however made), or decorate it with @cuda.jit")
@@ -281,6 +285,8 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
                 raise  # not a located problem of the source (a bad option): report it as it is
             # a located problem, already recorded: keep going so one run reports every kernel's problems
     info.reporter.raise_if_any()
+    # notes about values the kernels read (a default taken for sys.argv), known only once they are lowered
+    program.notices += [n for n in info.notices if n not in program.notices]
     for fn in reversed(program.device_functions()):  # callers first: each learns its arguments' bounds
         program.legalize(fn)
     info.reporter.raise_if_any()
