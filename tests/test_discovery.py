@@ -467,6 +467,32 @@ def test_script_settings_from_sys_argv_take_their_defaults_with_a_note():
     assert not any("threads" in n for n in notes)
 
 
+def test_physical_constants_from_scipy_constants(monkeypatch):
+    """Scientific kernels (fbpic's particle push) use `from scipy.constants import c`: a library of published
+    numbers, read by importing the library (none of the user's code runs). A stand-in module keeps this test off
+    scipy; the value is what the kernel bakes in, as Numba does."""
+    import sys
+    import types
+
+    fake = types.ModuleType("scipy.constants")
+    fake.c, fake.e, fake.name = 299792458.0, 1.602176634e-19, "not a number"
+    monkeypatch.setitem(sys.modules, "scipy", types.ModuleType("scipy"))
+    monkeypatch.setitem(sys.modules, "scipy.constants", fake)
+    src = """
+        from numba import cuda
+        from scipy.constants import c
+        import scipy.constants as sc
+
+        @cuda.jit("void(float64[::1], float64)")
+        def push(x, dt):
+            i = cuda.grid(1)
+            x[i] += c * dt + sc.e
+    """
+    cu = translate(src)
+    assert "x[i] += 299792458.0 * dt + 1.602176634e-19;" in cu
+    assert "scipy.constants.name" in error(src.replace("sc.e", "sc.name"))
+
+
 def test_constant_under_an_undecidable_if_says_why_and_names_the_import_mode():
     src = """
         import sys

@@ -340,3 +340,28 @@ def row_sq_norms(a, out):
     with pytest.raises(Exception, match=r"for loop over 'a': 'a' has 2 dimensions, and iterating it yields row "
                                         r"views"):
         translate_source(src.replace("in a[i]:", "in a:"))
+
+
+def test_unpacking_into_array_elements():
+    """`ux[i], uy[i] = push(...)` (fbpic's particle push) and swaps through elements: the whole right side
+    first, then each target left to right, as Python assigns."""
+    src = '''
+from numba import cuda
+
+@cuda.jit(device=True)
+def rotate(a, b):
+    return b, -a
+
+@cuda.jit("void(float64[::1], float64[::1], float64[:, ::1])")
+def k(u, v, w):
+    i = cuda.grid(1)
+    if i < u.size:
+        u[i], v[i] = rotate(u[i], v[i])
+        w[i, 0], t = u[i], 2.0
+        u[i], v[i] = v[i], u[i] + t
+'''
+    u, v, w = np.arange(5.0), np.arange(5.0) * 10, np.zeros((5, 2))
+    load_cpu(source=src).k[1, 32](u, v, w)
+    u0, v0 = np.arange(5.0), np.arange(5.0) * 10
+    assert w[:, 0].tolist() == v0.tolist()
+    assert u.tolist() == (-u0).tolist() and v.tolist() == (v0 + 2).tolist()

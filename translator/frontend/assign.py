@@ -12,7 +12,7 @@ from .constants import CONSTANT_MEMORY_BYTES, ConstArray
 from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, mentions, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
-from .names import resolve, scalar_type_of_name
+from .names import dotted, resolve, scalar_type_of_name
 from .scan import returns_tuple
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
@@ -20,7 +20,7 @@ ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like"
 
 
 class AssignLowerer:
-    """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, arrays, tmp_count,
+    """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, arrays, tmp_count, fresh_name,
     value(), expr(), poison()."""
 
     def assign(self, target, value_node, stmt) -> list:
@@ -226,6 +226,9 @@ class AssignLowerer:
         return e
 
     def assign_tuple(self, target, value_node) -> list:
+        if any(isinstance(el.value, cst.Subscript) for el in target.elements) and all(
+                isinstance(el.value, (cst.Name, cst.Subscript)) for el in target.elements):
+            return self.assign_through_temps(target, value_node)
         names = []
         for el in target.elements:
             if not isinstance(el.value, cst.Name):
@@ -245,6 +248,19 @@ class AssignLowerer:
         if len(values) != len(names):
             raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(values)} values")
         return self.unpack(names, values)
+
+    def assign_through_temps(self, target, value_node) -> list:
+        """`u[i], v[i] = f(...)`, `x[i], n = ...`: as Python does it, the whole right side first (into fresh
+        locals), then each target from left to right, its index read then."""
+        def temp(el):
+            named = el.value.value if isinstance(el.value, cst.Subscript) else el.value
+            return cst.Name(self.fresh_name(f"{dotted(named) or 'item'}_new".replace(".", "_"), 1))
+
+        temps = [temp(el) for el in target.elements]
+        out = self.assign_tuple(cst.Tuple([cst.Element(t) for t in temps]), value_node)
+        for el, temp in zip(target.elements, temps):
+            out.extend(self.assign(el.value, temp, None))
+        return out
 
     def unpack(self, names, values) -> list:
         out, pending = [], []

@@ -32,6 +32,25 @@ CONFIG_CONSTANTS = {"numba.config.ENABLE_CUDASIM": False, "cuda.config.ENABLE_CU
 # A script's settings from its command line (`N = 8 if len(sys.argv) < 2 else int(sys.argv[1])`) are read as when
 # it runs with no arguments, `python FILE`: the values its author gave as the defaults. Binder says so in a note.
 SCRIPT_ARGV = ("FILE",)
+# Libraries of published constants (physical constants, CODATA): read by importing the library itself, which
+# runs none of the user's code; a kernel sees the number Numba would bake in.
+CONSTANT_LIBRARIES = ("scipy.constants.",)
+
+
+def library_constant(canon: str | None):
+    """The number CANON (`scipy.constants.c`) names in an installed constants library, else None."""
+    if not canon or not canon.startswith(CONSTANT_LIBRARIES):
+        return None
+    import importlib
+
+    module, _, name = canon.rpartition(".")
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+    return value if type(value) in (int, float) else None
+
+
 # Functions of constants that are safe to evaluate here: pure, of numbers, in the interpreter's own libraries.
 _MATH_FUNCTIONS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan", "atan2", "floor", "ceil",
                    "pow", "fabs", "hypot", "isqrt", "log1p", "expm1", "trunc", "gcd", "prod", "radians", "degrees"}
@@ -64,6 +83,9 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
             return CONFIG_CONSTANTS[resolve(info, node)]
         if resolve(info, node) in MATH_CONSTANTS:  # from math import pi
             return MATH_CONSTANTS[resolve(info, node)]
+        value = library_constant(resolve(info, node))  # from scipy.constants import c
+        if value is not None:
+            return value
         raise ConstEvalError(node.value)
     if isinstance(node, cst.Attribute):
         canon = resolve(info, node)
@@ -73,6 +95,9 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
             return MATH_CONSTANTS[canon]
         if canon in CONFIG_CONSTANTS:
             return CONFIG_CONSTANTS[canon]
+        value = library_constant(canon)
+        if value is not None:
+            return value
         name = dotted(node)
         if name in scope:  # `params.N` of a sibling module read by import
             return scope[name]

@@ -11,7 +11,8 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
 from .bindings import called_at_import
-from .constants import CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed
+from .constants import (CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed,
+                        library_constant)
 from .names import canonical, dotted, resolve, scalar_type_of_name
 from ..ir.facts import is_pure
 
@@ -181,6 +182,9 @@ class ExprLowerer:
             raise self.unknown_value(name, node)
         if name in self.info.aliases:
             what = self.info.aliases[name]
+            value = library_constant(canonical(what))
+            if value is not None:  # from scipy.constants import c
+                return const_expr(value, node)
             if what.count(".") and not what.startswith(("numba", "numpy", "math", "cmath", ".")) or \
                     what.startswith("."):
                 raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {what.rsplit('.', 1)[0]}, "
@@ -298,6 +302,8 @@ class ExprLowerer:
             return ir.Call(intrinsics.Intrinsic("cuda.laneid", "n2c::laneid", lambda ts: T.INT32, (0, 0)), [], "n2c::laneid")
         if canon in MATH_CONSTANTS:
             return const_expr(MATH_CONSTANTS[canon], node)
+        if library_constant(canon) is not None:  # scipy.constants.c
+            return const_expr(library_constant(canon), node)
         scalar = scalar_type_of_name(canon)
         if scalar is not None:
             return TypeValue(scalar)

@@ -293,9 +293,11 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         return [loop]
 
     def fresh_name(self, name: str, bindings: int = 2) -> str:
-        """NAME, or NAME_, NAME__ ...: a local the kernel does not use, bound BINDINGS times (2: a variable)."""
+        """NAME, or NAME_2, NAME_3 ...: a local the kernel does not use, bound BINDINGS times (2: a variable)."""
+        base, k = name, 1
         while name in self.assign_counts or name in self.scope or name in self.info.constants:
-            name += "_"
+            k += 1
+            name = f"{base}_{k}"
         self.assign_counts[name] = bindings
         self.scalar_names.add(name)
         return name
