@@ -365,3 +365,27 @@ def k(u, v, w):
     u0, v0 = np.arange(5.0), np.arange(5.0) * 10
     assert w[:, 0].tolist() == v0.tolist()
     assert u.tolist() == (-u0).tolist() and v.tolist() == (v0 + 2).tolist()
+
+
+def test_a_row_view_rebound_in_two_loops():
+    """`x1 = train[j]` in two loops (dpbench's k-NN): one name bound to a view made in place, twice. Its offset
+    was never typed and the translator died with an internal error."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float64[:, ::1], float64[::1])")
+def k(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[1]:
+        s = 0.0
+        for j in range(2):
+            x1 = a[j]
+            s += x1[i]
+        for j in range(2, 4):
+            x1 = a[j]
+            s += 10 * x1[i]
+        out[i] = s
+'''
+    a, out = np.arange(20.0).reshape(4, 5), np.zeros(5)
+    load_cpu(source=src).k[1, 32](a, out)
+    assert out.tolist() == (a[0] + a[1] + 10 * (a[2] + a[3])).tolist()

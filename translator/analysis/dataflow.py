@@ -76,12 +76,21 @@ def stmt_exprs(s):
         return list(s.items)
     if isinstance(s, ir.TupleCall):
         return [s.call]
-    if isinstance(s, ir.ArrayBind):
-        return [s.cond] if s.cond is not None else []
+    if isinstance(s, ir.ArrayBind):  # a source that is a view made in place (`x = a[j]` in a loop) computes here
+        return ([s.cond] if s.cond is not None else []) + [
+            x for src in (s.source, s.orelse) for x in _unnamed_view_exprs(src)]
     if isinstance(s, ir.ArrayDecl):
         exprs = [x for x in s.array.shape if isinstance(x, ir.Expr)]
         return exprs + ([s.array.offset] if s.array.offset is not None else [])
     return []
+
+
+def _unnamed_view_exprs(arr) -> list:
+    out = []
+    while arr is not None and arr.kind == "view" and not arr.name:
+        out += [x for x in arr.shape if isinstance(x, ir.Expr)] + ([arr.offset] if arr.offset is not None else [])
+        arr = arr.base
+    return out
 
 
 class Phi:
