@@ -403,6 +403,29 @@ __device__ __forceinline__ T np_sign(T a)
     return a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a));
 }
 
+// @helper sincos
+// numba.cuda.libdevice.sincos(f) returns (sin x, cos x) as Numba's tuple; CUDA's sincos(f) writes through pointers.
+struct sincosf_result {
+    float v0;
+    float v1;
+};
+struct sincos_result {
+    double v0;
+    double v1;
+};
+__device__ __forceinline__ sincosf_result sincosf(float x)
+{
+    sincosf_result r;
+    ::sincosf(x, &r.v0, &r.v1);
+    return r;
+}
+__device__ __forceinline__ sincos_result sincos(double x)
+{
+    sincos_result r;
+    ::sincos(x, &r.v0, &r.v1);
+    return r;
+}
+
 // @helper match_all
 // cuda.match_all_sync returns (mask, pred) as Numba's tuple: the mask of lanes holding the same value when all
 // of them do (else 0), and whether they all do.

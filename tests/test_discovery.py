@@ -493,6 +493,24 @@ def test_physical_constants_from_scipy_constants(monkeypatch):
     assert "scipy.constants.name" in error(src.replace("sc.e", "sc.name"))
 
 
+def test_cupy_scalar_types_are_numpys():
+    """`cp.float32(-2.0 * pi)` at module level (PyLops): CuPy's scalar types are NumPy's, so the constant is
+    a float32 without importing CuPy."""
+    src = """
+        from math import pi
+        import cupy as cp
+        from numba import cuda
+
+        TWO_PI = cp.float32(2.0 * pi)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = a[0] * TWO_PI + cp.float32(1)
+    """
+    cu = translate(src)
+    assert "static constexpr float TWO_PI = 6.2831855f;" in cu and "a[0] * TWO_PI + 1.0f" in cu
+
+
 def test_constant_under_an_undecidable_if_says_why_and_names_the_import_mode():
     src = """
         import sys

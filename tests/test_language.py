@@ -389,3 +389,76 @@ def k(a, out):
     a, out = np.arange(20.0).reshape(4, 5), np.zeros(5)
     load_cpu(source=src).k[1, 32](a, out)
     assert out.tolist() == (a[0] + a[1] + 10 * (a[2] + a[3])).tolist()
+
+
+def test_enumerate_over_an_array_row():
+    """`for u, l in enumerate(labels[b])` (speechbrain's transducer loss): the element loop with its counter."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(int32[:, ::1], int64[::1])")
+def k(labels, out):
+    b = cuda.grid(1)
+    if b < labels.shape[0]:
+        acc = 0
+        for u, l in enumerate(labels[b]):
+            acc += (u + 1) * l
+        out[b] = acc
+'''
+    labels, out = np.arange(12, dtype=np.int32).reshape(3, 4), np.zeros(3, np.int64)
+    load_cpu(source=src).k[1, 32](labels, out)
+    assert out.tolist() == [sum((u + 1) * int(v) for u, v in enumerate(row)) for row in labels]
+    with pytest.raises(Exception, match=r"for loop over 'labels': 'labels' has 2 dimensions"):
+        translate_source(src.replace("enumerate(labels[b])", "enumerate(labels)"))
+
+
+def test_a_local_annotation_is_ignored_as_numba_ignores_it():
+    """Python never evaluates a local's annotation, so Numba does not see it: `acc: float32 = 0.0` is a float64
+    accumulator there (a note says so), and `labels: torch.Tensor = mlabels[b]` (NeMo) is a plain row view."""
+    src = '''
+from numba import cuda, float32
+
+@cuda.jit("void(float32[:, ::1], float64[::1])")
+def row_sum(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        acc: float32 = 0.0
+        row: "torch.Tensor" = m[i]
+        for j in range(m.shape[1]):
+            acc += row[j]
+        out[i] = acc
+'''
+    module = load_cpu(source=src)
+    assert "double acc = 0.0;" in module.cu
+    notes = [f"{d.construct}: {d.message}" for d in module.program.notices]
+    assert notes == ["annotation 'float32': ignored, as Numba ignores a local's annotation: the value's own type is "
+                     "kept (write acc = float32(...) to choose it)"]
+    m, out = (np.arange(12, dtype=np.float32) / 7).reshape(3, 4), np.zeros(3)
+    module.row_sum[1, 32](m, out)
+    assert out.tolist() == [sum(float(v) for v in row) for row in m]
+
+
+def test_libdevice_functions_by_name():
+    """`s, c = cuda.libdevice.sincosf(x)` (PyLops' Radon transform) and libdevice's other math functions: fixed
+    types by name (f: float32), the CUDA math function of the same name in C."""
+    src = '''
+from numba import cuda
+from numba.cuda import libdevice
+
+@cuda.jit("void(float32[::1], float32[::1], float64[::1])")
+def k(x, y, z):
+    i = cuda.grid(1)
+    if i < x.size:
+        s, c = libdevice.sincosf(x[i])
+        y[i] = s * c + libdevice.rsqrtf(x[i]) + libdevice.powf(x[i], 2.0)
+        z[i] = libdevice.exp(z[i]) + cuda.libdevice.fmax(1.0, z[i])
+'''
+    module = load_cpu(source=src)
+    assert "const auto sincosf_ret = n2c::sincosf(x[i]);" in module.cu
+    assert "rsqrtf(x[i]) + powf(x[i], 2.0f)" in module.cu and "exp(z[i]) + fmax(1.0, z[i])" in module.cu
+    x, y, z = np.linspace(0.5, 3, 7, dtype=np.float32), np.zeros(7, np.float32), np.linspace(-1, 1, 7)
+    z0 = z.copy()
+    module.k[1, 32](x, y, z)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(y, np.sin(x64) * np.cos(x64) + 1 / np.sqrt(x64) + x64 ** 2, rtol=1e-6)
+    np.testing.assert_allclose(z, np.exp(z0) + np.maximum(1.0, z0), rtol=1e-15)

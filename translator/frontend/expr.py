@@ -388,6 +388,10 @@ class ExprLowerer:
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
                 raise Unsupported(node, "tuple slice", "only constant indexing of tuples is supported")
             idx = self.expr(node.slice[0].slice.value)
+            # a constant through an integer cast counts (`cuda.grid(2)[types.uint32(0)]`, as sgkit writes it)
+            while isinstance(idx, ir.Cast) and idx.to.is_int and isinstance(idx.value, ir.Const) and \
+                    isinstance(idx.value.value, int) and 0 <= idx.value.value < 2 ** (idx.to.bits - 1):
+                idx = idx.value
             if not (isinstance(idx, ir.Const) and isinstance(idx.value, int)) or not -len(base.items) <= idx.value < len(base.items):
                 raise Unsupported(node, "tuple index", "tuples are indexed with an in-range integer constant",
                                   "unpack the tuple instead: a, b = t")

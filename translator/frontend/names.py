@@ -51,7 +51,7 @@ def resolve(info: ModuleInfo, node) -> str | None:
 
 #: where Numba and NumPy spell their scalar types (longest first: `numba.core.types.` before `numba.`)
 SCALAR_PREFIXES = ("numba.core.types.", "cuda.core.types.", "numba.types.", "cuda.types.", "np.", "numba.", "cuda.",
-                   "types.")
+                   "types.", "cupy.")  # cupy.float32 is numpy.float32
 
 
 def scalar_type_of_name(canon: str | None) -> T.Scalar | None:

@@ -12,7 +12,7 @@ from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, const_expr
-from .names import resolve
+from .names import resolve, scalar_type_of_name
 from .scan import assignment_counts, bound_names
 
 UNSUPPORTED_STMTS = {
@@ -28,8 +28,6 @@ UNSUPPORTED_STMTS = {
     cst.FunctionDef: ("nested function", "functions cannot be defined inside kernels",
                       "define a @cuda.jit(device=True) function at module level"),
     cst.ClassDef: ("class definition", "classes cannot be defined inside kernels", "use scalars and arrays"),
-    cst.AnnAssign: ("annotated assignment", "local variable annotations are not supported",
-                    "write x = float32(value) to choose the type"),
     cst.Match: ("match statement", "not supported", "use if/elif/else"),
 }
 
@@ -132,6 +130,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             for target in small.targets:
                 out.extend(self.assign(target.target, small.value, small))
             return out
+        if isinstance(small, cst.AnnAssign):
+            return self.annotated_assignment(small)
         if isinstance(small, cst.AugAssign):
             return self.aug_assign(small)
         if isinstance(small, cst.Return):
@@ -230,6 +230,16 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
         return [ir.Return(values=[self.expr(small.value)])]
 
+    def annotated_assignment(self, small: cst.AnnAssign) -> list:
+        """Python does not evaluate a local's annotation (`labels: torch.Tensor = ...`), so Numba, which reads the
+        bytecode, never sees it: the assignment alone, and a note where the annotation looks like a type choice."""
+        text = self.info.code(small.annotation.annotation)
+        if scalar_type_of_name(resolve(self.info, small.annotation.annotation)) is not None:
+            self.fn.notices.append(self.info.reporter.make(
+                small.annotation, f"annotation '{text}'", "ignored, as Numba ignores a local's annotation: the "
+                f"value's own type is kept (write {self.info.code(small.target)} = {text}(...) to choose it)"))
+        return [] if small.value is None else self.assign(small.target, small.value, small)
+
     # ------------------------------------------------------------ compound statements
     def stmt_If(self, stmt: cst.If) -> list:
         cond = self.expr(stmt.test)
@@ -256,20 +266,27 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             raise Unsupported(stmt.orelse, "for ... else", "loop else clauses are not supported", "use a flag variable")
         if stmt.asynchronous is not None:
             raise Unsupported(stmt, "async for", "not supported")
+        written, index = stmt, None
+        if self._is_enumerate(stmt):  # `for k, v in enumerate(a)`: the element loop, its counter named k
+            index = stmt.target.elements[0].value.value
+            stmt = stmt.with_changes(target=stmt.target.elements[1].value, iter=stmt.iter.args[0].value)
         if not isinstance(stmt.target, cst.Name):
             raise Unsupported(stmt.target, "for loop target", "only a single name can be the loop variable",
                               "for i in range(n): ...")
         it = stmt.iter
         if isinstance(it, cst.Name) and isinstance(self.scope.get(it.value), ir.ArrayVar):
-            return self.for_over_array(stmt)
+            return self.for_over_array(stmt, written, index)
         if isinstance(it, cst.Subscript):  # `for v in a[i]`: a view, bound once
             view = self.fresh_name(f"{stmt.target.value}_items", 1)
             bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(view))], it)])
             prelude = self.statement(bind)
             if isinstance(self.scope.get(view), ir.ArrayVar):
                 for s in prelude:
-                    s.node = stmt
-                return prelude + self.for_over_array(stmt.with_changes(iter=cst.Name(view)), stmt)
+                    s.node = written
+                return prelude + self.for_over_array(stmt.with_changes(iter=cst.Name(view)), written, index)
+        if index is not None:
+            raise Unsupported(it, "enumerate() of this iterable", "only arrays are enumerated here",
+                              "loop over indices: for i in range(len(a)): x = a[i]")
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
                 and "range" not in self.scalar_names):
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
@@ -302,16 +319,25 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         self.scalar_names.add(name)
         return name
 
-    def for_over_array(self, stmt: cst.For, written=None) -> list:
+    def _is_enumerate(self, stmt: cst.For) -> bool:
+        it, target = stmt.iter, stmt.target
+        return isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate" and \
+            "enumerate" not in self.scalar_names and "enumerate" not in self.scope and len(it.args) == 1 and \
+            it.args[0].keyword is None and not it.args[0].star and isinstance(target, cst.Tuple) and \
+            len(target.elements) == 2 and all(isinstance(el.value, cst.Name) for el in target.elements)
+
+    def for_over_array(self, stmt: cst.For, written=None, index=None) -> list:
         """`for v in a:` over a 1-D array is Numba's loop over its elements: `for i in range(len(a)): v = a[i]`
-        (the length read once, as Numba's array iterator does). WRITTEN: the statement as the user wrote it."""
+        (the length read once, as Numba's array iterator does). WRITTEN: the statement as the user wrote it;
+        INDEX: the counter's name when enumerate() names it."""
         arr, written = stmt.iter, written or stmt
         if self.scope[arr.value].ndim != 1:
-            shown = self.info.code(written.iter)
-            raise Unsupported(written.iter, f"for loop over '{shown}'", f"'{shown}' has "
+            where = written.iter.args[0].value if index is not None else written.iter
+            shown = self.info.code(where)
+            raise Unsupported(where, f"for loop over '{shown}'", f"'{shown}' has "
                               f"{self.scope[arr.value].ndim} dimensions, and iterating it yields row views",
                               f"loop over indices: for i in range({shown}.shape[0]): ...")
-        index = cst.Name(self.fresh_name(f"{stmt.target.value}_index"))
+        index = cst.Name(index or self.fresh_name(f"{stmt.target.value}_index"))
         load = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(stmt.target)],
                                                    cst.Subscript(arr, [cst.SubscriptElement(cst.Index(index))]))])
         loop = stmt.with_changes(target=index, iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Call(

@@ -130,6 +130,22 @@ _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
      arg_types=lambda ts: [_float_of(ts[:1]), T.INT32])
 
+# --- numba.cuda.libdevice: libdevice's functions called by name, each of one fixed type (an `f` suffix is
+# float32, none float64; the argument converts to it, as Numba's declared signature does); in C they are the
+# CUDA math functions of the same name.
+_LIBDEVICE_1 = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+                "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "fabs",
+                "floor", "ceil", "trunc", "round", "rint", "nearbyint", "erf", "erfc", "lgamma", "tgamma", "logb")
+_LIBDEVICE_2 = ("pow", "atan2", "fmin", "fmax", "fmod", "hypot", "copysign", "fdim", "remainder", "nextafter")
+for _t, _suffix in ((T.FLOAT32, "f"), (T.FLOAT64, "")):
+    for _nargs, _names in ((1, _LIBDEVICE_1), (2, _LIBDEVICE_2), (3, ("fma",))):
+        for _name in _names:
+            _add(f"cuda.libdevice.{_name}{_suffix}", f"{_name}{_suffix}", _fixed(_t), _nargs,
+                 arg_types=lambda ts, t=_t: [t] * len(ts))
+    # (sin, cos) as Numba's tuple, `s, c = libdevice.sincosf(x)`
+    _add(f"cuda.libdevice.sincos{_suffix}", f"n2c::sincos{_suffix}", _fixed(T.Tuple((_t, _t))), 1,
+         helper="sincos", arg_types=lambda ts, t=_t: [t], tuple_result=True)
+
 # NumPy ufuncs on scalars: typed by NumPy's loop list as Numba picks the loop (first loop every input casts
 # to safely; any integer casts to a float when integers and floats are mixed; no float16 loops), so
 # np.sin(int32) is float64 and np.arctan2(float32, int64) is float32, unlike math.*.
