@@ -462,3 +462,35 @@ def k(x, y, z):
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(y, np.sin(x64) * np.cos(x64) + 1 / np.sqrt(x64) + x64 ** 2, rtol=1e-6)
     np.testing.assert_allclose(z, np.exp(z0) + np.maximum(1.0, z0), rtol=1e-15)
+
+
+def test_contiguous_multi_dimensional_slices_are_views():
+    """`R[0, :]` (a ray tracer), `a[i, 1:3]`, `a[i][1:3]`, `b[1:3, :, :]`: integer indices, one slice, then full
+    slices is one contiguous piece, a view at an offset (passed to a device function too). A strided window
+    (`a[i:j, k:l]`) is a located error."""
+    src = '''
+from numba import cuda
+
+@cuda.jit(device=True)
+def total(v):
+    s = 0.0
+    for j in range(v.shape[0]):
+        s += v[j]
+    return s
+
+@cuda.jit("void(float64[:, ::1], float64[:, :, ::1], float64[:, ::1])")
+def k(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = total(a[i, :])
+        out[i, 1] = total(a[i, 1:3]) + 10 * total(a[i][1:3])
+        out[i, 2] = a[1:, :][0, 2] + b[1:3, :, :][1, 0, 1] + a[i, 1:][0]
+        out[i, 3] = total(b[i, 1, :])
+'''
+    a, b, out = np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(3, 2, 4), np.zeros((3, 4))
+    load_cpu(source=src).k[1, 32](a, b, out)
+    for i in range(3):
+        assert out[i].tolist() == [a[i, :].sum(), 11 * a[i, 1:3].sum(), a[1, 2] + b[2, 0, 1] + a[i, 1],
+                                   b[i, 1, :].sum()]
+    with pytest.raises(Exception, match="multi-dimensional slice: only slices that are one contiguous piece"):
+        translate_source(src.replace("total(a[i, :])", "total(a[i:i + 1, 1:3][0])"))

@@ -1,4 +1,4 @@
-# expect: 8:13: multi-dimensional slice: only 1-D arrays can be sliced
+# expect: 8:13: multi-dimensional slice: only slices that are one contiguous piece of the array are supported
 """Slices a block out of a 2-D array."""
 from numba import cuda
 

@@ -52,8 +52,15 @@ def walk_expr(e):
 
 
 def _array_exprs(arr) -> list:
-    out = [s for s in arr.shape if isinstance(s, ir.Expr)]
-    return out + ([arr.offset] if arr.offset is not None else [])
+    """An array's shape and offset expressions, and those of the unnamed views it is made from (`a[i][1:3]`
+    passed in place is a view of a view: both computed where it is used)."""
+    out = []
+    while True:
+        out += [s for s in arr.shape if isinstance(s, ir.Expr)] + ([arr.offset] if arr.offset is not None else [])
+        base = arr.base
+        if base is None or base.kind != "view" or base.name:
+            return out
+        arr = base
 
 
 def stmt_exprs(s):
@@ -78,19 +85,12 @@ def stmt_exprs(s):
         return [s.call]
     if isinstance(s, ir.ArrayBind):  # a source that is a view made in place (`x = a[j]` in a loop) computes here
         return ([s.cond] if s.cond is not None else []) + [
-            x for src in (s.source, s.orelse) for x in _unnamed_view_exprs(src)]
+            x for src in (s.source, s.orelse) if src is not None and src.kind == "view" and not src.name
+            for x in _array_exprs(src)]
     if isinstance(s, ir.ArrayDecl):
         exprs = [x for x in s.array.shape if isinstance(x, ir.Expr)]
         return exprs + ([s.array.offset] if s.array.offset is not None else [])
     return []
-
-
-def _unnamed_view_exprs(arr) -> list:
-    out = []
-    while arr is not None and arr.kind == "view" and not arr.name:
-        out += [x for x in arr.shape if isinstance(x, ir.Expr)] + ([arr.offset] if arr.offset is not None else [])
-        arr = arr.base
-    return out
 
 
 class Phi:

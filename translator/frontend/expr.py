@@ -453,16 +453,30 @@ class ExprLowerer:
         return view
 
     def slice_view(self, base: ir.ArrayVar, node):
-        if base.ndim != 1 or len(node.slice) != 1:
-            raise Unsupported(node, "multi-dimensional slice", "only 1-D arrays can be sliced",
-                              "slice a 1-D array, or index every dimension")
-        sl = node.slice[0].slice
+        """A slice that is one contiguous piece of the array: integer indices first, then one slice, then only
+        full slices (`a[g:]`, `R[0, :]`, `a[i, 2:5]`, `a[r0:r1, :]`), as a view at an offset. Other slices
+        (`a[i:j, k:l]`, `a[0:3, x]`) are strided, which Numba's views are and these are not."""
+        els = list(node.slice)
+        if len(els) > base.ndim:
+            raise Unsupported(node, "too many indices", f"'{base.name or self.info.code(node.value)}' has "
+                              f"{base.ndim} dimension(s)")
+        k = 0
+        while k < len(els) and isinstance(els[k].slice, cst.Index):
+            k += 1
+        if not all(isinstance(e.slice, cst.Slice) and _is_full(e.slice) for e in els[k + 1:]):
+            raise Unsupported(node, "multi-dimensional slice", "only slices that are one contiguous piece of the "
+                              "array are supported: integer indices, then one slice, then only `:`",
+                              "pass the array with the indices of the window's corner, or index every dimension")
+        src = self.index_array(base, self.index_list(cst.Subscript(node.value, els[:k])), node) if k else base
+        sl = els[k].slice
+        if _is_full(sl):
+            return src
         if sl.step is not None:
             step = self.expr(sl.step)
             if not (isinstance(step, ir.Const) and step.value == 1):
                 raise Unsupported(sl.step, "slice step", "only step 1 slices are supported")
         start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
-        length = self.shape_of(base, 0)
+        length = self.shape_of(src, 0)
         stop = self.expr(sl.upper) if sl.upper is not None else None
         for bound in (start, stop):
             if isinstance(bound, ir.Const) and bound.value < 0:
@@ -471,9 +485,18 @@ class ExprLowerer:
         end = stop if stop is not None else length
         starts_at_zero = isinstance(start, ir.Const) and start.value == 0
         length = end if starts_at_zero else ir.BinOp("-", end, start)
-        view = ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=start)
-        view.slice_start = start
+        rest = [self.shape_of(src, d) for d in range(1, src.ndim)]
+        offset = start
+        for extent in rest:  # a slice of the first of several dimensions starts start rows in
+            offset = ir.BinOp("*", offset, extent)
+        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=offset)
+        if src.ndim == 1:
+            view.slice_start = start
         return view
+
+
+def _is_full(sl: cst.Slice) -> bool:
+    return sl.lower is None and sl.upper is None and sl.step is None
 
 
 def canonical_call(info, func_node) -> str | None:
