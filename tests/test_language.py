@@ -494,3 +494,30 @@ def k(a, b, out):
                                    b[i, 1, :].sum()]
     with pytest.raises(Exception, match="multi-dimensional slice: only slices that are one contiguous piece"):
         translate_source(src.replace("total(a[i, :])", "total(a[i:i + 1, 1:3][0])"))
+
+
+def test_a_tuple_variable_holds_the_values_it_was_made_of():
+    """`pair = (x[i], x[i + 1])` then writes to x (a swap), `ind = (r, j)` kept as an atomic's index while j
+    changes (PyLops' Kirchhoff): each item is copied where the tuple is made, as a Python tuple holds values."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float32[::1], float64[:, ::1])")
+def k(x, y):
+    i = 2 * cuda.grid(1)
+    if i + 1 < x.shape[0]:
+        pair = (x[i], (x[i + 1], i))
+        x[i] = pair[1][0]
+        x[i + 1] = pair[0]
+        j = i % 3
+        ind = (i % y.shape[0], j)
+        j = 0
+        cuda.atomic.add(y, ind, pair[1][1] + j)
+'''
+    x, y = np.arange(8, dtype=np.float32), np.zeros((3, 3))
+    load_cpu(source=src).k[1, 32](x, y)
+    assert x.tolist() == [1, 0, 3, 2, 5, 4, 7, 6]
+    expected = np.zeros((3, 3))
+    for i in range(0, 8, 2):
+        expected[i % 3, i % 3] += i
+    assert y.tolist() == expected.tolist()

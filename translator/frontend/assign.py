@@ -91,10 +91,33 @@ class AssignLowerer:
             self.arrays.append(value)
             return [ir.ArrayDecl(array=value)]
         if isinstance(value, TupleValue) and not all(is_stable(v) for v in value.items):
-            raise Unsupported(node, "tuple variable", "must be unpacked where it is made: its values could change "
-                              "before they are read", "write a, b = ... instead")
+            return self.bind_tuple(name, value, node)
         self.scope[name] = value
         return []
+
+    def bind_tuple(self, name, value, node) -> list:
+        """`ind = (i * n + j, k)` (an index kept for later, PyLops' Kirchhoff): a tuple holds the values it was
+        made of, so each item that could change is copied into a local of its own where the tuple is made."""
+        out: list = []
+
+        def hold(tup, prefix):
+            items = []
+            for k, item in enumerate(tup.items):
+                if is_stable(item):
+                    items.append(item)
+                elif isinstance(item, TupleValue):
+                    items.append(hold(item, f"{prefix}_{k}"))
+                elif isinstance(item, ir.Expr):
+                    local = self.fresh_name(f"{prefix}_{k}")
+                    out.append(ir.Assign(target=ir.Name(local), value=item))
+                    items.append(ir.Name(local))
+                else:
+                    raise Unsupported(node, "tuple variable", "must be unpacked where it is made: it holds a "
+                                      "value that is not a number, an array or a tuple", "write a, b = ... instead")
+            return TupleValue(items)
+
+        self.scope[name] = hold(value, name)
+        return out
 
     def view_of_new_array(self, name, canon, subscript, node) -> list:
         """`v = cuda.shared.array(0, dtype=np.int32)[1:]`: the array gets a name of its own, then the view is taken."""
