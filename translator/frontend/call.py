@@ -77,8 +77,7 @@ class CallLowerer:
             return self.random_draw(node, canon, args, kwargs)
         entry = intrinsics.lookup(canon)
         if entry is None:
-            raise Unsupported(node.func, f"call to {canon}()", "is not supported in kernels",
-                              _hint_for(canon))
+            raise self.unknown_callee(node, canon)
         if kwargs:
             raise Unsupported(node, f"keyword arguments to {canon}()", "pass them positionally")
         if not entry.nargs[0] <= len(args) <= entry.nargs[1]:
@@ -86,6 +85,27 @@ class CallLowerer:
         if entry.helper:
             self.use_helper(entry.helper)
         return ir.Call(entry, [self.expr(a) for a in args])
+
+    def unknown_callee(self, node: cst.Call, canon: str) -> Unsupported:
+        """Why a call is not translated, in the terms of where the callee comes from."""
+        name = node.func.value if isinstance(node.func, cst.Name) else None
+        made_by = self.info.value_nodes.get(name) if name else None
+        maker = resolve(self.info, made_by.func) if isinstance(made_by, cst.Call) else None
+        if maker == "cuda.declare_device":
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a foreign device function "
+                               "(cuda.declare_device), linked from CUDA or PTX source that numba2cuda does not read",
+                               "write the function in Python as a @cuda.jit(device=True) function, which "
+                               "numba2cuda translates with the kernel")
+        module = canon.rpartition(".")[0]
+        if module and not module.startswith(_KNOWN_MODULES):
+            return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
+                               "numba2cuda cannot read without running it",
+                               "translate with --import-module (numba2cuda then imports the module as Numba would "
+                               "and translates the device functions it calls), or define the function here")
+        if name is not None and name in self.info.nonconstant:
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' {self.info.nonconstant[name]}",
+                               "call a @cuda.jit(device=True) function of this module instead")
+        return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
         self.helpers.add(name)
@@ -354,6 +374,10 @@ def _abs_c_name(ts):
 def _arity(nargs):
     lo, hi = nargs
     return str(lo) if lo == hi else f"{lo} to {hi}"
+
+
+#: modules whose functions numba2cuda knows by name (the intrinsics table); others are the user's or a project's
+_KNOWN_MODULES = ("cuda", "np", "numpy", "math", "cmath", "numba", "operator", "builtins", "scipy")
 
 
 def _hint_for(canon: str) -> str:

@@ -1,0 +1,11 @@
+# expect: 11:14: call to smooth(): it comes from .filters, which numba2cuda cannot read without running it
+"""Calls a device function imported from a sibling module that is not there to read."""
+from numba import cuda
+
+from .filters import smooth
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def apply(out, x):
+    i = cuda.grid(1)
+    out[i] = smooth(x, i)
