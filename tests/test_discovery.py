@@ -244,6 +244,56 @@ def test_kernel_option_vouches_for_a_decorator_from_a_package_it_cannot_read():
         error(src, kernels=["helper"], types=parse_types_option("a=float32[::1]"))
 
 
+def test_kernel_option_vouches_for_a_function_compiled_where_it_cannot_follow():
+    """numba-cuda's own tests define kernels as plain functions and compile them in a helper
+    (`def run(self, func): kernel = cuda.jit(func)`). Named with --kernel, a function that indexes CUDA threads
+    and returns nothing is translated as @cuda.jit compiles it, with a note; one that returns a value is not."""
+    src = """
+        import math
+        from numba import cuda
+
+        def math_hypot(A, B, C):
+            i = cuda.grid(1)
+            C[i] = math.hypot(A[i], B[i])
+
+        def helper(A, i):
+            return A[cuda.grid(1)] + i
+
+        class TestMath:
+            def binary(self, func):
+                kernel = cuda.jit(func)
+                return kernel
+    """
+    types = parse_types_option("A=float32[::1], B=float32[::1], C=float32[::1]")
+    prog = program(src, kernels=["math_hypot"], types=types)
+    assert [entry_name(k) for k in prog.kernels] == ["math_hypot"]
+    assert any("not compiled with cuda.jit where numba2cuda can see it; translated as @cuda.jit would compile it"
+               in d.message for d in prog.notices)
+    assert "without types: the types of A, B, C are unknown" in error(src, kernels=["math_hypot"])
+    assert "this function is not compiled with cuda.jit here" in error(
+        src, kernels=["helper"], types=parse_types_option("A=float32[::1], i=int64"))
+
+
+def test_a_jit_kept_in_a_local_then_applied():
+    """`dec = cuda.jit(void(float64[:, :], int8, float64[:, :])); kernel = dec(cu_mat_power)` (numba-cuda's
+    test_powi): the signature is the one dec holds."""
+    src = """
+        from numba import cuda, void, float64, int8
+
+        def cu_mat_power(A, power, power_A):
+            y, x = cuda.grid(2)
+            if y < A.shape[0] and x < A.shape[1]:
+                power_A[y, x] = A[y, x] ** power
+
+        class TestPowi:
+            def test_powi(self):
+                dec = cuda.jit(void(float64[:, :], int8, float64[:, :]))
+                kernel = dec(cu_mat_power)
+    """
+    cu = translate(src, kernels=["cu_mat_power"])
+    assert "// kernel cu_mat_power(A: float64[:, :], power: int8, power_A: float64[:, :])" in cu
+
+
 def test_factory_called_with_constants_at_module_level():
     src = """
         from numba import cuda

@@ -521,3 +521,42 @@ def k(x, y):
     for i in range(0, 8, 2):
         expected[i % 3, i % 3] += i
     assert y.tolist() == expected.tolist()
+
+
+def test_selp_selects_between_two_values():
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(int64[::1], int64, int64[::1])")
+def k(a, b, c):
+    i = cuda.grid(1)
+    if i < a.size:
+        inner = cuda.selp(b % 2 == 0, c[i], 13)
+        a[i] = cuda.selp(a[i] > 4, inner, 3)
+'''
+    a, c = np.arange(8, dtype=np.int64), np.arange(8, dtype=np.int64) * 10
+    load_cpu(source=src).k[1, 32](a, 4, c)
+    assert a.tolist() == [3, 3, 3, 3, 3, 50, 60, 70]
+
+
+def test_zip_and_enumerate_of_zip_over_arrays():
+    """`for i, (xv, yv) in enumerate(zip(x, y))` (numba-cuda's test_iterators): as many steps as the shorter
+    array, each name its element."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1])")
+def k(x, y, out):
+    if cuda.grid(1) == 0:
+        for i, (xv, yv) in enumerate(zip(x, y)):
+            out[i] = xv * yv + i
+        s = 0.0
+        for a, b in zip(x[1:], y):
+            s += a - b
+        out[out.size - 1] = s
+'''
+    x, y, out = np.arange(6.0), np.arange(4.0) * 2, np.zeros(6)
+    load_cpu(source=src).k[1, 32](x, y, out)
+    assert out.tolist() == [x[i] * y[i] + i for i in range(4)] + [0, sum(a - b for a, b in zip(x[1:], y))]
+    with pytest.raises(Exception, match=r"zip\(\) gives 2 items: unpack them into 2 names"):
+        translate_source(src.replace("for a, b in zip", "for a in zip"))

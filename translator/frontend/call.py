@@ -8,7 +8,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
-from ..ir.facts import mark_written, root_array
+from ..ir.facts import is_pure, mark_written, root_array
 from .names import resolve
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
@@ -116,6 +116,16 @@ class CallLowerer:
         if len(args) != 1 or kwargs:
             raise Unsupported(node, f"{scalar}() cast", "takes exactly one argument")
         return ir.Cast(scalar, self.expr(args[0]))
+
+    def call_cuda_selp(self, node, args, kwargs):
+        """cuda.selp(pred, a, b): PTX's select, `pred ? a : b` (both operands evaluated, as selp does)."""
+        if len(args) != 3 or kwargs:
+            raise Unsupported(node, "cuda.selp()", "takes 3 arguments: the predicate and the two values")
+        values = [self.expr(a) for a in args]
+        if not all(is_pure(v) for v in values[1:]):
+            raise Unsupported(node, "cuda.selp() of a call", "selp evaluates both values; C's ?: evaluates one",
+                              "assign the values to variables first")
+        return ir.IfExp(values[0], values[1], values[2])
 
     def call_int(self, node, args, kwargs):
         self._one_arg(node, "int", args, kwargs)

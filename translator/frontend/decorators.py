@@ -214,23 +214,45 @@ def foreign_decorator(info: ModuleInfo, fn: cst.FunctionDef) -> tuple | None:
 
 
 def vouched_kernel(info: ModuleInfo, name: str) -> FunctionInfo | None:
-    """A module-level function --kernel NAME names whose only obstacle is a decorator from a package numba2cuda
-    cannot read, and whose body indexes CUDA threads as only a kernel does: translated as `@cuda.jit` (the
-    decorator's arguments, if any, are not read), with a note saying so. The user asked for it by name; a
-    decorator that does more than cuda.jit is what --import-module finds out."""
+    """A module-level function --kernel NAME names that numba2cuda does not see compiled as a kernel, whose body
+    indexes CUDA threads as only a kernel does: translated as `@cuda.jit` would compile it, with a note. Two
+    cases: its decorator comes from a package numba2cuda cannot read (fbpic's @compile_cupy; the decorator's
+    arguments, if any, are not read), or it has none and is compiled where numba2cuda cannot follow (passed to a
+    helper that calls cuda.jit(func), as numba-cuda's own tests do). The user asked for it by name; what the
+    module really does with it is what --import-module finds out."""
     entry = info.plain_functions.get(name)
-    if entry is None or entry[2] != "" or len(entry[0].decorators) != 1:
+    if entry is None or entry[2] != "" or len(entry[0].decorators) > 1:
         return None
     fn = entry[0]
     foreign = foreign_decorator(info, fn)
-    if foreign is None or not _indexes_threads(info, fn):
+    if (fn.decorators and foreign is None) or not _indexes_threads(info, fn) or _returns_value(fn):
         return None
-    dec, text, origin = foreign
     fi = function_info(info, fn, ([], {}), None, name)
-    fi.notices.append(info.reporter.make(dec, f"@{text}", f"comes from {origin}, which numba2cuda cannot read "
-                                         "without running it; taken to compile a kernel as @cuda.jit does, since "
-                                         f"--kernel {name} names it (--import-module reads what it really does)"))
+    if foreign is not None:
+        dec, text, origin = foreign
+        fi.notices.append(info.reporter.make(dec, f"@{text}", f"comes from {origin}, which numba2cuda cannot read "
+                                             "without running it; taken to compile a kernel as @cuda.jit does, since "
+                                             f"--kernel {name} names it (--import-module reads what it really does)"))
+    else:
+        fi.notices.append(info.reporter.make(fn.name, f"--kernel {name}", "this function is not compiled with "
+                                             "cuda.jit where numba2cuda can see it; translated as @cuda.jit would "
+                                             "compile it, since --kernel names it and it indexes CUDA threads"))
     return fi
+
+
+def _returns_value(fn: cst.FunctionDef) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+        def visit_Return(self, node) -> None:
+            if node.value is not None:
+                found.append(node)
+
+    fn.visit(V())
+    return bool(found)
 
 
 def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:

@@ -175,6 +175,11 @@ class Discoverer:
             if jit is not None:
                 jit = (jit[0], {**jit[1], **{a.keyword.value: a.value for a in call.args if a.keyword}})
             fn_name = call.args[0].value.value
+        elif len(call.args) == 1 and isinstance(call.func, cst.Name) and call.func.value in view.value_nodes \
+                and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
+                and call.args[0].value.value in view.plain_functions:
+            jit = jit_parts(view, call.func)  # dec = cuda.jit(sig); kernel = dec(fn)
+            fn_name = call.args[0].value.value
         else:
             return
         entry = view.plain_functions.get(fn_name)

@@ -11,6 +11,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
+from .loops import ElementLoopLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import assignment_counts, bound_names
@@ -32,7 +33,7 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
+class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
@@ -266,29 +267,17 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
             raise Unsupported(stmt.orelse, "for ... else", "loop else clauses are not supported", "use a flag variable")
         if stmt.asynchronous is not None:
             raise Unsupported(stmt, "async for", "not supported")
-        written, index = stmt, None
-        if self._is_enumerate(stmt):  # `for k, v in enumerate(a)`: the element loop, its counter named k
-            index = stmt.target.elements[0].value.value
-            stmt = stmt.with_changes(target=stmt.target.elements[1].value, iter=stmt.iter.args[0].value)
+        it = stmt.iter
+        is_range = isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
+            and "range" not in self.scalar_names
+        if not is_range:
+            lowered = self.element_loop(stmt)
+            if lowered is not None:
+                return lowered
         if not isinstance(stmt.target, cst.Name):
             raise Unsupported(stmt.target, "for loop target", "only a single name can be the loop variable",
                               "for i in range(n): ...")
-        it = stmt.iter
-        if isinstance(it, cst.Name) and isinstance(self.scope.get(it.value), ir.ArrayVar):
-            return self.for_over_array(stmt, written, index)
-        if isinstance(it, cst.Subscript):  # `for v in a[i]`: a view, bound once
-            view = self.fresh_name(f"{stmt.target.value}_items", 1)
-            bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(view))], it)])
-            prelude = self.statement(bind)
-            if isinstance(self.scope.get(view), ir.ArrayVar):
-                for s in prelude:
-                    s.node = written
-                return prelude + self.for_over_array(stmt.with_changes(iter=cst.Name(view)), written, index)
-        if index is not None:
-            raise Unsupported(it, "enumerate() of this iterable", "only arrays are enumerated here",
-                              "loop over indices: for i in range(len(a)): x = a[i]")
-        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
-                and "range" not in self.scalar_names):
+        if not is_range:
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
             raise Unsupported(it, f"for loop over {what}", "only range() loops are supported",
                               "loop over indices: for i in range(len(a)): x = a[i]")
@@ -319,32 +308,6 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ExprLowerer):
         self.scalar_names.add(name)
         return name
 
-    def _is_enumerate(self, stmt: cst.For) -> bool:
-        it, target = stmt.iter, stmt.target
-        return isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate" and \
-            "enumerate" not in self.scalar_names and "enumerate" not in self.scope and len(it.args) == 1 and \
-            it.args[0].keyword is None and not it.args[0].star and isinstance(target, cst.Tuple) and \
-            len(target.elements) == 2 and all(isinstance(el.value, cst.Name) for el in target.elements)
-
-    def for_over_array(self, stmt: cst.For, written=None, index=None) -> list:
-        """`for v in a:` over a 1-D array is Numba's loop over its elements: `for i in range(len(a)): v = a[i]`
-        (the length read once, as Numba's array iterator does). WRITTEN: the statement as the user wrote it;
-        INDEX: the counter's name when enumerate() names it."""
-        arr, written = stmt.iter, written or stmt
-        if self.scope[arr.value].ndim != 1:
-            where = written.iter.args[0].value if index is not None else written.iter
-            shown = self.info.code(where)
-            raise Unsupported(where, f"for loop over '{shown}'", f"'{shown}' has "
-                              f"{self.scope[arr.value].ndim} dimensions, and iterating it yields row views",
-                              f"loop over indices: for i in range({shown}.shape[0]): ...")
-        index = cst.Name(index or self.fresh_name(f"{stmt.target.value}_index"))
-        load = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(stmt.target)],
-                                                   cst.Subscript(arr, [cst.SubscriptElement(cst.Index(index))]))])
-        loop = stmt.with_changes(target=index, iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Call(
-            cst.Name("len"), [cst.Arg(arr)]))]), body=stmt.body.with_changes(body=[load, *stmt.body.body]))
-        lowered = self.stmt_For(loop)
-        lowered[0].body[0].node = written  # the element's load belongs to the `for` line
-        return lowered
 
 
 

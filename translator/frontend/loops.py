@@ -1,0 +1,85 @@
+"""`for` over arrays -> Numba's element loops, as range loops with a load per element (mixed into the statement
+lowerer): `for v in a`, `for x, y in zip(a, b)`, `for k, v in enumerate(a)` and `enumerate(zip(...))`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+
+
+class ElementLoopLowerer:
+    """Needs, from the class it is mixed into: info, scope, scalar_names, fresh_name(), statement(), stmt_For()."""
+
+    def element_loop(self, stmt: cst.For) -> list | None:
+        """The loop over the elements of 1-D arrays or views STMT writes, lowered as
+        `for k in range(min(len(a), len(b))): x = a[k]; y = b[k]` (lengths read once, as Numba's iterators do),
+        or None when STMT iterates something else (range, a tuple)."""
+        target, it, index = stmt.target, stmt.iter, None
+        if self._builtin_call(it, "enumerate") and len(it.args) == 1 and isinstance(target, cst.Tuple) \
+                and len(target.elements) == 2 and isinstance(target.elements[0].value, cst.Name):
+            index = target.elements[0].value.value
+            target, it = target.elements[1].value, it.args[0].value
+        zipped = self._builtin_call(it, "zip") and bool(it.args)
+        iterables = [a.value for a in it.args] if zipped else [it]
+        if zipped:
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == len(iterables)
+                    and all(isinstance(el.value, cst.Name) for el in target.elements)):
+                raise Unsupported(target, "for loop target", f"zip() gives {len(iterables)} items: unpack them "
+                                  f"into {len(iterables)} names", "for x, y in zip(a, b): ...")
+            targets = [el.value for el in target.elements]
+        elif isinstance(target, cst.Name):
+            targets = [target]
+        elif index is None:
+            return None
+        else:
+            raise Unsupported(target, "for loop target", "only a name can take each element",
+                              "for k, v in enumerate(a): ...")
+        prelude, arrays = [], []
+        for node in iterables:
+            name = self._array_name(node, prelude, stmt, targets[0].value)
+            if name is None:
+                if zipped or index is not None or prelude:
+                    what = "zip()" if zipped else "enumerate()"
+                    raise Unsupported(node, f"{what} of this iterable", "only 1-D arrays and their views are "
+                                      "iterated here", "loop over indices: for i in range(len(a)): x = a[i]")
+                return None
+            arr = self.scope[name.value]
+            if arr.ndim != 1:
+                shown = self.info.code(node)
+                raise Unsupported(node, f"for loop over '{shown}'", f"'{shown}' has {arr.ndim} dimensions, and "
+                                  "iterating it yields row views", f"loop over indices: for i in range({shown}"
+                                  ".shape[0]): ...")
+            arrays.append(name)
+        counter = cst.Name(index or self.fresh_name(f"{targets[0].value}_index"))
+        lengths = [cst.Arg(cst.Call(cst.Name("len"), [cst.Arg(a)])) for a in arrays]
+        stop = lengths[0].value if len(lengths) == 1 else cst.Call(cst.Name("min"), lengths)
+        loads = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t)], cst.Subscript(
+            a, [cst.SubscriptElement(cst.Index(counter))]))]) for t, a in zip(targets, arrays)]
+        loop = stmt.with_changes(target=counter, iter=cst.Call(cst.Name("range"), [cst.Arg(stop)]),
+                                 body=stmt.body.with_changes(body=[*loads, *stmt.body.body]))
+        lowered = self.stmt_For(loop)
+        for load in lowered[0].body[:len(loads)]:
+            load.node = stmt  # the element loads belong to the `for` line
+        return prelude + lowered
+
+    def _builtin_call(self, node, name: str) -> bool:
+        return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name and \
+            name not in self.scalar_names and name not in self.scope and \
+            all(a.keyword is None and not a.star for a in node.args)
+
+    def _array_name(self, node, prelude: list, stmt, hint: str):
+        """NODE as the name of an array: itself, or a fresh name bound to the view it makes (`a[i]`)."""
+        if isinstance(node, cst.Name):
+            return node if isinstance(self.scope.get(node.value), ir.ArrayVar) else None
+        if not isinstance(node, cst.Subscript):
+            return None
+        view = self.fresh_name(f"{hint}_items", 1)
+        bound = self.statement(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(view))], node)]))
+        if not isinstance(self.scope.get(view), ir.ArrayVar):
+            return None
+        for s in bound:
+            s.node = stmt
+        prelude.extend(bound)
+        return cst.Name(view)
