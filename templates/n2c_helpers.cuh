@@ -403,6 +403,30 @@ __device__ __forceinline__ T np_sign(T a)
     return a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a));
 }
 
+// @helper modf
+// math.modf(x) returns (fractional part, integral part) as Numba's tuple; C's modf writes the second through a
+// pointer.
+struct modf_result {
+    double v0;
+    double v1;
+};
+struct modff_result {
+    float v0;
+    float v1;
+};
+__device__ __forceinline__ modf_result modf(double x)
+{
+    modf_result r;
+    r.v0 = ::modf(x, &r.v1);
+    return r;
+}
+__device__ __forceinline__ modff_result modff(float x)
+{
+    modff_result r;
+    r.v0 = ::modff(x, &r.v1);
+    return r;
+}
+
 // @helper sincos
 // numba.cuda.libdevice.sincos(f) returns (sin x, cos x) as Numba's tuple; CUDA's sincos(f) writes through pointers.
 struct sincosf_result {

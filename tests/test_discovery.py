@@ -294,6 +294,33 @@ def test_a_jit_kept_in_a_local_then_applied():
     assert "// kernel cu_mat_power(A: float64[:, :], power: int8, power_A: float64[:, :])" in cu
 
 
+def test_a_signature_known_only_when_a_helper_runs_takes_types():
+    """`cuda.jit((arytype, arytype))(math_modf)` in a test helper whose parameter arytype is the type: nothing
+    here knows it, so the kernel is one without types, and --types supplies them (the error said 'unknown
+    type')."""
+    src = """
+        import math
+        from numba import cuda
+
+        def math_sqrt(A, B):
+            i = cuda.grid(1)
+            B[i] = math.sqrt(A[i])
+
+        class TestMath:
+            def unary_template(self, func, arytype):
+                kernel = cuda.jit((arytype, arytype))(func)
+
+            def test_sqrt(self):
+                self.unary_template(math_sqrt, float64[::1])
+
+        def compile_sqrt(arytype):
+            return cuda.jit((arytype, arytype))(math_sqrt)
+    """
+    assert "kernel 'math_sqrt' without types: the types of A, B are unknown" in error(src, kernels=["math_sqrt"])
+    cu = translate(src, kernels=["math_sqrt"], types=parse_types_option("A=float32[::1], B=float32[::1]"))
+    assert "B[i] = sqrtf(A[i]);" in cu
+
+
 def test_factory_called_with_constants_at_module_level():
     src = """
         from numba import cuda

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -560,3 +561,25 @@ def k(x, y, out):
     assert out.tolist() == [x[i] * y[i] + i for i in range(4)] + [0, sum(a - b for a, b in zip(x[1:], y))]
     with pytest.raises(Exception, match=r"zip\(\) gives 2 items: unpack them into 2 names"):
         translate_source(src.replace("for a, b in zip", "for a in zip"))
+
+
+def test_math_modf_unpacks_into_two_values():
+    src = '''
+import math
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1], float32[::1])")
+def k(a, frac, whole, f32):
+    i = cuda.grid(1)
+    if i < a.size:
+        frac[i], whole[i] = math.modf(a[i])
+        p, q = math.modf(f32[i])
+        f32[i] = p - q
+'''
+    module = load_cpu(source=src)
+    assert "n2c::modff(f32[i])" in module.cu
+    a = np.array([2.5, -3.25, 0.0, 7.0, -0.5])
+    frac, whole, f32 = np.zeros(5), np.zeros(5), a.astype(np.float32)
+    module.k[1, 32](a, frac, whole, f32)
+    assert [(f, w) for f, w in zip(frac, whole)] == [math.modf(v) for v in a]
+    assert f32.tolist() == [np.float32(math.modf(v)[0] - math.modf(v)[1]) for v in a]

@@ -142,7 +142,17 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
     notes: list = []
     options = read_options(at, kwargs, notes)
     is_device = bool(options.get("device"))
-    signatures = read_signatures(at, args[0], site) if args else []
+    try:
+        signatures = read_signatures(at, args[0], site) if args else []
+    except Unsupported:
+        unknown = _known_only_when_run(at, args[0])
+        if not unknown:
+            raise
+        # `cuda.jit((arytype, arytype))(func)` in a helper: the types exist only when the helper is called, so
+        # they come from --types (the error for a kernel without types says how), as for a kernel without any
+        signatures = []
+        notes.append((args[0], "signature", f"'{unknown}' {at.nonconstant[unknown]}; the types come from "
+                      "--types or NUMBA2CUDA_TYPES instead"))
     if not args and "argtypes" in kwargs:
         signatures = [argtypes_signature(at, kwargs)]
         notes.append((kwargs["argtypes"], "@cuda.jit(argtypes=...)", "read as the signature (numba-cuda now asks "
@@ -266,3 +276,18 @@ def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
 
     fn.body.visit(V())
     return bool(found)
+
+
+def _known_only_when_run(view: ModuleInfo, node) -> str | None:
+    """A name the signature NODE uses whose value only running the module (or calling a function) gives."""
+    if isinstance(node, cst.Name) and isinstance(view.value_nodes.get(node.value), cst.BaseExpression):
+        node = view.value_nodes[node.value]
+    names = []
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n) -> None:
+            if n.value in view.needs_run and n.value in view.nonconstant:
+                names.append(n.value)
+
+    node.visit(V())
+    return names[0] if names else None

@@ -125,6 +125,10 @@ for _name in ("floor", "ceil", "trunc"):
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"math.{_name}", _name, _fixed(T.BOOL), 1,
          arg_types=lambda ts: [ts[0] if ts[0].is_float else T.FLOAT64])
+# (fractional part, integral part), both of the argument's float type: `f, n = math.modf(x)`
+_add("math.modf", lambda ts: "n2c::modff" if _float_of(ts) == T.FLOAT32 else "n2c::modf",
+     lambda ts: T.Tuple((_float_of(ts), _float_of(ts))), 1, helper="modf", arg_types=_math_arg_types,
+     tuple_result=True)
 _add("math.degrees", "n2c::degrees", _float_of, 1, helper="degrees", arg_types=_math_arg_types)
 _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_math_arg_types)
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
