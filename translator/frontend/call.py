@@ -340,7 +340,13 @@ class CallLowerer:
                 ref = ir.ArrayRef(v)
                 ref.node = a
                 lowered.append(ref)
-            elif isinstance(v, (Dim3, TupleValue, TypeValue)):
+            elif isinstance(v, TypeValue):
+                raise Unsupported(a, f"type argument '{self.info.code(a)}'", "numba2cuda does not specialise a "
+                                  "device function on a type passed to it", "use the type inside the device function")
+            elif isinstance(v, Dim3):
+                raise Unsupported(a, f"argument '{self.info.code(a)}'", "a dim3 is passed by its components",
+                                  "pass .x, .y and .z separately")
+            elif isinstance(v, TupleValue):
                 raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
