@@ -246,8 +246,9 @@ def test_kernel_option_vouches_for_a_decorator_from_a_package_it_cannot_read():
 
 def test_kernel_option_vouches_for_a_function_compiled_where_it_cannot_follow():
     """numba-cuda's own tests define kernels as plain functions and compile them in a helper
-    (`def run(self, func): kernel = cuda.jit(func)`). Named with --kernel, a function that indexes CUDA threads
-    and returns nothing is translated as @cuda.jit compiles it, with a note; one that returns a value is not."""
+    (`def run(self, func): kernel = cuda.jit(func)`). Named with --kernel, a function that returns nothing and
+    indexes CUDA threads or is handed to something is translated as @cuda.jit compiles it, with a note; one that
+    returns a value, or is only ever called, is not."""
     src = """
         import math
         from numba import cuda
@@ -259,10 +260,19 @@ def test_kernel_option_vouches_for_a_function_compiled_where_it_cannot_follow():
         def helper(A, i):
             return A[cuda.grid(1)] + i
 
+        def set_one(a, v):
+            a[0] = v
+
+        def host_side(a, v):
+            a[0] = v
+
         class TestMath:
             def binary(self, func):
                 kernel = cuda.jit(func)
                 return kernel
+
+            def test_set(self):
+                self.binary(set_one)
     """
     types = parse_types_option("A=float32[::1], B=float32[::1], C=float32[::1]")
     prog = program(src, kernels=["math_hypot"], types=types)
@@ -272,6 +282,10 @@ def test_kernel_option_vouches_for_a_function_compiled_where_it_cannot_follow():
     assert "without types: the types of A, B, C are unknown" in error(src, kernels=["math_hypot"])
     assert "this function is not compiled with cuda.jit here" in error(
         src, kernels=["helper"], types=parse_types_option("A=float32[::1], i=int64"))
+    # no thread index, but handed to the helper that compiles it (numba-cuda's set_a, simple_fp16add)
+    ab = parse_types_option("a=float32[::1], v=float32")
+    assert "a[0] = v;" in translate(src, kernels=["set_one"], types=ab)
+    assert "this function is not compiled with cuda.jit here" in error(src, kernels=["host_side"], types=ab)
 
 
 def test_a_jit_kept_in_a_local_then_applied():

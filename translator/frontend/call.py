@@ -9,7 +9,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
-from .names import resolve
+from .names import from_unread_module, resolve
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -96,8 +96,8 @@ class CallLowerer:
                                "(cuda.declare_device), linked from CUDA or PTX source that numba2cuda does not read",
                                "write the function in Python as a @cuda.jit(device=True) function, which "
                                "numba2cuda translates with the kernel")
-        module = canon.rpartition(".")[0]
-        if module and not module.startswith(_KNOWN_MODULES):
+        module = from_unread_module(canon)
+        if module is not None:
             return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
                                "numba2cuda cannot read without running it",
                                "translate with --import-module (numba2cuda then imports the module as Numba would "
@@ -390,10 +390,6 @@ def _abs_c_name(ts):
 def _arity(nargs):
     lo, hi = nargs
     return str(lo) if lo == hi else f"{lo} to {hi}"
-
-
-#: modules whose functions numba2cuda knows by name (the intrinsics table); others are the user's or a project's
-_KNOWN_MODULES = ("cuda", "np", "numpy", "math", "cmath", "numba", "operator", "builtins", "scipy")
 
 
 def _hint_for(canon: str) -> str:

@@ -235,7 +235,9 @@ def vouched_kernel(info: ModuleInfo, name: str) -> FunctionInfo | None:
         return None
     fn = entry[0]
     foreign = foreign_decorator(info, fn)
-    if (fn.decorators and foreign is None) or not _indexes_threads(info, fn) or _returns_value(fn):
+    if (fn.decorators and foreign is None) or _returns_value(fn):
+        return None
+    if not (_indexes_threads(info, fn) or (foreign is None and _passed_as_a_value(info, name))):
         return None
     fi = function_info(info, fn, ([], {}), None, name)
     if foreign is not None:
@@ -246,8 +248,33 @@ def vouched_kernel(info: ModuleInfo, name: str) -> FunctionInfo | None:
     else:
         fi.notices.append(info.reporter.make(fn.name, f"--kernel {name}", "this function is not compiled with "
                                              "cuda.jit where numba2cuda can see it; translated as @cuda.jit would "
-                                             "compile it, since --kernel names it and it indexes CUDA threads"))
+                                             "compile it, since --kernel names it"))
     return fi
+
+
+def _passed_as_a_value(info: ModuleInfo, name: str) -> bool:
+    """Whether the module hands the function NAME to something (`run(self, set_a)`, `(f, g)`, `cuda.jit(f)`)
+    rather than only calling it: where numba-cuda's tests compile their kernels."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node) -> bool:
+            for arg in node.args:
+                arg.visit(self)
+            if not isinstance(node.func, cst.Name):
+                node.func.visit(self)
+            return False
+
+        def visit_FunctionDef(self, node) -> bool:
+            node.body.visit(self)
+            return False
+
+        def visit_Name(self, node) -> None:
+            if node.value == name:
+                found.append(node)
+
+    info.module.visit(V())
+    return bool(found)
 
 
 def _returns_value(fn: cst.FunctionDef) -> bool:

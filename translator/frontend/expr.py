@@ -13,7 +13,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from .bindings import called_at_import
 from .constants import (CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed,
                         library_constant)
-from .names import canonical, dotted, resolve, scalar_type_of_name
+from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import is_pure
 
 BINOPS = {
@@ -307,6 +307,11 @@ class ExprLowerer:
         scalar = scalar_type_of_name(canon)
         if scalar is not None:
             return TypeValue(scalar)
+        module = from_unread_module(canon)
+        if module is not None:  # `config.THRESHOLD` of `from . import config`
+            raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda cannot "
+                              "read without running it", "translate with --import-module (numba2cuda then imports "
+                              "the module as Numba would and reads the value), or pass it as a kernel argument")
         raise Unsupported(node, canon, "is not supported in kernels",
                           "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
 

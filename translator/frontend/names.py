@@ -37,6 +37,18 @@ def canonical(qualified: str) -> str:
     return qualified
 
 
+#: modules whose names numba2cuda knows (the intrinsics table, constants); any other is a user's or a project's,
+#: which only running it tells
+KNOWN_MODULES = ("cuda", "np", "numpy", "math", "cmath", "numba", "operator", "builtins", "scipy")
+
+
+def from_unread_module(canon: str) -> str | None:
+    """The module CANON (`.config.THRESHOLD`, `nemo.utils.log_sum_exp`) comes from, when numba2cuda cannot read
+    it, else None."""
+    module = canon.rpartition(".")[0]
+    return module if module and not module.startswith(KNOWN_MODULES) else None
+
+
 def resolve(info: ModuleInfo, node) -> str | None:
     """The canonical name an expression refers to through the module's imports, or None."""
     name = dotted(node)
