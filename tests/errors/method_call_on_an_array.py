@@ -1,4 +1,4 @@
-# expect: 10:18: call: only functions of cuda, math, numpy and device functions can be called
+# expect: 10:18: array method .sum(): numba2cuda translates no array methods
 """Calls an array method, as in NumPy."""
 from numba import cuda
 

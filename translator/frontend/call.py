@@ -63,6 +63,11 @@ class CallLowerer:
             self.info.report_deferred(self.info.failed_functions[node.func.value])  # its definition's problem
             raise Reported(node.func.value)
         canon = canonical_call(self.info, node.func)
+        if canon is None and isinstance(node.func, cst.Attribute) and isinstance(head, (cst.Name, cst.Subscript)) \
+                and isinstance(self.value(node.func.value), ir.ArrayVar):
+            raise Unsupported(node.func, f"array method .{node.func.attr.value}()", "numba2cuda translates no "
+                              "array methods (a kernel's arrays are pointers and extents)",
+                              "index the elements in a loop, or pass the array as the view it needs")
         if canon is None:
             raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
         scalar = scalar_type_of_name(canon)
