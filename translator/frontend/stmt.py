@@ -12,6 +12,7 @@ from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .loops import ElementLoopLowerer
+from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import assignment_counts, bound_names
@@ -33,7 +34,7 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ExprLowerer):
+class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types

@@ -1,0 +1,110 @@
+"""Subscripts of arrays -> elements and views (mixed into the expression lowerer): `a[i, j]`, a row `a[i]`, and a
+slice that is one contiguous piece of an array, each a pointer at an offset with its extents."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+from .expr import Dim3, GridGroup, TupleValue, TypeValue, const_expr
+
+
+class ArrayViewLowerer:
+    """Needs, from the class it is mixed into: info, value(), expr(), shape_of()."""
+
+    def index_array(self, base: ir.ArrayVar, indices, node):
+        """base[indices]: an element, or a row view when fewer indices than dimensions are given.
+
+        An unnamed view indexed again (`A[r][i]`, `tile[a][b]`, `res[g:][0]`) is folded into one access of
+        the array it views, as Numba's view-then-index reads the same element."""
+        if base.kind == "view" and not base.name:
+            if getattr(base, "row_of", None) is not None:
+                root, prior = base.row_of
+                return self.index_array(root, prior + indices, node)
+            start = getattr(base, "slice_start", None)
+            if start is not None and len(indices) == 1 and isinstance(indices[0], ir.Const) \
+                    and isinstance(indices[0].value, int) and indices[0].value >= 0:
+                # a constant index into a slice needs no wraparound: res[g:][k] is res[g + k]
+                k = indices[0]
+                return self.index_array(base.base, [start if k.value == 0 else ir.BinOp("+", start, k)], node)
+        shown = base.name or self.info.code(node.value)
+        if len(indices) > base.ndim:
+            raise Unsupported(node, "too many indices", f"'{shown}' has {base.ndim} dimension(s)")
+        if len(indices) < base.ndim:
+            return self.row_view(base, indices, node)
+        return ir.Load(base, indices)
+
+    def index_list(self, node):
+        out = []
+        for el in node.slice:
+            v = self.value(el.slice.value)
+            out.extend(v.items if isinstance(v, TupleValue) else [v])
+        for v in out:
+            if isinstance(v, (ir.ArrayVar, Dim3, TupleValue, TypeValue, GridGroup)):
+                raise Unsupported(node, "array index", "indices must be integers",
+                                  "index with integer expressions such as a[i, j]")
+        return out
+
+    def row_view(self, base: ir.ArrayVar, indices, node):
+        if base.kind == "dynamic":
+            raise Unsupported(node, "partial indexing", f"'{base.name}' cannot be viewed row by row",
+                              "index every dimension: a[i, j]")
+        offset = None
+        for d, idx in enumerate(indices):
+            stride = None
+            for k in range(d + 1, base.ndim):
+                s = self.shape_of(base, k)
+                stride = s if stride is None else ir.BinOp("*", stride, s)
+            term = ir.BinOp("*", idx, stride)
+            offset = term if offset is None else ir.BinOp("+", offset, term)
+        shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
+        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        view.row_of = (base, list(indices))
+        return view
+
+    def slice_view(self, base: ir.ArrayVar, node):
+        """A slice that is one contiguous piece of the array: integer indices first, then one slice, then only
+        full slices (`a[g:]`, `R[0, :]`, `a[i, 2:5]`, `a[r0:r1, :]`), as a view at an offset. Other slices
+        (`a[i:j, k:l]`, `a[0:3, x]`) are strided, which Numba's views are and these are not."""
+        els = list(node.slice)
+        if len(els) > base.ndim:
+            raise Unsupported(node, "too many indices", f"'{base.name or self.info.code(node.value)}' has "
+                              f"{base.ndim} dimension(s)")
+        k = 0
+        while k < len(els) and isinstance(els[k].slice, cst.Index):
+            k += 1
+        if not all(isinstance(e.slice, cst.Slice) and _is_full(e.slice) for e in els[k + 1:]):
+            raise Unsupported(node, "multi-dimensional slice", "only slices that are one contiguous piece of the "
+                              "array are supported: integer indices, then one slice, then only `:`",
+                              "pass the array with the indices of the window's corner, or index every dimension")
+        src = self.index_array(base, self.index_list(cst.Subscript(node.value, els[:k])), node) if k else base
+        sl = els[k].slice
+        if _is_full(sl):
+            return src
+        if sl.step is not None:
+            step = self.expr(sl.step)
+            if not (isinstance(step, ir.Const) and step.value == 1):
+                raise Unsupported(sl.step, "slice step", "only step 1 slices are supported")
+        start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
+        length = self.shape_of(src, 0)
+        stop = self.expr(sl.upper) if sl.upper is not None else None
+        for bound in (start, stop):
+            if isinstance(bound, ir.Const) and bound.value < 0:
+                raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
+                                  "write the bound as n - k")
+        end = stop if stop is not None else length
+        starts_at_zero = isinstance(start, ir.Const) and start.value == 0
+        length = end if starts_at_zero else ir.BinOp("-", end, start)
+        rest = [self.shape_of(src, d) for d in range(1, src.ndim)]
+        offset = start
+        for extent in rest:  # a slice of the first of several dimensions starts start rows in
+            offset = ir.BinOp("*", offset, extent)
+        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=offset)
+        if src.ndim == 1:
+            view.slice_start = start
+        return view
+
+
+def _is_full(sl: cst.Slice) -> bool:
+    return sl.lower is None and sl.upper is None and sl.step is None
