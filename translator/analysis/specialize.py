@@ -28,18 +28,26 @@ def _params_in(exprs, names) -> set:
     return found
 
 
+#: instantiations the automatic choice may make (the generic kernel besides): every one is compiled, and the
+#: product over several detected parameters grows fast (dpbench's k-NN has four loop bounds: 81 instantiations,
+#: two minutes of nvcc). --specialize asks for more explicitly.
+MAX_AUTO_INSTANTIATIONS = 9
+
+
 def detect(fn: ir.Function) -> list[str]:
-    """Integer parameters that size or offset shared-memory views, or bound a range() loop."""
+    """Integer parameters that size or offset shared-memory views (tile widths, first), or bound a range() loop."""
     names = {p.name for p in fn.params if p.array is None and isinstance(p.type, T.Scalar) and p.type.is_int}
-    found: set = set()
+    tiles: set = set()
+    bounds: set = set()
 
     for s in walk_statements(fn.body):
         if isinstance(s, ir.ArrayDecl) and s.array.kind == "view":
             if root_array(s.array).kind in ("shared", "dynamic"):
-                found.update(_params_in([s.array.offset] + list(s.array.shape), names))
+                tiles.update(_params_in([s.array.offset] + list(s.array.shape), names))
         if isinstance(s, ir.ForRange):
-            found.update(_params_in([s.start, s.stop, s.step], names))
-    return [p.name for p in fn.params if p.name in found]
+            bounds.update(_params_in([s.start, s.stop, s.step], names))
+    return [p.name for p in fn.params if p.name in tiles] + \
+        [p.name for p in fn.params if p.name in bounds - tiles]
 
 
 def template_name(param: str, taken: set) -> str:
@@ -61,13 +69,19 @@ def plan(fn: ir.Function, requested: dict) -> None:
             continue
         if name not in ints:
             raise UserError(f"--specialize {name}: '{name}' of kernel {fn.c_name} is not an integer parameter")
-    for name in detect(fn) + [n for n in requested if n in ints and n not in detect(fn)]:
+    instantiations = 1
+    for name in [n for n in requested if n in ints] + [n for n in detect(fn) if n not in requested]:
         values = requested.get(name, DEFAULT_VALUES)
         if not values:
             continue
         if any(v <= 0 for v in values):
             raise UserError(f"--specialize {name}: values must be positive (0 selects the generic kernel)")
+        if name not in requested and instantiations * len(values) > MAX_AUTO_INSTANTIATIONS:
+            continue  # what the budget leaves out runs with its value at run time, as any other value does
+        instantiations *= len(values)
         chosen.append(name)
+    order = [p.name for p in fn.params]
+    chosen.sort(key=order.index)  # template parameters in the kernel's parameter order
     taken = {p.name for p in fn.params}
     fn.template_params = []
     for name in chosen:
