@@ -224,12 +224,12 @@ def foreign_decorator(info: ModuleInfo, fn: cst.FunctionDef) -> tuple | None:
 
 
 def vouched_kernel(info: ModuleInfo, name: str) -> FunctionInfo | None:
-    """A module-level function --kernel NAME names that numba2cuda does not see compiled as a kernel, whose body
-    indexes CUDA threads as only a kernel does: translated as `@cuda.jit` would compile it, with a note. Two
-    cases: its decorator comes from a package numba2cuda cannot read (fbpic's @compile_cupy; the decorator's
-    arguments, if any, are not read), or it has none and is compiled where numba2cuda cannot follow (passed to a
-    helper that calls cuda.jit(func), as numba-cuda's own tests do). The user asked for it by name; what the
-    module really does with it is what --import-module finds out."""
+    """A module-level function --kernel NAME names that numba2cuda does not see compiled as a kernel, returning
+    nothing: translated as `@cuda.jit` would compile it, with a note. Two cases: its decorator comes from a
+    package numba2cuda cannot read (fbpic's @compile_cupy; its arguments, if any, are not read) and its body
+    indexes CUDA threads as only a kernel does; or it has no decorator and indexes threads or is handed to
+    something (a helper that calls cuda.jit(func), as numba-cuda's own tests do). The user asked for it by name;
+    what the module really does with it is what --import-module finds out."""
     entry = info.plain_functions.get(name)
     if entry is None or entry[2] != "" or len(entry[0].decorators) > 1:
         return None
