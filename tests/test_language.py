@@ -583,3 +583,20 @@ def k(a, frac, whole, f32):
     module.k[1, 32](a, frac, whole, f32)
     assert [(f, w) for f, w in zip(frac, whole)] == [math.modf(v) for v in a]
     assert f32.tolist() == [np.float32(math.modf(v)[0] - math.modf(v)[1]) for v in a]
+
+
+def test_a_tuple_index_through_an_integer_cast():
+    """`cuda.grid(2)[types.uint32(0)]` and `out.shape[types.uint32(0)]` (sgkit): a constant index, cast."""
+    src = '''
+from numba import cuda, types
+
+@cuda.jit("void(float64[:, ::1])")
+def k(out):
+    i = cuda.grid(2)[types.uint32(0)]
+    j = cuda.grid(2)[types.uint32(1)]
+    if i < out.shape[types.uint32(0)] and j < out.shape[types.uint32(1)]:
+        out[i, j] = i * 10 + j
+'''
+    out = np.zeros((3, 4))
+    load_cpu(source=src).k[(1, 1), (4, 4)](out)
+    assert out.tolist() == [[i * 10 + j for j in range(4)] for i in range(3)]
