@@ -120,11 +120,13 @@ def _preexec(limits: Limits):
 
 
 def run_command(cmd: list[str], *, limits: Limits = Limits(), cwd=None, env: dict | None = None,
-                input_text: str | None = None) -> subprocess.CompletedProcess:
+                input_text: str | None = None, stderr: bool = True) -> subprocess.CompletedProcess:
     """A program (a compiler, say) under LIMITS with a scrubbed environment; output captured (stdout and stderr
-    together). A timeout kills its whole process group and raises ChildFailed."""
+    together; stdout alone, stderr dropped, with stderr=False: output another program parses). A timeout kills
+    its whole process group and raises ChildFailed."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=scrubbed_env(env), stdin=subprocess.PIPE if input_text else
-                            subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL, text=True,
                             errors="replace", preexec_fn=_preexec(limits))
     try:
         out, _ = proc.communicate(input_text, timeout=limits.wall_seconds)
