@@ -105,6 +105,28 @@ def test_host_names_come_from_the_headers_the_file_includes():
         assert name not in host or refusal(name, host) is None, name
 
 
+def test_host_names_do_not_read_dev_null(tmp_path, monkeypatch):
+    """CI's /dev/null is a regular file: g++ -E read pytest's progress dots from it, and an answer's local 's'
+    became a host library name (the compile-bomb red-team tests failed in 3 of 4 CI runs)."""
+    from translator.llm import names
+
+    stale = tmp_path / "null"
+    stale.write_text("int s, planted_in_dev_null;\n")
+    monkeypatch.setattr(os, "devnull", str(stale))
+    monkeypatch.setattr(names, "_HOST_NAMES", {})
+    host = host_names()
+    assert "fopen" in host and "planted_in_dev_null" not in host and "s" not in host
+
+
+def test_a_failed_read_of_host_names_is_not_kept(monkeypatch):
+    from translator.llm import names
+
+    monkeypatch.setattr(names, "_HOST_NAMES", {})
+    assert host_names("/nonexistent/g++") == frozenset()
+    assert "/nonexistent/g++" not in names._HOST_NAMES
+    assert "fopen" in host_names()
+
+
 def test_runtime_intrinsics_are_those_the_cpu_runtime_defines():
     header = HEADER.read_text()
     missing = [n for n in sorted(RUNTIME_INTRINSICS) if n not in header]

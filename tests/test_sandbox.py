@@ -95,3 +95,14 @@ def test_commands_time_out_and_keep_no_secret(monkeypatch):
     assert out.returncode == 0 and out.stdout.strip() == "key=none"
     with pytest.raises(ChildFailed, match="timed out"):
         run_command(["sleep", "30"], limits=Limits(wall_seconds=0.5))
+
+
+def test_empty_input_is_an_empty_stdin_not_dev_null(tmp_path, monkeypatch):
+    """/dev/null is a regular file on some machines (CI's among them), holding what was last written to it: a
+    child given input "" must read nothing, and stderr=False must not mix stderr into what is parsed."""
+    stale = tmp_path / "null"
+    stale.write_text("int s;\n")
+    monkeypatch.setattr(os, "devnull", str(stale))  # what subprocess.DEVNULL opens
+    assert run_command(["cat"], input_text="").stdout == ""
+    out = run_command(["sh", "-c", "echo out; echo err >&2"], stderr=False)
+    assert out.stdout == "out\n"

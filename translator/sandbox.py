@@ -122,11 +122,14 @@ def _preexec(limits: Limits):
 def run_command(cmd: list[str], *, limits: Limits = Limits(), cwd=None, env: dict | None = None,
                 input_text: str | None = None, stderr: bool = True) -> subprocess.CompletedProcess:
     """A program (a compiler, say) under LIMITS with a scrubbed environment; output captured (stdout and stderr
-    together; stdout alone, stderr dropped, with stderr=False: output another program parses). A timeout kills
+    together; stdout alone, stderr read and dropped, with stderr=False: output another program parses). INPUT_TEXT
+    is its stdin (None: /dev/null). A timeout kills
     its whole process group and raises ChildFailed."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=scrubbed_env(env), stdin=subprocess.PIPE if input_text else
-                            subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL, text=True,
+    # stdin is a pipe whenever there is input, even "": /dev/null is not always the null device (on some
+    # machines it is a regular file holding whatever was last written to it), and a child must not read that
+    proc = subprocess.Popen(cmd, cwd=cwd, env=scrubbed_env(env), stdin=subprocess.DEVNULL if input_text is None else
+                            subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT if stderr else subprocess.PIPE, text=True,
                             errors="replace", preexec_fn=_preexec(limits))
     try:
         out, _ = proc.communicate(input_text, timeout=limits.wall_seconds)

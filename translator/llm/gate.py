@@ -77,7 +77,7 @@ def compile_gate(text: str, stem: str, seconds_left: float) -> Outcome | None:
         with tempfile.TemporaryDirectory(prefix="n2c-llm-") as tmp:
             (Path(tmp) / f"{stem}.cu").write_text(text, encoding="utf-8")
             try:
-                proc = run_command([nvcc, "-c", f"{stem}.cu", "-o", os.devnull, "-arch=sm_80"], cwd=tmp,
+                proc = run_command([nvcc, "-c", f"{stem}.cu", "-o", f"{stem}.o", "-arch=sm_80"], cwd=tmp,
                                    limits=limits(deadline.left(), None))
             except ChildFailed as exc:
                 return compile_failure(f"nvcc: {exc.reason}\n{exc.output}", "nvcc")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 
 CUDA_QUALIFIERS = {"__global__", "__device__", "__shared__", "__constant__", "__forceinline__", "__noinline__",
                    "__restrict__"}
@@ -120,21 +119,34 @@ _SCAN = re.compile(r"""\.?\d[\w.]*|[A-Za-z_]\w*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]
 _SKIP_WORDS = ALLOWED_KEYWORDS | set(REFUSED_KEYWORDS) | {"typedef", "extern"}
 
 
-@lru_cache(maxsize=4)
 def host_names(cxx: str | None = None) -> frozenset:
     """Every macro and every name declared at global scope by the CPU runtime's header and what it includes (the
     emitted file's includes among them), read from `g++ -E -dD`; minus nothing: refusal() lets the device API
-    through. Empty if the compiler cannot run (the CPU build would then fail anyway)."""
+    through. Empty if the compiler cannot run (the CPU build would then fail anyway); a failure is not kept, so
+    the next call tries again."""
+    cxx = cxx or os.environ.get("CXX", "g++")
+    if cxx not in _HOST_NAMES:
+        names = _read_host_names(cxx)
+        if not names:
+            return names
+        _HOST_NAMES[cxx] = names
+    return _HOST_NAMES[cxx]
+
+
+_HOST_NAMES: dict[str, frozenset] = {}
+
+
+def _read_host_names(cxx: str) -> frozenset:
     from ..runtime.cpurun import HEADER
     from ..sandbox import ChildFailed, Limits, run_command
 
-    cxx = cxx or os.environ.get("CXX", "g++")
-    # stdout alone: a line g++ writes to stderr (a warning on a loaded machine) parsed as declarations made
-    # answers' locals ('s', 'a', 'M') "host names" in CI. The limits are generous: it takes about a second, and a
-    # loaded CI machine once took more than the 60 s it had (no names at all: the allow-list lost this layer).
+    # The translation unit is an empty stdin, not /dev/null: on some machines /dev/null is a regular file
+    # holding what was last written to it (pytest's progress dots once made 's' a "host name"). stdout alone:
+    # g++'s warnings are not declarations.
     try:
-        out = run_command([cxx, "-std=c++17", "-E", "-dD", "-x", "c++", "-include", str(HEADER), os.devnull],
-                          limits=Limits(wall_seconds=600, cpu_seconds=300, address_space=4 << 30), stderr=False)
+        out = run_command([cxx, "-std=c++17", "-E", "-dD", "-x", "c++", "-include", str(HEADER), "-"],
+                          input_text="", limits=Limits(wall_seconds=120, cpu_seconds=60, address_space=4 << 30),
+                          stderr=False)
     except (ChildFailed, OSError):
         return frozenset()
     if out.returncode != 0:

@@ -55,7 +55,7 @@ def _compiler():
     except Exception:  # noqa: BLE001 - no CUDA toolkit: fall back to the host compiler
         nvcc = None
     if nvcc and os.access(nvcc, os.X_OK):
-        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", os.devnull], _stamp(nvcc)
+        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", "translation.o"], _stamp(nvcc)
     cxx = shutil.which(os.environ.get("CXX", "g++"))
     if cxx:
         return "g++ (CPU runtime)", [cxx, "-std=c++17", "-fsyntax-only", "-w", "-x", "c++", "-include",
