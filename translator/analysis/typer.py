@@ -223,7 +223,14 @@ class Typer:
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None
-        e.target = self.program.instantiate(e.key or e.func_name, ts, e.node, [a.node for a in e.args])
+        nodes = [a.node for a in e.args]
+        if e.groups:  # a tuple passed whole: one Tuple type for its items (the callee is specialised on it)
+            flat_ts, flat_nodes, ts, nodes = iter(ts), iter(nodes), [], []
+            for g in e.groups:
+                items = [next(flat_ts) for _ in range(g or 1)]
+                ts.append(items[0] if g is None else T.Tuple(tuple(items)))
+                nodes.append([next(flat_nodes) for _ in range(g or 1)][0])
+        e.target = self.program.instantiate(e.key or e.func_name, ts, e.node, nodes)
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 

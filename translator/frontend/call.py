@@ -338,10 +338,13 @@ class CallLowerer:
             raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
         if len(args) != len(target.params):
             raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
-        lowered = []
+        lowered, groups = [], []
         for a in args:
             v = self.value(a)
-            if isinstance(v, ir.ArrayVar):
+            groups.append(len(self.tuple_items(v, a)) if isinstance(v, TupleValue) else None)
+            if isinstance(v, TupleValue):
+                lowered.extend(self.tuple_items(v, a))
+            elif isinstance(v, ir.ArrayVar):
                 ref = ir.ArrayRef(v)
                 ref.node = a
                 lowered.append(ref)
@@ -351,11 +354,24 @@ class CallLowerer:
             elif isinstance(v, Dim3):
                 raise Unsupported(a, f"argument '{self.info.code(a)}'", "a dim3 is passed by its components",
                                   "pass .x, .y and .z separately")
-            elif isinstance(v, TupleValue):
-                raise Unsupported(a, "tuple argument", "pass the elements as separate arguments")
             else:
                 lowered.append(v)
-        return ir.DeviceCall(name, lowered, key=target.key)
+        return ir.DeviceCall(name, lowered, key=target.key,
+                             groups=groups if any(g is not None for g in groups) else None)
+
+    @staticmethod
+    def tuple_items(tup: TupleValue, node) -> list:
+        """The items of a tuple passed whole to a device function, which takes them as parameters of their own:
+        numbers only (a tuple of arrays or of tuples has no such flat form here)."""
+        items = []
+        for item in tup.items:
+            if isinstance(item, (int, float)):  # bool too
+                item = const_expr(item, node)
+            if not isinstance(item, ir.Expr) or isinstance(item, ir.ArrayVar):
+                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold only numbers",
+                                  "pass its arrays (or inner tuples) as arguments of their own")
+            items.append(item)
+        return items
 
 
 def float_of_string(node):

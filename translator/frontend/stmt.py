@@ -13,7 +13,7 @@ from .assign import AssignLowerer
 from .call import CallLowerer
 from .loops import ElementLoopLowerer
 from .views import ArrayViewLowerer
-from .expr import UNSUPPORTED_EXPRS, ExprLowerer, const_expr
+from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .scan import assignment_counts, bound_names
 
@@ -57,6 +57,15 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
                 self.scope[name] = arr
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
+            elif isinstance(ty, T.Tuple):  # a tuple passed whole (device functions only): an item per parameter
+                items = []
+                for k, item_type in enumerate(ty.items):
+                    item = f"{name}_{k}"
+                    while item in self.assign_counts or item in self.fn.params or item in self.info.constants:
+                        item += "_"
+                    params.append(ir.Param(item, item_type))
+                    items.append(ir.Name(item))
+                self.scope[name] = TupleValue(items)
             else:
                 if not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
                     raise Unsupported(self.fn.node.name, f"complex kernel parameter '{name}'",

@@ -169,6 +169,9 @@ class DeviceCall(Expr):
     args: list
     target: object = None  # the DeviceFunction instance chosen by argument types
     key: str = ""  # the callee's key in ModuleInfo.functions (differs from func_name inside an enclosing function)
+    # per Python argument, how many of ARGS a tuple passed whole became (None: one plain argument); None when no
+    # tuple is passed. The callee takes the items as parameters of their own, so ARGS and its params stay 1:1.
+    groups: list = None
 
 
 @dataclass(eq=False)

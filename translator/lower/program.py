@@ -55,7 +55,8 @@ class Program:
         # like Numba: a signature fixes the types, otherwise each argument-type tuple gets its own function
         types = list(fi.signature[1]) if fi.signature else list(arg_types)
         for k, (param, want, got) in enumerate(zip(fi.params, types, arg_types)):
-            if isinstance(want, T.Array) != isinstance(got, T.Array) or (
+            if type(want) is not type(got) and T.Tuple in (type(want), type(got)) or \
+                    isinstance(want, T.Array) != isinstance(got, T.Array) or (
                     isinstance(want, T.Array) and (want.dtype, want.ndim) != (got.dtype, got.ndim)):
                 at = arg_nodes[k] if arg_nodes and arg_nodes[k] is not None else node
                 raise Unsupported(at, f"argument '{param}' of '{name}'",
