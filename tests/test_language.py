@@ -600,3 +600,37 @@ def k(out):
     out = np.zeros((3, 4))
     load_cpu(source=src).k[(1, 1), (4, 4)](out)
     assert out.tolist() == [[i * 10 + j for j in range(4)] for i in range(3)]
+
+
+def test_a_tuple_passed_to_a_device_function():
+    """`args = A[i], A[i] + B[i], B[i]` then `mapper(args)`, the device function unpacking or indexing it
+    (numba-cuda's test_cuda_jit_no_types): the tuple's items travel as parameters of their own."""
+    src = '''
+from numba import cuda
+
+@cuda.jit(device=True)
+def mapper(args):
+    a, b, c = args
+    return a + b + c
+
+@cuda.jit(device=True)
+def weighted(pair, w):
+    return pair[0] * w + pair[1]
+
+@cuda.jit("void(float32[::1], float32[::1], int64[::1])")
+def driver(A, B, C):
+    i = cuda.grid(1)
+    if i < B.size:
+        args = A[i], A[i] + B[i], B[i]
+        B[i] = mapper(args) + 1
+        C[i] = weighted((i, 2 * i), 3) + weighted((C[i], i), 1)
+'''
+    module = load_cpu(source=src)
+    assert "mapper(float args_0, float args_1, float args_2)" in module.cu.replace("const ", "")
+    A, B, C = np.arange(6, dtype=np.float32), np.arange(6, dtype=np.float32) * 2, np.full(6, 5, np.int64)
+    expected_b = A + (A + B) + B + 1
+    module.driver[1, 32](A, B, C)
+    assert B.tolist() == expected_b.tolist()
+    assert C.tolist() == [i * 3 + 2 * i + 5 + i for i in range(6)]
+    with pytest.raises(Exception, match="tuple argument"):  # an array inside the tuple: still refused
+        translate_source(src.replace("args = A[i], A[i] + B[i], B[i]", "args = A, A[i] + B[i], B[i]"))
