@@ -23,6 +23,11 @@ TOOLS = {"g++": ("g++",), "c++": ("c++",), "nvcc": ("nvcc", "c++")}
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a real CUDA GPU (skipped without one)")
+    if getattr(config.option, "dist", None) == "load":  # -n N without --dist
+        # worksteal: a worker that runs out of tests takes some of the other's, so a few long tests (cold torch
+        # builds, the matmul reference in the simulator) at the end of one worker's share leave no core idle.
+        # Set here, not in addopts, so that a run without pytest-xdist (or with -p no:xdist) still starts.
+        config.option.dist = "worksteal"
     config.addinivalue_line("markers", "needs(*tools): needs these tools (g++, c++, nvcc); skipped where missing")
 
 

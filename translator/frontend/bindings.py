@@ -17,6 +17,7 @@ import libcst as cst
 
 from .constants import ConstEvalError, const_eval, reads_argv
 from .names import dotted
+from .scan import find_nodes
 
 if TYPE_CHECKING:
     from .info import ModuleInfo
@@ -361,13 +362,7 @@ def _truthy(value) -> bool:
 
 
 def _assigned_names(node) -> set:
-    names = set()
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n) -> None:
-            if isinstance(n.target, cst.Name):
-                names.add(n.target.value)
-
-    if node is not None:
-        node.visit(V())
-    return names
+    if node is None:
+        return set()
+    return {n.target.value for n in find_nodes(node, lambda n: isinstance(n, cst.AssignTarget)
+                                               and isinstance(n.target, cst.Name))}

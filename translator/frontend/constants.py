@@ -13,6 +13,7 @@ from ..ir import typesys as T
 if TYPE_CHECKING:
     from .info import ModuleInfo
 from .names import dotted, resolve, scalar_type_of_name
+from .scan import find_nodes
 from .values import (ARRAY_METHODS, BINOPS, CONSTANT_MEMORY_BYTES, MAX_CONST_ELEMENTS, NP_MAKERS, NP_SCALAR_FUNCTIONS,
                      ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
                      numpy_method)
@@ -342,13 +343,5 @@ def _convert(value, scalar: T.Scalar):
 
 def reads_argv(info: ModuleInfo, node) -> bool:
     """Whether evaluating NODE read sys.argv (taken as a run without arguments)."""
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Attribute(self, n) -> bool:
-            if resolve(info, n) == "sys.argv":
-                found.append(n)
-            return not found
-
-    node.visit(V())
-    return bool(found)
+    return bool(find_nodes(node, lambda n: isinstance(n, cst.Attribute) and resolve(info, n) == "sys.argv",
+                           first=True))

@@ -10,6 +10,7 @@ from ..ir import typesys as T
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import argtypes_signature, is_jit_name, read_options, read_signatures, type_text
 from .names import resolve
+from .scan import find_nodes
 
 _MAX_DEPTH = 6  # decorators that wrap decorators: deeper than this is not followed
 
@@ -278,43 +279,19 @@ def _passed_as_a_value(info: ModuleInfo, name: str) -> bool:
 
 
 def _returns_value(fn: cst.FunctionDef) -> bool:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node) -> bool:
-            return node is fn
-
-        def visit_Return(self, node) -> None:
-            if node.value is not None:
-                found.append(node)
-
-    fn.visit(V())
-    return bool(found)
+    return bool(find_nodes(fn, lambda n: isinstance(n, cst.Return) and n.value is not None, first=True,
+                           enter=lambda n: n is fn or not isinstance(n, cst.FunctionDef)))
 
 
 def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Attribute(self, node) -> bool:
-            if resolve(info, node) in _THREAD_INDEX:
-                found.append(node)
-            return not found
-
-    fn.body.visit(V())
-    return bool(found)
+    return bool(find_nodes(fn.body, lambda n: isinstance(n, cst.Attribute) and resolve(info, n) in _THREAD_INDEX,
+                           first=True))
 
 
 def _known_only_when_run(view: ModuleInfo, node) -> str | None:
     """A name the signature NODE uses whose value only running the module (or calling a function) gives."""
     if isinstance(node, cst.Name) and isinstance(view.value_nodes.get(node.value), cst.BaseExpression):
         node = view.value_nodes[node.value]
-    names = []
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n) -> None:
-            if n.value in view.needs_run and n.value in view.nonconstant:
-                names.append(n.value)
-
-    node.visit(V())
-    return names[0] if names else None
+    names = find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value in view.needs_run
+                       and n.value in view.nonconstant, first=True)
+    return names[0].value if names else None

@@ -7,16 +7,25 @@ import libcst as cst
 from .names import dotted
 
 
-def returns_tuple(fn: cst.FunctionDef) -> bool:
+def find_nodes(node, predicate, *, enter=lambda n: True, first=False) -> list:
+    """The nodes under NODE (itself included) that PREDICATE holds for, in source order. ENTER says whether to
+    look inside a node (not inside a nested function, say); FIRST stops at the first one found."""
     found = []
 
     class V(cst.CSTVisitor):
-        def visit_Return(self, node):
-            if isinstance(node.value, cst.Tuple):
-                found.append(node)
+        def on_visit(self, n) -> bool:
+            if first and found:
+                return False
+            if predicate(n):
+                found.append(n)
+            return enter(n)
 
-    fn.visit(V())
-    return bool(found)
+    node.visit(V())
+    return found
+
+
+def returns_tuple(fn: cst.FunctionDef) -> bool:
+    return bool(find_nodes(fn, lambda n: isinstance(n, cst.Return) and isinstance(n.value, cst.Tuple), first=True))
 
 
 def bound_names(small) -> list:
