@@ -4,6 +4,7 @@ cmath, cuda.fp16, vectorize/guvectorize; translated and run on the CPU runtime a
 from __future__ import annotations
 
 import cmath
+import math
 
 import numpy as np
 import pytest
@@ -596,3 +597,73 @@ def test_float16_through_cuda_fp16_rounds_as_the_gpu():
     w = np.sqrt(np.abs(z))
     assert np.array_equal(b, np.where(w > a, w, -w))
     assert np.array_equal(out32, (z.astype(np.float64) + 1.0 + np.fmax(a, b0).astype(np.float32)).astype(np.float32))
+
+
+def cpow_reference(a: complex, b: complex) -> complex:
+    """numba-cuda's cpow_internal (CPython's _Py_c_pow) in float64, step by step with the C library's own functions
+    (Python's math raises where C gives inf or -inf: pow(0, -1), log(0))."""
+    import ctypes
+    import ctypes.util
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    for name in ("hypot", "pow", "atan2", "exp", "log", "cos", "sin"):
+        getattr(libm, name).restype = ctypes.c_double
+        getattr(libm, name).argtypes = [ctypes.c_double] * (2 if name in ("hypot", "pow", "atan2") else 1)
+    if b.real == 0.0 and b.imag == 0.0:
+        return complex(1.0, 0.0)
+    if a.real == 0.0 and b.real == 0.0:
+        return complex(0.0, 0.0)
+    vabs = libm.hypot(a.real, a.imag)
+    length = libm.pow(vabs, b.real)
+    at = libm.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != 0.0:
+        length /= libm.exp(at * b.imag)
+        phase += b.imag * libm.log(vabs)
+    c, s = libm.cos(phase), libm.sin(phase)
+    unit = (s * 0.0 - 0.0 * 1.0, s * 1.0 + 0.0 * 0.0)  # complex(s) * 1j, all four products
+    w = (c + unit[0], 0.0 + unit[1])
+    return complex(length * w[0] - 0.0 * w[1], length * w[1] + 0.0 * w[0])
+
+
+def test_complex_powers_follow_numba_cudas_cpow():
+    """x[i] ** y[i] of complex arrays (numba-cuda's test_powi), a float and an integer exponent (Numba makes
+    both complex first): numba-cuda's cpow, bit for bit in complex128 on the CPU runtime."""
+    src = '''
+import numpy as np
+from numba import cuda
+
+@cuda.jit("void(complex128[::1], complex128[::1], complex128[::1], float64[::1], int64[::1], complex128[:, ::1])")
+def k(r, x, y, f, n, more):
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = x[i] ** y[i]
+        more[i, 0] = x[i] ** f[i]
+        more[i, 1] = x[i] ** n[i]
+        more[i, 2] = pow(x[i], y[i])
+'''
+    module = load_cpu(source=src)
+    assert "n2c::cpow(x[i], y[i])" in module.cu
+    rng = np.random.default_rng(5)
+    x = rng.random(32) + 1j * rng.random(32)
+    y = rng.random(32) + 1j * rng.random(32)
+    x[:4] = [0j, 1j, 0j, -2.5 + 0j]
+    y[:4] = [0j, 1.0 + 0j, 0.5j, 1.5 + 0j]
+    f, n = rng.random(32) * 3 - 1, np.arange(32) % 5 - 2
+    r, more = np.zeros(32, np.complex128), np.zeros((32, 3), np.complex128)
+    module.k[1, 32](r, x, y, f, n, more)
+    same = np.testing.assert_array_equal  # exact, NaN where NaN (0j ** -1.5 is inf + nan j, as in C)
+    same(r, [cpow_reference(complex(a), complex(b)) for a, b in zip(x, y)])
+    same(more[:, 0], [cpow_reference(complex(a), complex(b)) for a, b in zip(x, f)])
+    same(more[:, 1], [cpow_reference(complex(a), complex(int(b))) for a, b in zip(x, n)])
+    same(more[:, 2], r)
+    with np.errstate(all="ignore"):
+        assert np.allclose(r[4:], x[4:] ** y[4:], rtol=1e-12)  # and it is the power NumPy computes
+    # complex64: every step in float32 (powf, hypotf, ...), as numba-cuda's complex64 cpow
+    src64 = src.replace("complex128", "complex64")
+    module64 = load_cpu(source=src64)
+    x64, y64 = x[4:].astype(np.complex64), y[4:].astype(np.complex64)
+    f64, n64 = f[4:], n[4:]
+    r64, more64 = np.zeros(28, np.complex64), np.zeros((28, 3), np.complex64)
+    module64.k[1, 32](r64, x64, y64, f64, n64, more64)
+    assert np.allclose(r64, x64.astype(np.complex128) ** y64.astype(np.complex128), rtol=1e-5)

@@ -171,6 +171,13 @@ class CallLowerer:
         entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64 if ts[0].is_float else ts[0], (1, 1))
         return ir.Call(entry, [self.expr(args[0])])
 
+    def call_pow(self, node, args, kwargs):
+        """pow(a, b): Numba types and computes it as a ** b."""
+        if len(args) != 2 or kwargs:
+            raise Unsupported(node, "pow()", "only pow(base, exponent) is supported (Numba has no pow with a modulus)",
+                              "write base ** exponent % modulus")
+        return ir.BinOp("**", self.expr(args[0]), self.expr(args[1]))
+
     def call_min(self, node, args, kwargs):
         return self._minmax(node, "min", args, kwargs)
 
