@@ -1,5 +1,5 @@
 """`for` over arrays -> Numba's element loops, as range loops with a load per element (mixed into the statement
-lowerer): `for v in a`, `for x, y in zip(a, b)`, `for k, v in enumerate(a)` and `enumerate(zip(...))`."""
+lowerer): `for v in a`, `for x, y in zip(a, b)` (ranges too), `for k, v in enumerate(a)` and `enumerate(zip(...))`."""
 
 from __future__ import annotations
 
@@ -36,8 +36,13 @@ class ElementLoopLowerer:
         else:
             raise Unsupported(target, "for loop target", "only a name can take each element",
                               "for k, v in enumerate(a): ...")
-        prelude, arrays = [], []
-        for node in iterables:
+        prelude, lengths, items = [], [], []
+        for node, target in zip(iterables, targets):
+            if zipped and self._builtin_call(node, "range"):
+                length, item = self._range_items(node, prelude, stmt, target.value)
+                lengths.append(length)
+                items.append(item)
+                continue
             name = self._array_name(node, prelude, stmt, targets[0].value)
             if name is None:
                 if zipped or index is not None or prelude:
@@ -51,18 +56,55 @@ class ElementLoopLowerer:
                 raise Unsupported(node, f"for loop over '{shown}'", f"'{shown}' has {arr.ndim} dimensions, and "
                                   "iterating it yields row views", f"loop over indices: for i in range({shown}"
                                   ".shape[0]): ...")
-            arrays.append(name)
+            lengths.append(cst.Call(cst.Name("len"), [cst.Arg(name)]))
+            items.append(lambda k, a=name: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
         counter = cst.Name(index or self.fresh_name(f"{targets[0].value}_index"))
-        lengths = [cst.Arg(cst.Call(cst.Name("len"), [cst.Arg(a)])) for a in arrays]
-        stop = lengths[0].value if len(lengths) == 1 else cst.Call(cst.Name("min"), lengths)
-        loads = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t)], cst.Subscript(
-            a, [cst.SubscriptElement(cst.Index(counter))]))]) for t, a in zip(targets, arrays)]
+        stop = lengths[0] if len(lengths) == 1 else cst.Call(cst.Name("min"), [cst.Arg(n) for n in lengths])
+        loads = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t)], item(counter))])
+                 for t, item in zip(targets, items)]
         loop = stmt.with_changes(target=counter, iter=cst.Call(cst.Name("range"), [cst.Arg(stop)]),
                                  body=stmt.body.with_changes(body=[*loads, *stmt.body.body]))
         lowered = self.stmt_For(loop)
         for load in lowered[0].body[:len(loads)]:
             load.node = stmt  # the element loads belong to the `for` line
         return prelude + lowered
+
+    def _range_items(self, node: cst.Call, prelude: list, stmt, hint: str):
+        """range(start, stop[, step]) zipped with other iterables (PyLops: zip(range(a, b), range(c, d))): its
+        length and its k-th item, `start + k * step`, start and stop read once before the loop as Numba's range
+        iterator reads them. The step must be an integer literal (its sign decides the length's formula)."""
+        args = [a.value for a in node.args]
+        if not 1 <= len(args) <= 3:
+            raise Unsupported(node, "range()", "takes 1 to 3 arguments")
+        start, stop = (cst.Integer("0"), args[0]) if len(args) == 1 else (args[0], args[1])
+        step = 1
+        if len(args) == 3:
+            text = self.info.code(args[2]).replace(" ", "")
+            if not text.lstrip("-").isdigit() or int(text) == 0:
+                raise Unsupported(args[2], "range() step in zip()", "only a nonzero integer literal step is "
+                                  "supported there", "loop over indices: for k in range(n): ...")
+            step = int(text)
+        bound = []
+        for part, value in (("start", start), ("stop", stop)):
+            name = self.fresh_name(f"{hint}_{part}", 1)
+            line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+            for s in self.statement(line):
+                s.node = stmt
+                prelude.append(s)
+            bound.append(cst.Name(name))
+        lo, hi = bound if step > 0 else bound[::-1]
+        span = cst.BinaryOperation(hi, cst.Subtract(), lo)
+        if abs(step) != 1:
+            span = cst.BinaryOperation(cst.BinaryOperation(span, cst.Add(), cst.Integer(str(abs(step) - 1))),
+                                       cst.FloorDivide(), cst.Integer(str(abs(step))))
+        length = cst.Call(cst.Name("max"), [cst.Arg(cst.Integer("0")), cst.Arg(span)])
+
+        def item(k, first=bound[0]):
+            offset = k if step == 1 else cst.BinaryOperation(k, cst.Multiply(), cst.Integer(str(step)) if step > 0
+                                                              else cst.UnaryOperation(cst.Minus(),
+                                                                                      cst.Integer(str(-step))))
+            return cst.BinaryOperation(first, cst.Add(), offset)
+        return length, item
 
     def _builtin_call(self, node, name: str) -> bool:
         return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name and \
