@@ -549,7 +549,7 @@ __device__ __forceinline__ void init_xoroshiro128p_state(xoroshiro128p_state *st
     __device__ __forceinline__ double m_##NAME(double x, double y) { return NAME(x, y); }
 N2C_MATH1(cos) N2C_MATH1(sin) N2C_MATH1(tan) N2C_MATH1(exp) N2C_MATH1(log) N2C_MATH1(fabs)
 N2C_MATH1(cosh) N2C_MATH1(sinh) N2C_MATH1(tanh)
-N2C_MATH2(hypot) N2C_MATH2(atan2) N2C_MATH2(copysign) N2C_MATH2(pow)
+N2C_MATH2(hypot) N2C_MATH2(atan2) N2C_MATH2(copysign)
 #undef N2C_MATH1
 #undef N2C_MATH2
 struct __align__(8) complex64 {
@@ -611,6 +611,30 @@ N2C_COMPLEX_OPS(complex64, float)
 N2C_COMPLEX_OPS(complex128, double)
 #undef N2C_COMPLEX_OPS
 
+// @helper cpow
+// z ** w as numba-cuda's cpow_implement computes it (CPython's _Py_c_pow, every step in C's precision), the
+// result as its last line builds it: length * (complex(cos) + complex(sin) * 1j), all four products each time
+__device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double m_pow(double x, double y) { return pow(x, y); }
+template <typename C>
+__device__ __forceinline__ C cpow(C a, C b)
+{
+    typedef decltype(a.re) R;
+    if (b.re == R(0) && b.im == R(0))
+        return C(R(1), R(0));
+    if (a.re == R(0) && b.re == R(0))
+        return C(R(0), R(0));
+    const R vabs = m_hypot(a.re, a.im);
+    R len = m_pow(vabs, b.re);
+    const R at = m_atan2(a.im, a.re);
+    R phase = at * b.re;
+    if (b.im != R(0)) {
+        len /= m_exp(at * b.im);
+        phase += b.im * m_log(vabs);
+    }
+    return C(len) * (C(m_cos(phase)) + C(m_sin(phase)) * C(R(0), R(1)));
+}
+
 // @helper cmath
 // cmath as numba-cuda implements it, each step in the precision Numba's typing gives it: exp, log, sqrt,
 // phase, polar, rect, sinh, cosh, sin, cos in the argument's precision (sqrt's main path in double: Numba
@@ -651,26 +675,6 @@ template <typename C>
 __device__ __forceinline__ C clog(C z)
 {
     return C(m_log(m_hypot(z.re, z.im)), m_atan2(z.im, z.re));
-}
-// z ** w as numba-cuda's cpow_implement computes it (CPython's _Py_c_pow, every step in C's precision), the
-// result as its last line builds it: length * (complex(cos) + complex(sin) * 1j), all four products each time
-template <typename C>
-__device__ __forceinline__ C cpow(C a, C b)
-{
-    typedef decltype(a.re) R;
-    if (b.re == R(0) && b.im == R(0))
-        return C(R(1), R(0));
-    if (a.re == R(0) && b.re == R(0))
-        return C(R(0), R(0));
-    const R vabs = m_hypot(a.re, a.im);
-    R len = m_pow(vabs, b.re);
-    const R at = m_atan2(a.im, a.re);
-    R phase = at * b.re;
-    if (b.im != R(0)) {
-        len /= m_exp(at * b.im);
-        phase += b.im * m_log(vabs);
-    }
-    return C(len) * (C(m_cos(phase)) + C(m_sin(phase)) * C(R(0), R(1)));
 }
 template <typename C>
 __device__ __forceinline__ complex128 clog10(C z)

@@ -243,7 +243,7 @@ class Legalizer:
             # (whether numba-cuda's cpow takes that one too is to be checked on a GPU: see docs/translate.md)
             two = isinstance(exp, ir.Const) and exp.value == 2
             if not two:
-                self.helpers |= {"complex", "cmath"}
+                self.helpers |= {"complex", "cpow"}
                 return self.helper_call("n2c::cpow", [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
             b = cast_to(base, R)
             if isinstance(b, (ir.Name, ir.Load)):
