@@ -634,3 +634,38 @@ def driver(A, B, C):
     assert C.tolist() == [i * 3 + 2 * i + 5 + i for i in range(6)]
     with pytest.raises(Exception, match="tuple argument"):  # an array inside the tuple: still refused
         translate_source(src.replace("args = A[i], A[i] + B[i], B[i]", "args = A, A[i] + B[i], B[i]"))
+
+
+def test_zip_over_ranges_as_pylops_writes_it():
+    """`for ixx, hxx in zip(range(a, b), range(c, d))` (PyLops' NonStationaryConvolve2D), a negative step and an
+    array zipped in: as many steps as the shortest, each range's bounds read once before the loop."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], int64, int64, int64, int64)")
+def k(out, a, b, c, d):
+    if cuda.grid(1) == 0:
+        n = 0
+        for i, j in zip(range(a, b), range(c, d)):
+            out[n] = i * 100 + j
+            n += 1
+            b = 0  # the range was made before: changing b does not shorten it
+        for i, j, v in zip(range(a + 7, a, -2), range(5), out[:3]):
+            out[n] = i * 100 + j + v
+            n += 1
+'''
+    module = load_cpu(source=src)
+    assert "j = j_start + i_index;" in module.cu
+    for a, b, c, d in [(2, 9, 4, 7), (5, 1, 0, 9), (0, 10, 3, 20), (-3, 3, 0, 2)]:
+        out, expected = np.zeros(40), np.zeros(40)
+        module.k[1, 32](out, a, b, c, d)
+        n = 0
+        for i, j in zip(range(a, b), range(c, d)):
+            expected[n] = i * 100 + j
+            n += 1
+        for i, j, v in zip(range(a + 7, a, -2), range(5), expected[:3]):  # a live view, as in Numba
+            expected[n] = i * 100 + j + v
+            n += 1
+        assert out.tolist() == expected.tolist(), (a, b, c, d)
+    with pytest.raises(Exception, match="only a nonzero integer literal step"):
+        translate_source(src.replace("range(a + 7, a, -2)", "range(a + 7, a, c)"))

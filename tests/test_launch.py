@@ -676,3 +676,25 @@ k[1, 1](np.zeros(4, np.float32), 1 << 40)  # the copy back synchronises
         assert "SYNC poke[(1, 1, 1), (1, 1, 1), stream, 0] faulted on the device" in proc.stdout, proc.stdout
         assert "TORCH" in proc.stdout, proc.stdout
         assert "the last kernel numba2cuda launched before it was poke[" in last, proc.stderr
+
+
+def test_a_tuple_parameter_reaches_the_binding_as_its_items(monkeypatch):
+    """fill(out, out.shape, (0.25, 3)): the binding takes the tuple's items as arguments of their own, checked
+    first (a list or a tuple of another length is refused, as Numba's typing refuses it); a refusal by the
+    binding names the tuple, not an item. Checked with a binding that records its calls (no GPU here)."""
+    from pathlib import Path
+
+    k = fake(Path(__file__).resolve().parent / "verify_fixtures" / "tuple_params.py")
+    assert [p.name for p in k.params] == ["out", "shape", "scale"] and k.params[1].type == "Tuple(int64, int64)"
+    monkeypatch.setattr(Kernel, "check_devices", lambda self, tensors: None)  # CPU tensors stand in for CUDA ones
+    out = torch.zeros(13, 21)
+    k[(4, 6), (4, 4)](out, out.shape, (0.25, np.int32(3)))
+    assert k.calls[-1][8] is out and k.calls[-1][9:] == (13, 21, 0.25, 3)
+    with pytest.raises(TypeError, match=r"fill\(\): argument 'shape' must be a tuple of 2 numbers \(Tuple\(int64, "
+                                        r"int64\)\), got list \[13, 21\]"):
+        k[(4, 6), (4, 4)](out, [13, 21], (0.25, 3))
+    with pytest.raises(TypeError, match=r"argument 'scale\[1\]' must be an integer \(int32\), got float 3.5"):
+        k[(4, 6), (4, 4)](out, out.shape, (0.25, 3.5))
+    refused = fake(Path(__file__).resolve().parent / "verify_fixtures" / "tuple_params.py", result=2)  # its 3rd argument: shape[1]
+    with pytest.raises(RuntimeError, match="the binding refused argument 'shape'"):
+        refused[(4, 6), (4, 4)](out, out.shape, (0.25, 3))

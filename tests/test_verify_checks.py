@@ -222,3 +222,17 @@ def test_summary_by_default_every_case_with_v(capsys):
     assert rc == 0 and "vector_add: 2 cases (2 equivalent)" in out and "seed 0  size 1" not in out, out
     rc, out = run_cli(capsys, K / "vector_add.py", "--sizes", "small,1", "--dists", "none", "-v")
     assert rc == 0 and "seed 0  size 1" in out, out
+
+
+def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
+    """out.shape and a (scale, offset) pair passed as tuples (typed by a signature, and by NUMBA2CUDA_TYPES'
+    UniTuple): translated with a C parameter per item, launched from example()'s tuples, EQUIVALENT; the
+    translation reading the wrong item of the tuple is NOT EQUIVALENT."""
+    rc, out = run_cli(capsys, F / "tuple_params.py", "--seeds", "1", "--dists", "none")
+    assert rc == 0 and "verdict: EQUIVALENT (fill, stencil" in out, out
+    text = translation(F / "tuple_params.py")
+    assert "int64_t shape_0, int64_t shape_1, double scale_0, int scale_1" in text
+    wrong = text.replace("(i * shape_1 + j) * scale_0", "(i * shape_0 + j) * scale_0")
+    assert wrong != text
+    result = verify(F / "tuple_params.py", cu_text=wrong, kernel="fill", dists=(), options=Options(kernels=["fill"]))
+    assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems

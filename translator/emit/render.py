@@ -145,7 +145,7 @@ def _result_struct(fn: ir.Function) -> str:
 
 
 def python_signature(fn: ir.Function) -> str:
-    return ", ".join(f"{p.name}: {p.type}" for p in fn.params)
+    return ", ".join(f"{p.name}: {p.type}" for p in fn.python_params)
 
 
 # ------------------------------------------------------------------ module

@@ -57,13 +57,17 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
                 self.scope[name] = arr
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
-            elif isinstance(ty, T.Tuple):  # a tuple passed whole (device functions only): an item per parameter
+            elif isinstance(ty, T.Tuple):  # a tuple passed whole: C takes an item per parameter
+                if not self.fn.is_device and any(t.is_complex for t in ty.items):
+                    raise Unsupported(self.fn.node.name, f"tuple kernel parameter '{name}' of complex numbers",
+                                      "the launcher passes numbers as int64, float64 or bool",
+                                      "pass the numbers as a 1-D complex array")
                 items = []
                 for k, item_type in enumerate(ty.items):
                     item = f"{name}_{k}"
                     while item in self.assign_counts or item in self.fn.params or item in self.info.constants:
                         item += "_"
-                    params.append(ir.Param(item, item_type))
+                    params.append(ir.Param(item, item_type, item_of=(name, k, ty)))
                     items.append(ir.Name(item))
                 self.scope[name] = TupleValue(items)
             else:

@@ -294,6 +294,22 @@ class Param:
     name: str
     type: object  # Scalar or Array
     array: ArrayVar | None = None
+    # an item of a tuple parameter, which C takes as one parameter per item: (the Python parameter's name, the
+    # item's index, the tuple's type)
+    item_of: tuple | None = None
+
+
+@dataclass(frozen=True)
+class PythonParam:
+    """A parameter as Python passes it: a tuple parameter is one, whatever number of C parameters it became."""
+
+    name: str
+    type: object  # Scalar, Array or Tuple
+    params: tuple  # its Param(s)
+
+    @property
+    def array(self):
+        return self.params[0].array if self.params[0].item_of is None else None
 
 
 @dataclass(eq=False)
@@ -308,3 +324,17 @@ class Function:
     options: dict = field(default_factory=dict)
     assumptions: set = field(default_factory=set)  # integer params assumed >= 0 (checked at launch)
     template_params: list = field(default_factory=list)  # specialised integer params (tile widths)
+
+    @property
+    def python_params(self) -> list:
+        """The parameters as a launch passes them (PythonParam): the items of a tuple parameter together."""
+        out = []
+        for p in self.params:
+            if p.item_of is None:
+                out.append(PythonParam(p.name, p.type, (p,)))
+            elif p.item_of[1] == 0:
+                out.append(PythonParam(p.item_of[0], p.item_of[2], (p,)))
+            else:
+                last = out[-1]
+                out[-1] = PythonParam(last.name, last.type, last.params + (p,))
+        return out

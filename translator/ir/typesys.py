@@ -109,15 +109,15 @@ class TypeStringError(ValueError):
 _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
 
 
-def parse_type(text: str) -> Scalar | Array:
-    """`float32[:, ::1]` -> Array(float32, 2, "C"); `int32` -> INT32 (Numba's own spelling)."""
+def parse_type(text: str) -> Scalar | Array | Tuple:
+    """`float32[:, ::1]` -> Array(float32, 2, "C"); `int32` -> INT32 (Numba's own spelling); `UniTuple(int64, 2)`
+    and `Tuple(int64, float32)` -> a Tuple of those scalars."""
     text = text.strip()
     m = _ARRAY_RE.match(text)
     if not m:
         t = scalar_by_name(text)
         if t is None and re.match(r"^(Uni)?Tuple\s*\(", text):
-            raise TypeStringError(f"'{text}': tuple parameters are not supported; pass the elements as separate "
-                                  "parameters")
+            return parse_tuple_type(text)
         if t is None:
             raise TypeStringError(f"unknown type '{text}'")
         return t
@@ -169,12 +169,15 @@ def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scala
 
 def parse_return_type(text: str):
     """A device function's return type: a scalar, or UniTuple(t, n) / Tuple(t1, t2, ...) of scalars."""
+    ret = parse_type(text)
+    if isinstance(ret, Array):
+        raise TypeStringError("functions cannot return arrays")
+    return ret
+
+
+def parse_tuple_type(text: str) -> Tuple:
+    """UniTuple(t, n) / Tuple(t1, t2, ...) of scalars (a result, or a parameter that takes a Python tuple)."""
     m = re.match(r"^(UniTuple|Tuple)\s*\((.*)\)$", text.strip(), re.S)
-    if m is None:
-        ret = parse_type(text)
-        if isinstance(ret, Array):
-            raise TypeStringError("functions cannot return arrays")
-        return ret
     parts = split_top_level(m.group(2).strip())
     if m.group(1) == "UniTuple":
         if len(parts) != 2 or not parts[1].isdigit():
@@ -184,8 +187,8 @@ def parse_return_type(text: str):
         if len(parts) == 1 and parts[0].startswith("("):
             parts = split_top_level(parts[0][1:-1])
         items = [parse_type(p) for p in parts]
-    if not all(isinstance(t, Scalar) for t in items):
-        raise TypeStringError("a tuple result holds scalars only")
+    if not items or not all(isinstance(t, Scalar) for t in items):
+        raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers, not arrays or tuples")
     return Tuple(tuple(items))
 
 

@@ -128,8 +128,11 @@ def _launch_lines(source: str, kernel_names: list[str]) -> list[str]:
 
 def _smoke_args(fn) -> list[str]:
     args = []
-    for p in fn.params:
-        if p.array is not None and p.type.dtype.kind == "r":  # records (RNG states): their uint64 words
+    for p in fn.python_params:
+        if not hasattr(p.type, "kind") and p.array is None:  # a tuple parameter
+            items = ["1.0" if t.is_float else "1" for t in p.type.items]
+            args.append(f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})")
+        elif p.array is not None and p.type.dtype.kind == "r":  # records (RNG states): their uint64 words
             shape = ", ".join(["SIZE"] * p.type.ndim + [str(p.type.dtype.bits // 64)])
             args.append(f'torch.zeros(({shape}), dtype=torch.uint64, device="cuda")')
         elif p.array is not None:

@@ -43,10 +43,16 @@ def check_array(kernel, p, a) -> None:
 
 def scalar_value(kernel, p, a):
     """A scalar argument as the CPU runtime's launcher takes it (a __half by value is its bits, an unsigned
-    short)."""
+    short); a tuple's items so, in a tuple."""
+    if p.items:
+        return tuple(scalar_value(kernel, i, v) for i, v in zip(p.items, checks.scalar(kernel, p, a)))
     if p.type == "float16":
         return int(np.float16(checks.scalar(kernel, p, a)).view(np.uint16))
     return checks.scalar(kernel, p, a)
+
+
+def _ctype(p):
+    return ctypes.c_uint16 if p.type == "float16" else CTYPES[p.type]  # a __half by value is its bits
 
 
 class CpuKernel:
@@ -59,8 +65,8 @@ class CpuKernel:
         self.name, params, _, self.static_shared = kernel_metadata(fn)  # the name the user calls it by
         self.symbol = fn.c_name  # the library's launcher is its C name's
         self.params = tuple(checks.Param(*p) for p in params)
-        self.ctypes = [None if p.is_array else ctypes.c_uint16 if p.type == "float16" else CTYPES[p.type]
-                       for p in self.params]  # a __half by value is its bits, as an unsigned short
+        self.ctypes = [None if p.is_array else [_ctype(i) for i in p.items] if p.items else _ctype(p)
+                       for p in self.params]
 
     def __getitem__(self, config):
         gx, gy, gz, bx, by, bz, _, shared = checks.launch_config(self.name, config, checks.table_limits(),
@@ -77,6 +83,9 @@ class CpuKernel:
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
+            elif p.items:  # a tuple: C takes an item per parameter
+                flat.extend(scalar_value(self.name, p, a))
+                types.extend(ctype)
             else:
                 flat.append(scalar_value(self.name, p, a))
                 types.append(ctype)

@@ -11,7 +11,7 @@ args:
     kernel   the kernel's name (its extern "C" <kernel>_launch)
     grid, block, shared    the launch configuration (1 to 3 ints each; dynamic shared bytes)
     params   one entry per kernel parameter: {"name", "array": true, "dtype", "ndim"} or
-             {"name", "array": false, "dtype", "value"}
+             {"name", "array": false, "dtype", "value"} (a tuple parameter: lists of dtypes and values, its items)
     poison   byte for uninitialised shared memory and stacks (0..255), or null
     order    0: a block's threads run in order, 1: backward, 2: in an order drawn from `seed`
     checks   {"memory": bool, "races": bool, "signals": bool}: see runtime/n2c_cpu_check.h
@@ -102,6 +102,10 @@ def run_case(args: dict, arrays: list):
     given = iter(arrays)
     try:
         for p in args["params"]:
+            if not p["array"] and isinstance(p["dtype"], list):  # a tuple: one C parameter per item
+                flat.extend(p["value"])
+                types.extend(_scalar_ctype(d) for d in p["dtype"])
+                continue
             if not p["array"]:
                 flat.append(p["value"])
                 types.append(_scalar_ctype(p["dtype"]))

@@ -37,8 +37,8 @@ class Module:
             by_name.setdefault(getattr(fn, "python_name", name), []).append((fn, kernel))
         for name, group in by_name.items():
             if len(group) > 1:  # several signatures: the Python name dispatches on the arguments, as Numba's does
-                signatures = [[(p.type.dtype.name, p.type.ndim) if p.array is not None else None for p in fn.params]
-                              for fn, _ in group]
+                signatures = [[(p.type.dtype.name, p.type.ndim) if p.array is not None else None
+                               for p in fn.python_params] for fn, _ in group]
                 dispatcher = Dispatcher(name, [k for _, k in group], signatures)
                 self.kernels[name] = dispatcher
                 setattr(self, name, dispatcher)
@@ -59,8 +59,8 @@ def kernel_metadata(fn):
     The name is the Python one, which the binding registers (its C name may differ: lower/names.py)."""
     rules = value_rules(fn)
     params = []
-    for p in fn.params:
-        rule = ": ".join(rules[p.name]) if p.name in rules else ""
+    for p in fn.python_params:  # a tuple parameter is one, as Python passes it (the binding takes its items)
+        rule = ": ".join(rules[p.name]) if p.name in rules and len(p.params) == 1 else ""
         params.append((p.name, str(p.type), bool(p.array is not None and p.array.written), rule))
     name = entry_name(fn)
     return name, tuple(params), f"{name}({python_signature(fn)})", static_shared_bytes(fn)

@@ -111,6 +111,8 @@ class Launch:
         kernel = self.kernel
         if len(args) != kernel.nparams:
             raise TypeError(f"{kernel.name}() takes {kernel.nparams} arguments ({len(args)} given)")
+        if kernel.tuple_positions:  # the binding takes a tuple's items one by one: checked and spread out first
+            return kernel.launch_converted(self, args)
         tensor = torch.Tensor
         for i in kernel.array_positions:
             if type(args[i]) is not tensor:
@@ -140,6 +142,9 @@ class Kernel:
         self.nparams = len(self.params)
         self.array_positions = [i for i, p in enumerate(self.params) if p.is_array]
         self.written = {i for i in self.array_positions if self.params[i].written}
+        self.tuple_positions = [i for i, p in enumerate(self.params) if p.items]
+        # the parameter each of the binding's arguments belongs to (a tuple's items are arguments of their own)
+        self.binding_params = [i for i, p in enumerate(self.params) for _ in (p.items or (p,))]
         self.static_shared = static_shared
         self.__doc__ = doc
         self._configs = {}
@@ -230,7 +235,8 @@ class Kernel:
             raise checks.launch_error(self.name, launch.config, code, name, text, last_launch_text())
         if isinstance(problem, int):
             self.check_devices(self.check_values(args))
-            raise RuntimeError(f"{self.name}(): the binding refused argument '{self.param_names[problem]}', which "
+            name = self.param_names[self.binding_params[problem]] if problem < len(self.binding_params) else problem
+            raise RuntimeError(f"{self.name}(): the binding refused argument '{name}', which "
                                "numba2cuda's checks pass: please report this")
         raise RuntimeError(f"{self.name}: {problem}")
 
@@ -254,7 +260,8 @@ class Kernel:
             if self.params[i].written:
                 copies.append((a, converted[i]))
         self.check_devices(converted)
-        problem = self.ext_fn(*launch.config, *converted)
+        flat = [x for p, a in zip(self.params, converted) for x in (a if p.items else (a,))]
+        problem = self.ext_fn(*launch.config, *flat)
         if problem is not None:
             self.refuse(launch, converted, problem)
         _last_launch = launch

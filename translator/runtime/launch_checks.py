@@ -136,12 +136,16 @@ class Param:
     """One kernel parameter, from the (name, type, written, rule) a kernel's metadata lists: type as Numba's
     signature spells it ("float32[:, ::1]", "int64"), rule "" or "> 0: why" (also ">= 0", "!= 0")."""
 
-    __slots__ = ("name", "type", "written", "rule", "why", "is_array", "dtype", "ndim", "kind")
+    __slots__ = ("name", "type", "written", "rule", "why", "is_array", "dtype", "ndim", "kind", "items")
 
     def __init__(self, name, type_text, written=False, rule=""):
         self.name, self.type, self.written = name, type_text, bool(written)
         self.rule, _, self.why = (part.strip() for part in rule.partition(":"))
-        if "[" in type_text:
+        self.items = ()
+        if type_text.startswith("Tuple("):  # a tuple of numbers ("Tuple(int64, int64)"): the binding takes its items
+            self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
+            self.items = tuple(Param(f"{name}[{k}]", t.strip()) for k, t in enumerate(type_text[6:-1].split(",")))
+        elif "[" in type_text:
             self.is_array = True
             self.dtype = type_text.split("[", 1)[0].strip()
             self.ndim = type_text.count(",") + 1
@@ -176,7 +180,13 @@ def scalar(kernel, p: Param, v):
     """The Python value a scalar parameter gets, or the error: ints for integer parameters (bool and NumPy integers
     too, as Numba converts them; never a float, which would be truncated), within the C type's range (else
     OverflowError) and the kernel's rule; any real number for a float parameter; bool, NumPy bool or an integer
-    (nonzero is True, Numba's int -> boolean cast) for a bool parameter."""
+    (nonzero is True, Numba's int -> boolean cast) for a bool parameter; for a tuple parameter a tuple of as many
+    items, each converted so (Numba takes a tuple, never a list: a list is another type to it)."""
+    if p.kind == "tuple":
+        if not isinstance(v, tuple) or len(v) != len(p.items):
+            raise TypeError(f"{kernel}(): argument '{p.name}' must be a tuple of {len(p.items)} numbers ({p.type}), "
+                            f"got {describe(v)}")
+        return tuple(scalar(kernel, item, x) for item, x in zip(p.items, v))
     if p.kind == "float":
         if isinstance(v, numbers.Real) or _is_numpy_bool(v):
             try:

@@ -59,9 +59,11 @@ class KernelFacts:
 
 
 def kernel_facts(fn) -> KernelFacts:
-    facts = KernelFacts([p.name for p in fn.params],
-                        scalar_types={i: p.type.name for i, p in enumerate(fn.params) if p.array is None})
-    index = {id(p.array): {i} for i, p in enumerate(fn.params) if p.array is not None}
+    params = fn.python_params  # as example() passes them: a tuple parameter is one (and is not redrawn)
+    facts = KernelFacts([p.name for p in params],
+                        scalar_types={i: p.type.name for i, p in enumerate(params)
+                                      if p.array is None and len(p.params) == 1 and p.params[0].item_of is None})
+    index = {id(p.array): {i} for i, p in enumerate(params) if p.array is not None}
     if getattr(fn, "external_code", None) is not None or (not fn.body and fn.node is not None):
         return _shell_facts(fn, facts)
     _walk(fn.body, facts, index, 0)
@@ -150,7 +152,7 @@ def _shell_facts(fn, facts):
 
     facts.known = False
     src = cst.Module([]).code_for_node(fn.node)
-    for p_i, p in enumerate(fn.params):
+    for p_i, p in enumerate(fn.python_params):
         if p.array is not None and p.array.written:
             facts.written.add(p_i)
             facts.read.add(p_i)
@@ -162,6 +164,6 @@ def _shell_facts(fn, facts):
         if arr in facts.params:
             i = facts.params.index(arr)
             facts.atomic.add(i)
-            if fn.params[i].array is not None and fn.params[i].array.dtype.is_float:
+            if fn.python_params[i].array is not None and fn.python_params[i].array.dtype.is_float:
                 facts.float_atomic.add(i)
     return facts

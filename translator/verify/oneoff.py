@@ -78,7 +78,10 @@ def order_oneoff_args(oneoff: dict, kernels: dict, kernel: str | None) -> list:
     oneoff["kernel"] = kernel
     fn = kernels[kernel]
     values, out = dict(oneoff["values"]), []
-    for p in fn.params:
+    for p in fn.python_params:
+        if isinstance(p.type, T.Tuple):
+            raise UserError(f"verify: error: --args: {kernel}'s parameter {p.name!r} is a tuple ({p.type}), which "
+                            "--args cannot spell\n    hint: verify it through the module's example()")
         if p.name not in values:
             raise UserError(f"verify: error: --args: no value for {kernel}'s parameter {p.name!r} ({p.type})")
         v = values.pop(p.name)
@@ -91,7 +94,7 @@ def order_oneoff_args(oneoff: dict, kernels: dict, kernel: str | None) -> list:
     if values:
         raise UserError(f"verify: error: --args: {kernel} has no parameter {', '.join(map(repr, values))}")
     _check_launch(oneoff, fn, out)
-    written = [p.array is not None and p.array.written for p in fn.params]
+    written = [p.array is not None and p.array.written for p in fn.python_params]
     if not any(v.get("out") or v.get("inout") for v in out) and not any(written):
         raise UserError(f"verify: error: --args: {kernel} writes no array, so there is nothing to compare\n"
                         "    hint: mark the arrays to compare with :out, e.g. out=float32[1000]:out")

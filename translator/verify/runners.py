@@ -29,9 +29,12 @@ class LaunchFailed(Exception):
 def param_specs(fn, args) -> list[dict]:
     """The worker's description of a kernel's parameters with this case's scalar values."""
     specs = []
-    for p, a in zip(fn.params, args):
+    for p, a in zip(fn.python_params, args):
         if isinstance(p.type, T.Array):
             specs.append({"name": p.name, "array": True, "dtype": p.type.dtype.name, "ndim": p.type.ndim})
+        elif isinstance(p.type, T.Tuple):  # the CPU worker passes its items as parameters of their own
+            values = [v.item() if isinstance(v, np.generic) else v for v in a]
+            specs.append({"name": p.name, "array": False, "dtype": [t.name for t in p.type.items], "value": values})
         else:
             value = a.item() if isinstance(a, np.generic) else a
             specs.append({"name": p.name, "array": False, "dtype": p.type.name, "value": value})
@@ -47,10 +50,11 @@ def value_specs(args) -> list[dict]:
 
 def check_arguments(fn, args) -> None:
     """The case's arrays have the dtypes and ranks the kernel takes (else the example is wrong: exit 2)."""
-    if len(args) != len(fn.params):
+    params = fn.python_params
+    if len(args) != len(params):
         raise UserError(f"verify: error: example() passes {len(args)} arguments to {fn.c_name}, which takes "
-                        f"{len(fn.params)}")
-    for p, a in zip(fn.params, args):
+                        f"{len(params)}")
+    for p, a in zip(params, args):
         if isinstance(p.type, T.Array):
             want = np.dtype(p.type.dtype.name)
             if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != p.type.ndim:
@@ -217,6 +221,8 @@ def checked_launch(fn, grid, block, shared, args):
             if p.is_array:
                 check_array(name, p, a)
             else:
+                if p.items and isinstance(a, list):
+                    a = tuple(a)  # example()'s tuple, after JSON between the processes
                 a = scalar_value(name, p, a)
             out.append(a)
     except (TypeError, ValueError, OverflowError) as exc:  # refused, as the drop-in would refuse it

@@ -26,7 +26,7 @@ class Session:
             # by the names a launch uses (lower/names.py: entry_name); a kernel with several signatures is
             # reached by its Python name too, and a ufunc by its own name (its kernels carry the steps)
             self.kernels = {entry_name(fn): fn for fn in program.kernels}
-            self.labels = {name: [p.name for p in fn.params] for name, fn in self.kernels.items()}
+            self.labels = {name: [p.name for p in fn.python_params] for name, fn in self.kernels.items()}
             for name, uf in getattr(program, "ufuncs", {}).items():
                 self.kernels[name] = next(fn for fn in program.kernels if entry_name(fn) == uf.loops[0].kernel)
                 self.labels[name] = list(program.info.functions[name].params) + (["out"] if uf.kind == "vectorize"
@@ -94,7 +94,7 @@ class Session:
         for fn in self.runner.program.kernels:
             if getattr(fn, "python_name", None) == name and all(
                     p.array is None or (k in args and str(args[k].dtype) == p.type.dtype.name
-                                        and args[k].ndim == p.type.ndim) for k, p in enumerate(fn.params)):
+                                        and args[k].ndim == p.type.ndim) for k, p in enumerate(fn.python_params)):
                 meta["kernel"] = entry_name(fn)
                 return fn
         raise UserError(f"{self.path}: error: {meta.get('example', 'example')}() runs {name!r}, which is not "
