@@ -698,3 +698,18 @@ def test_a_tuple_parameter_reaches_the_binding_as_its_items(monkeypatch):
     refused = fake(Path(__file__).resolve().parent / "verify_fixtures" / "tuple_params.py", result=2)  # its 3rd argument: shape[1]
     with pytest.raises(RuntimeError, match="the binding refused argument 'shape'"):
         refused[(4, 6), (4, 4)](out, out.shape, (0.25, 3))
+
+
+def test_a_complex_parameter_reaches_the_binding_as_its_parts(monkeypatch, tmp_path):
+    path = tmp_path / "cscale.py"
+    path.write_text('from numba import cuda\n\n\n@cuda.jit("void(complex128[::1], complex128)")\n'
+                    'def cscale(z, c):\n    i = cuda.grid(1)\n    if i < z.size:\n        z[i] *= c\n')
+    k = fake(path)
+    assert k.params[1].type == "complex128" and k.__doc__ == "cscale(z: complex128[::1], c: complex128)"
+    monkeypatch.setattr(Kernel, "check_devices", lambda self, tensors: None)  # CPU tensors stand in for CUDA ones
+    z = torch.zeros(4, dtype=torch.complex128)
+    k[1, 32](z, 0.5 - 2j)
+    k[1, 32](z, np.float32(3))
+    assert [c[9:] for c in k.calls] == [(0.5, -2.0), (3.0, 0.0)]
+    with pytest.raises(TypeError, match=r"cscale\(\): argument 'c' must be a number \(complex128\), got NoneType"):
+        k[1, 32](z, None)

@@ -50,7 +50,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
 
     # ------------------------------------------------------------ function
     def lower(self) -> ir.Function:
-        params = []
+        params, complex_inits = [], []
         for name, ty in zip(self.fn.params, self.param_types):
             if isinstance(ty, T.Array):
                 arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
@@ -70,17 +70,30 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
                     params.append(ir.Param(item, item_type, item_of=(name, k, ty)))
                     items.append(ir.Name(item))
                 self.scope[name] = TupleValue(items)
+            elif not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
+                # C takes its parts (the launchers pass numbers by value, a complex number as two), and the body
+                # starts with name = complex(re, im): complex64 from two float32, as Numba types it
+                parts = []
+                for k, part in enumerate(("re", "im")):
+                    item = f"{name}_{part}"
+                    while item in self.assign_counts or item in self.fn.params or item in self.info.constants:
+                        item += "_"
+                    params.append(ir.Param(item, T.underlying(ty), item_of=(name, k, ty)))
+                    parts.append(item)
+                complex_inits.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Call(
+                    cst.Name("complex"), [cst.Arg(cst.Name(p)) for p in parts]))]))
+                self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
+                self.scalar_names.add(name)
             else:
-                if not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
-                    raise Unsupported(self.fn.node.name, f"complex kernel parameter '{name}'",
-                                      "the launcher passes numbers as int64, float64 or bool",
-                                      f"pass '{name}' as a 1-element {ty} array, or its real and imaginary parts")
                 if self.assign_counts.get(name):
                     self.scalar_names.add(name)
                 params.append(ir.Param(name, ty))
         self.param_names = {p.name for p in params if p.array is None}
         self.scalar_names |= self.param_names
-        body = self.block(self.fn.node.body)
+        inits = [s for line in complex_inits for s in self.statement(line)]
+        for s in inits:
+            s.node = self.fn.node  # the `def` line: where the parameter comes in
+        body = inits + self.block(self.fn.node.body)
         body = self.prologue + body  # names bound to several arrays are declared up front (ArrayBind)
         while self.shape_consts & (unread := self.shape_consts - _names_read(body)):
             body = _drop_unread(body, unread)  # `ROWS = TPB // 8`: dropping ROWS leaves TPB unread too

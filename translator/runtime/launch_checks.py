@@ -145,6 +145,10 @@ class Param:
         if type_text.startswith("Tuple("):  # a tuple of numbers ("Tuple(int64, int64)"): the binding takes its items
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
             self.items = tuple(Param(f"{name}[{k}]", t.strip()) for k, t in enumerate(type_text[6:-1].split(",")))
+        elif type_text in ("complex64", "complex128"):  # the binding takes its real and imaginary parts
+            self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "complex"
+            part = "float32" if type_text == "complex64" else "float64"
+            self.items = (Param(f"{name}.real", part), Param(f"{name}.imag", part))
         elif "[" in type_text:
             self.is_array = True
             self.dtype = type_text.split("[", 1)[0].strip()
@@ -181,12 +185,18 @@ def scalar(kernel, p: Param, v):
     too, as Numba converts them; never a float, which would be truncated), within the C type's range (else
     OverflowError) and the kernel's rule; any real number for a float parameter; bool, NumPy bool or an integer
     (nonzero is True, Numba's int -> boolean cast) for a bool parameter; for a tuple parameter a tuple of as many
-    items, each converted so (Numba takes a tuple, never a list: a list is another type to it)."""
+    items, each converted so (Numba takes a tuple, never a list: a list is another type to it); for a complex
+    parameter any number, as its (real, imaginary) parts."""
     if p.kind == "tuple":
         if not isinstance(v, tuple) or len(v) != len(p.items):
             raise TypeError(f"{kernel}(): argument '{p.name}' must be a tuple of {len(p.items)} numbers ({p.type}), "
                             f"got {describe(v)}")
         return tuple(scalar(kernel, item, x) for item, x in zip(p.items, v))
+    if p.kind == "complex":  # any number, as Numba converts it; its parts, as the binding takes them
+        if isinstance(v, numbers.Number) and not isinstance(v, bool) or _is_numpy_bool(v):
+            v = complex(v)
+            return float(v.real), float(v.imag)
+        raise TypeError(f"{kernel}(): argument '{p.name}' must be a number ({p.type}), got {describe(v)}")
     if p.kind == "float":
         if isinstance(v, numbers.Real) or _is_numpy_bool(v):
             try:

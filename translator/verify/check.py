@@ -69,7 +69,8 @@ def launch_args(meta: dict, inputs: dict, which: int) -> list:
                 a.fill(FILLS[which][0] if a.dtype.kind in "fc" else meta["fills"].get(str(i), [0, 0])[which])
             args.append(a)
         else:
-            args.append(meta["scalars"][str(i)])
+            v = meta["scalars"][str(i)]
+            args.append(complex(*v["complex"]) if isinstance(v, dict) and "complex" in v else v)
     return args
 
 

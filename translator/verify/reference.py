@@ -111,7 +111,8 @@ def describe(ex, case, entry, facts, mod=None):
             meta["arrays"].append(i)
             arrays[f"arg{i}"] = a
         else:
-            meta["scalars"][str(i)] = a.item() if isinstance(a, np.generic) else a
+            v = a.item() if isinstance(a, np.generic) else a
+            meta["scalars"][str(i)] = {"complex": [v.real, v.imag]} if isinstance(v, complex) else v  # JSON has none
     for i in outputs:
         e = ex["expected"].get(i) if i in ex["expected"] else None
         if meta["expected_valid"] and e is not None:

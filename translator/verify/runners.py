@@ -32,9 +32,12 @@ def param_specs(fn, args) -> list[dict]:
     for p, a in zip(fn.python_params, args):
         if isinstance(p.type, T.Array):
             specs.append({"name": p.name, "array": True, "dtype": p.type.dtype.name, "ndim": p.type.ndim})
-        elif isinstance(p.type, T.Tuple):  # the CPU worker passes its items as parameters of their own
+        elif len(p.params) > 1:  # a tuple or a complex number: the CPU worker passes its items as parameters
+            if not isinstance(a, (tuple, list)):  # a complex number (checked_launch gives its parts already)
+                a = (complex(a).real, complex(a).imag)
             values = [v.item() if isinstance(v, np.generic) else v for v in a]
-            specs.append({"name": p.name, "array": False, "dtype": [t.name for t in p.type.items], "value": values})
+            specs.append({"name": p.name, "array": False, "dtype": [q.type.name for q in p.params], "value": values,
+                          "complex": isinstance(p.type, T.Scalar)})
         else:
             value = a.item() if isinstance(a, np.generic) else a
             specs.append({"name": p.name, "array": False, "dtype": p.type.name, "value": value})
