@@ -669,3 +669,35 @@ def k(out, a, b, c, d):
         assert out.tolist() == expected.tolist(), (a, b, c, d)
     with pytest.raises(Exception, match="only a nonzero integer literal step"):
         translate_source(src.replace("range(a + 7, a, -2)", "range(a + 7, a, c)"))
+
+
+def test_a_tuple_parameter_bounds_a_loop_goes_to_a_device_function_and_has_a_length():
+    """`for j in range(shape[1])` makes shape's item a specialised loop bound the translation assumes >= 0: the
+    launch checks that item and names it (shape[1]), as it names a scalar parameter; len(shape) is a constant
+    and total(shape) passes the tuple on."""
+    src = '''
+from numba import cuda, float32
+
+@cuda.jit(device=True)
+def total(t):
+    return t[0] + t[1]
+
+@cuda.jit("void(float32[:, ::1], UniTuple(int64, 2), float32[::1])")
+def rowsum(a, shape, out):
+    i = cuda.grid(1)
+    if i < shape[0]:
+        acc = float32(0)
+        for j in range(shape[1]):
+            acc += a[i, j]
+        out[i] = acc + total(shape) + len(shape)
+'''
+    module = load_cpu(source=src)
+    assert "template <int SHAPE_1>" in module.cu and "total(shape_0, shape_1) + 2" in module.cu
+    a, out = np.arange(12, dtype=np.float32).reshape(3, 4), np.zeros(3, np.float32)
+    module.rowsum[1, 32](a, a.shape, out)
+    assert out.tolist() == (a.sum(axis=1) + 7 + 2).tolist()
+    module.rowsum[1, 32](a, (3, 0), out)
+    assert out.tolist() == [5, 5, 5]
+    with pytest.raises(ValueError, match=r"rowsum\(\): argument 'shape\[1\]' must be >= 0 \(the translation assumes "
+                                         r"it >= 0\), got -1"):
+        module.rowsum[1, 32](a, (3, -1), out)

@@ -201,8 +201,10 @@ class CallLowerer:
     def call_len(self, node, args, kwargs):
         self._one_arg(node, "len", args, kwargs)
         arr = self.value(args[0])
+        if isinstance(arr, TupleValue):  # a constant, as Numba types a tuple's length
+            return const_expr(len(arr.items), node)
         if not isinstance(arr, ir.ArrayVar):
-            raise Unsupported(node, "len()", "works on arrays only here")
+            raise Unsupported(node, "len()", "works on arrays and tuples only here")
         return self.shape_of(arr, 0)
 
     def call_range(self, node, args, kwargs):

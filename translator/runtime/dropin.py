@@ -60,7 +60,10 @@ def kernel_metadata(fn):
     rules = value_rules(fn)
     params = []
     for p in fn.python_params:  # a tuple parameter is one, as Python passes it (the binding takes its items)
-        rule = ": ".join(rules[p.name]) if p.name in rules and len(p.params) == 1 else ""
+        if len(p.params) == 1:
+            rule = ": ".join(rules[p.name]) if p.name in rules else ""
+        else:  # its items' rules, "[1] >= 0: why | ..." (an item the kernel specialises or assumes >= 0)
+            rule = " | ".join(f"[{k}] " + ": ".join(rules[q.name]) for k, q in enumerate(p.params) if q.name in rules)
         params.append((p.name, str(p.type), bool(p.array is not None and p.array.written), rule))
     name = entry_name(fn)
     return name, tuple(params), f"{name}({python_signature(fn)})", static_shared_bytes(fn)

@@ -144,7 +144,10 @@ class Param:
         self.items = ()
         if type_text.startswith("Tuple("):  # a tuple of numbers ("Tuple(int64, int64)"): the binding takes its items
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
-            self.items = tuple(Param(f"{name}[{k}]", t.strip()) for k, t in enumerate(type_text[6:-1].split(",")))
+            item_rules = dict(part.split("] ", 1) for part in rule[1:].split(" | [")) if rule else {}  # "[1] >= 0: ..."
+            self.items = tuple(Param(f"{name}[{k}]", t.strip(), rule=item_rules.get(str(k), ""))
+                               for k, t in enumerate(type_text[6:-1].split(",")))
+            self.rule = self.why = ""
         elif type_text in ("complex64", "complex128"):  # the binding takes its real and imaginary parts
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "complex"
             part = "float32" if type_text == "complex64" else "float64"
