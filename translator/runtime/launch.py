@@ -111,7 +111,7 @@ class Launch:
         kernel = self.kernel
         if len(args) != kernel.nparams:
             raise TypeError(f"{kernel.name}() takes {kernel.nparams} arguments ({len(args)} given)")
-        if kernel.tuple_positions:  # the binding takes a tuple's items one by one: checked and spread out first
+        if kernel.spread_positions:  # the binding takes a tuple's items (a complex number's parts) one by one
             return kernel.launch_converted(self, args)
         tensor = torch.Tensor
         for i in kernel.array_positions:
@@ -142,7 +142,7 @@ class Kernel:
         self.nparams = len(self.params)
         self.array_positions = [i for i, p in enumerate(self.params) if p.is_array]
         self.written = {i for i in self.array_positions if self.params[i].written}
-        self.tuple_positions = [i for i, p in enumerate(self.params) if p.items]
+        self.spread_positions = [i for i, p in enumerate(self.params) if p.items]  # tuples and complex numbers
         # the parameter each of the binding's arguments belongs to (a tuple's items are arguments of their own)
         self.binding_params = [i for i, p in enumerate(self.params) for _ in (p.items or (p,))]
         self.static_shared = static_shared
