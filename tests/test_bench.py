@@ -401,7 +401,8 @@ def test_merging_saved_parts_later_wins():
 # --------------------------------------------------------------------------- on a GPU
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("module,size", [("vector_add", "small"), ("matmul", 67)])
+@pytest.mark.parametrize("module,size", [("vector_add", "small"), ("matmul", 67),
+                                         ("monte_carlo_pi", 1000)])  # record arrays (the RNG states) too
 def test_bench_runs_on_the_gpu(module, size, tmp_path):
     from translator.bench.cuda import bench_module
 

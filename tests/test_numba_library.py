@@ -320,8 +320,8 @@ def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
     torch.cuda.synchronize()
     assert np.array_equal(t0.cpu().numpy(), nb0.copy_to_host()) and np.array_equal(t1.cpu().numpy(), nb1.copy_to_host())
     big = torch.zeros(10_000_000, dtype=torch.float64, device="cuda")
-    with pytest.raises(RuntimeError, match=r"cudaErrorCooperativeLaunchTooLarge: it calls cuda.cg.this_grid\(\)"
-                                           r"\.sync\(\).* at most \d+ blocks of 128 threads"):
+    with pytest.raises(RuntimeError, match=r"cudaErrorCooperativeLaunchTooLarge: .*the kernel calls "
+                                           r"cuda.cg.this_grid\(\)\.sync\(\).* at most \d+ blocks of 128 threads"):
         translated.heat[(10_000_000 + 127) // 128, 128](big, big.clone(), 1, 0.25)
 
 
@@ -359,7 +359,7 @@ def complex_arithmetic(z, w):
     c = z - w * 2  # an int64 makes it complex128
     d = complex(z.real, w.imag) + complex(abs(z))
     e = -z + z.conjugate() * w.imag
-    f = z ** 2
+    f = z * z  # (z ** 2 is numba-cuda's cpow, not CPU Numba's product: test_complex_powers_follow_numba_cudas_cpow)
     g = 0j
     for k in range(3):
         g += w / (k + 1j)
@@ -649,7 +649,7 @@ def cpow_reference(a: complex, b: complex) -> complex:
 
 def test_complex_powers_follow_numba_cudas_cpow():
     """x[i] ** y[i] of complex arrays (numba-cuda's test_powi), a float and an integer exponent (Numba makes
-    both complex first): numba-cuda's cpow, bit for bit in complex128 on the CPU runtime."""
+    both complex first), a literal 2 too: numba-cuda's cpow, bit for bit in complex128 on the CPU runtime."""
     src = '''
 import numpy as np
 from numba import cuda
@@ -662,6 +662,7 @@ def k(r, x, y, f, n, more):
         more[i, 0] = x[i] ** f[i]
         more[i, 1] = x[i] ** n[i]
         more[i, 2] = pow(x[i], y[i])
+        more[i, 3] = x[i] ** 2
 '''
     module = load_cpu(source=src)
     assert "n2c::cpow(x[i], y[i])" in module.cu
@@ -671,13 +672,14 @@ def k(r, x, y, f, n, more):
     x[:4] = [0j, 1j, 0j, -2.5 + 0j]
     y[:4] = [0j, 1.0 + 0j, 0.5j, 1.5 + 0j]
     f, n = rng.random(32) * 3 - 1, np.arange(32) % 5 - 2
-    r, more = np.zeros(32, np.complex128), np.zeros((32, 3), np.complex128)
+    r, more = np.zeros(32, np.complex128), np.zeros((32, 4), np.complex128)
     module.k[1, 32](r, x, y, f, n, more)
     same = np.testing.assert_array_equal  # exact, NaN where NaN (0j ** -1.5 is inf + nan j, as in C)
     same(r, [cpow_reference(complex(a), complex(b)) for a, b in zip(x, y)])
     same(more[:, 0], [cpow_reference(complex(a), complex(b)) for a, b in zip(x, f)])
     same(more[:, 1], [cpow_reference(complex(a), complex(int(b))) for a, b in zip(x, n)])
     same(more[:, 2], r)
+    same(more[:, 3], [cpow_reference(complex(a), 2 + 0j) for a in x])  # not x * x: measured on the H200
     with np.errstate(all="ignore"):
         assert np.allclose(r[4:], x[4:] ** y[4:], rtol=1e-12)  # and it is the power NumPy computes
     # complex64: every step in float32 (powf, hypotf, ...), as numba-cuda's complex64 cpow
@@ -685,6 +687,89 @@ def k(r, x, y, f, n, more):
     module64 = load_cpu(source=src64)
     x64, y64 = x[4:].astype(np.complex64), y[4:].astype(np.complex64)
     f64, n64 = f[4:], n[4:]
-    r64, more64 = np.zeros(28, np.complex64), np.zeros((28, 3), np.complex64)
+    r64, more64 = np.zeros(28, np.complex64), np.zeros((28, 4), np.complex64)
     module64.k[1, 32](r64, x64, y64, f64, n64, more64)
     assert np.allclose(r64, x64.astype(np.complex128) ** y64.astype(np.complex128), rtol=1e-5)
+
+
+# ------------------------------------------------------------------ tuple and complex parameters on the GPU
+
+PARAMS_AND_POWERS = '''import numpy as np
+from numba import cuda
+
+@cuda.jit("void(float32[:, ::1], UniTuple(int64, 2), Tuple((float64, int32)))")
+def fill(out, shape, scale):
+    i, j = cuda.grid(2)
+    if i < shape[0] and j < shape[1]:
+        out[i, j] = (i * shape[1] + j) * scale[0] + scale[1]
+
+@cuda.jit("void(complex128[::1], complex128, complex64[::1], complex64)")
+def scale(z, c, w, d):
+    i = cuda.grid(1)
+    if i < z.size:
+        z[i] = z[i] * c + 1
+        w[i] = w[i] * d
+
+@cuda.jit("void(complex128[::1], complex128[::1], complex128[:, ::1])")
+def powers(z, y, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i, 0] = z[i] ** 2
+        out[i, 1] = z[i] ** y[i]
+        out[i, 2] = z[i] ** 3
+        out[i, 3] = z[i] ** 0.5
+        out[i, 4] = pow(z[i], 2.0)
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_path):
+    """The drop-in spreads a tuple into its items and a complex scalar into its parts for the binding; on the GPU
+    both must launch and give Numba's numbers bit for bit. Complex powers, the literal z ** 2 included, must be
+    numba-cuda's cpow: which columns differ is part of the message, so that a failure says which spelling."""
+    import importlib.util
+
+    import torch
+    from numba import cuda
+
+    import numba2cuda
+
+    path = tmp_path / "params_and_powers.py"
+    path.write_text(PARAMS_AND_POWERS)
+    spec = importlib.util.spec_from_file_location("params_and_powers", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+
+    theirs = cuda.to_device(np.zeros((13, 21), np.float32))
+    original.fill[(4, 6), (4, 4)](theirs, (13, 21), (0.25, 3))
+    ours = torch.zeros((13, 21), dtype=torch.float32, device="cuda")
+    translated.fill[(4, 6), (4, 4)](ours, (13, 21), (0.25, 3))
+    torch.cuda.synchronize()
+    assert np.array_equal(ours.cpu().numpy(), theirs.copy_to_host())
+
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal(300) + 1j * rng.standard_normal(300)
+    z[:4] = [0j, 1j, -2.5 + 0j, 1e-30 + 1e-30j]
+    w = z.astype(np.complex64)
+    nz, nw = cuda.to_device(z), cuda.to_device(w)
+    original.scale[3, 128](nz, 0.5 - 2j, nw, 1j)
+    tz, tw = torch.from_numpy(z).cuda(), torch.from_numpy(w).cuda()
+    translated.scale[3, 128](tz, 0.5 - 2j, tw, 1j)
+    torch.cuda.synchronize()
+    assert np.array_equal(tz.cpu().numpy(), nz.copy_to_host())
+    assert np.array_equal(tw.cpu().numpy(), nw.copy_to_host())
+
+    y = rng.standard_normal(300) + 1j * rng.standard_normal(300)
+    y[:3] = [0j, 2 + 0j, 0.5 + 0j]
+    theirs = cuda.to_device(np.zeros((300, 5), np.complex128))
+    original.powers[3, 128](cuda.to_device(z), cuda.to_device(y), theirs)
+    ours = torch.zeros((300, 5), dtype=torch.complex128, device="cuda")
+    translated.powers[3, 128](torch.from_numpy(z).cuda(), torch.from_numpy(y).cuda(), ours)
+    torch.cuda.synchronize()
+    expected, got = theirs.copy_to_host(), ours.cpu().numpy()
+    spelled = ["z ** 2", "z ** y", "z ** 3", "z ** 0.5", "pow(z, 2.0)"]
+    differ = [f"{spelled[c]}: {int((got[:, c] != expected[:, c]).sum())} of 300 differ, first at "
+              f"{int(np.flatnonzero(got[:, c] != expected[:, c])[0])}" for c in range(5)
+              if not np.array_equal(got[:, c], expected[:, c], equal_nan=True)]
+    assert not differ, "; ".join(differ)

@@ -6,7 +6,7 @@ from numba import cuda
 NUMBA2CUDA_TYPES = {"stencil": "src=float64[:, ::1], dst=float64[:, ::1], shape=UniTuple(int64, 2)"}
 
 
-@cuda.jit("void(float32[:, ::1], UniTuple(int64, 2), Tuple(float64, int32))")
+@cuda.jit("void(float32[:, ::1], UniTuple(int64, 2), Tuple((float64, int32)))")
 def fill(out, shape, scale):
     i, j = cuda.grid(2)
     if i < shape[0] and j < shape[1]:

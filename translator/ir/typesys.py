@@ -111,7 +111,7 @@ _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
 
 def parse_type(text: str) -> Scalar | Array | Tuple:
     """`float32[:, ::1]` -> Array(float32, 2, "C"); `int32` -> INT32 (Numba's own spelling); `UniTuple(int64, 2)`
-    and `Tuple(int64, float32)` -> a Tuple of those scalars."""
+    and `Tuple((int64, float32))` -> a Tuple of those scalars."""
     text = text.strip()
     m = _ARRAY_RE.match(text)
     if not m:
@@ -168,7 +168,7 @@ def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scala
 
 
 def parse_return_type(text: str):
-    """A device function's return type: a scalar, or UniTuple(t, n) / Tuple(t1, t2, ...) of scalars."""
+    """A device function's return type: a scalar, or UniTuple(t, n) / Tuple((t1, t2, ...)) of scalars."""
     ret = parse_type(text)
     if isinstance(ret, Array):
         raise TypeStringError("functions cannot return arrays")
@@ -176,7 +176,8 @@ def parse_return_type(text: str):
 
 
 def parse_tuple_type(text: str) -> Tuple:
-    """UniTuple(t, n) / Tuple(t1, t2, ...) of scalars (a result, or a parameter that takes a Python tuple)."""
+    """UniTuple(t, n) / Tuple((t1, t2, ...)) of scalars (a result, or a parameter that takes a Python tuple), spelt
+    as Numba's signature parser takes them: Tuple's one argument is a tuple of types."""
     m = re.match(r"^(UniTuple|Tuple)\s*\((.*)\)$", text.strip(), re.S)
     parts = split_top_level(m.group(2).strip())
     if m.group(1) == "UniTuple":
@@ -184,8 +185,11 @@ def parse_tuple_type(text: str) -> Tuple:
             raise TypeStringError(f"UniTuple takes a type and a count, got '{text}'")
         items = [parse_type(parts[0])] * int(parts[1])
     else:
-        if len(parts) == 1 and parts[0].startswith("("):
-            parts = split_top_level(parts[0][1:-1])
+        if len(parts) != 1 or not parts[0].startswith("("):  # Numba: "Tuple.__new__() takes 2 positional arguments"
+            spelt = ", ".join(parts) + ("," if len(parts) == 1 else "") if any(parts) else "int64, float32"
+            raise TypeStringError(f"'{text}': Numba spells a tuple of types Tuple(({spelt})) (one argument, a tuple), "
+                                  f"or UniTuple(t, n) when all items share a type; '{text}' fails in Numba")
+        parts = split_top_level(parts[0][1:-1])
         items = [parse_type(p) for p in parts]
     if not items or not all(isinstance(t, Scalar) for t in items):
         raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers, not arrays or tuples")

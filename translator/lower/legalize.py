@@ -239,19 +239,10 @@ class Legalizer:
         base, exp = e.left, e.right
         if R.is_complex:
             # Numba types every complex power as (complex, complex): the exponent is made complex, whatever it
-            # is, and numba-cuda's cpow computes it. z ** 2 stays z * z, as CPU Numba's square path computes it
-            # (whether numba-cuda's cpow takes that one too is to be checked on a GPU: see docs/translate.md)
-            two = isinstance(exp, ir.Const) and exp.value == 2
-            if not two:
-                self.helpers |= {"complex", "cpow"}
-                return self.helper_call("n2c::cpow", [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
-            b = cast_to(base, R)
-            if isinstance(b, (ir.Name, ir.Load)):
-                out = ir.BinOp("*", b, b)
-                out.type, out.node = R, e.node
-                return out
-            self.helpers.add("np_ufuncs")
-            return self.helper_call("n2c::np_square", [b], R, e, explicit=False)
+            # is, and numba-cuda's cpow computes it, a literal z ** 2 too (measured on the H200: it is not z * z
+            # there, though CPU Numba multiplies)
+            self.helpers |= {"complex", "cpow"}
+            return self.helper_call("n2c::cpow", [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
         if exp.type.is_int or exp.type.kind == "b":
             if isinstance(exp, ir.Const) and exp.value == 2 and isinstance(base, (ir.Name, ir.Load)):
                 # Numba's x ** 2 is exactly one multiplication

@@ -36,10 +36,15 @@ def to_torch(a, device):
 
 
 def numba_view(tensor, dtype: np.dtype):
-    """A Numba device array of records over the words in TENSOR (no copy): the Numba original's argument."""
+    """A Numba device array of records over the words in TENSOR (no copy): the Numba original's argument.
+
+    Built from the words' own interface and given the record dtype afterwards: numba-cuda's
+    from_cuda_array_interface reads only `typestr` ("|V16"), not `descr`, and cannot type a record from it
+    (NumbaNotImplementedError, measured with numba-cuda 0.30.4 on the H200)."""
     from numba import cuda
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
     shape = tuple(tensor.shape[:-1])
-    desc = {"shape": shape, "typestr": dtype.str, "descr": dtype.descr, "data": (tensor.data_ptr(), False),
-            "strides": None, "version": 3}
-    return cuda.from_cuda_array_interface(desc, owner=tensor)
+    strides = tuple(int(np.prod(shape[k + 1:], dtype=np.int64)) * dtype.itemsize for k in range(len(shape)))
+    words = cuda.as_cuda_array(tensor)  # its memory pointer keeps TENSOR alive
+    return DeviceNDArray(shape=shape, strides=strides, dtype=dtype, gpu_data=words.gpu_data)

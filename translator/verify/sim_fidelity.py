@@ -13,6 +13,7 @@ what is done about it (README "Where the simulator is not Numba" lists the same)
                                                       by the C library in the operands' precision
   min/max/abs/round/pow pick or promote as Python     typed by Numba (max(int32, float32) is float64)
   float ** int                                        repeated squaring, as Numba
+  complex ** 2 (small integers): NumPy multiplies     numba-cuda's cpow, step by step with the C library
   cuda.fma computes a*b+c rounded twice; cuda.cbrt    fmaf/fma and cbrtf/cbrt from the C library
   is a ** (1/3)
   cuda.atomic.* add a value of another type, then     the value is converted to the array's type first

@@ -12,7 +12,8 @@ call goes through the functions here, which
 * compute it in those types with Numba's semantics under its NumPy error model: integers wrap, x // 0
   and x % 0 are 0, MIN // -1 is 0, float // and % follow Python, float ** int is repeated squaring,
   float ** float and math.* call the C library's function of the operands' precision (expf for
-  float32; the CPU runtime calls the same, CUDA's are within their documented ULP error).
+  float32; the CPU runtime calls the same, CUDA's are within their documented ULP error); complex **
+  anything is numba-cuda's cpow, never NumPy's products for small integer exponents.
 
 Where Numba cannot type an operation (tuples, None), Python's own operator runs.
 """
@@ -54,10 +55,10 @@ def _context():
         ctx = Context()
         ctx.refresh()
         for name in ("boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                     "float32", "float64"):
+                     "float32", "float64", "complex64", "complex128"):
             nt = getattr(types, name)
             _NB[np.dtype("bool" if name == "boolean" else name).type] = nt
-        _NB[bool], _NB[int], _NB[float] = types.boolean, types.int64, types.float64
+        _NB[bool], _NB[int], _NB[float], _NB[complex] = types.boolean, types.int64, types.float64, types.complex128
         _CTX = ctx
         return _CTX
 
@@ -142,6 +143,39 @@ def _libm(name: str, dtype: np.dtype, nargs: int):
     return lambda *a: scalar(fn(*(float(x) for x in a)))
 
 
+def _cpow(R: np.dtype):
+    """numba-cuda's cpow (CPython's _Py_c_pow) with every step in R's part precision and the C library. NumPy's
+    complex power, which the simulator would run, multiplies for small integer exponents; numba-cuda never does
+    (z ** 2 differs from z * z in the last bits on the H200)."""
+    F = np.dtype(np.float32 if R == np.complex64 else np.float64)
+    f = F.type
+    hypot, power, atan2 = (_libm(n, F, 2) for n in ("hypot", "pow", "atan2"))
+    exp, log, cos, sin = (_libm(n, F, 1) for n in ("exp", "log", "cos", "sin"))
+    zero, one = f(0), f(1)
+
+    def mul(a, b):  # all four products, as C's complex multiply
+        return a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]
+
+    def run(a, b):
+        a, b = R.type(a), R.type(b)
+        ar, ai, br, bi = f(a.real), f(a.imag), f(b.real), f(b.imag)
+        if br == 0 and bi == 0:
+            return R.type(1)
+        if ar == 0 and br == 0:
+            return R.type(0)
+        with np.errstate(all="ignore"):
+            vabs = hypot(ar, ai)
+            length, at = power(vabs, br), atan2(ai, ar)
+            phase = at * br
+            if bi != 0:
+                length = length / exp(at * bi)
+                phase = phase + bi * log(vabs)
+            unit = mul((sin(phase), zero), (zero, one))
+            re, im = mul((length, zero), (cos(phase) + unit[0], zero + unit[1]))
+        return R.type(complex(re, im))
+    return run
+
+
 _PY_INT_OPS = (operator.add, operator.sub, operator.mul, operator.and_, operator.or_, operator.xor)
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -181,6 +215,8 @@ def _make_bin(op, ta, tb):
         return lambda a, b: scalar(op(ca(a), cb(b)))
     if R.kind == "c":  # complex: both operands made R (a real one with imaginary part 0), as Numba converts them
         scalar = R.type
+        if op is operator.pow:
+            return _cpow(R)
         return lambda a, b: scalar(op(scalar(a), scalar(b)))
     if R.kind == "b":
         return lambda a, b: np.bool_(op(bool(a), bool(b)))
