@@ -39,11 +39,13 @@ def run_cli(capsys, *argv):
 
 # ---------------------------------------------------------------- the reference computes what Numba computes
 
-@pytest.mark.parametrize("name", ["promote.py", "numba_grid.py", "lecture_dynamic.py", "shuffle.py"])
+@pytest.mark.parametrize("name", ["promote.py", "numba_grid.py", "lecture_dynamic.py", "shuffle.py",
+                                  "complex_powers.py"])
 def test_reference_follows_numba_not_the_simulator(capsys, name):
     """promote: NEP 50 promotion, int8 + int8, float32 math.exp, a float32 compared with a float literal;
     numba_grid: numba.cuda.grid after `import numba`; lecture_dynamic: cuda.shared.array(0, dtype=np.float32);
-    shuffle: warp shuffles, which the simulator lacks. Each faithful translation is EQUIVALENT to the original,
+    shuffle: warp shuffles, which the simulator lacks; complex_powers: NumPy multiplies for z ** 2, numba-cuda
+    calls its cpow. Each faithful translation is EQUIVALENT to the original,
     which ran (not a NumPy stand-in), also on redrawn inputs."""
     rc, out = run_cli(capsys, F / name, "--json", "-")
     assert rc == 0, out
@@ -60,6 +62,24 @@ def test_simulator_divergences_are_not_blamed_on_the_translation():
     result = verify(F / "promote.py", cu_text=wrong, dists=())
     assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems
     assert any("dout" in p for p in result.cases[0].problems)
+
+
+def test_an_original_that_never_ends_is_dropped_and_verify_carries_on():
+    """An @njit helper loops over a count near int64's limit (the integer-edge redraw): compiled, it holds the GIL,
+    so nothing inside the reference process can stop it (on the GPU, a kernel cannot be stopped either: index_math
+    hung verify --device cuda on the H200 this way). The process is ended at the launch's limit and resumed after
+    that case, which is dropped with the reason; the other cases still decide."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "translator.cli", "verify", str(F / "njit_endless.py"), "--device",
+                           "cpu", "--dists", "limits,ints", "--json", "-"], capture_output=True, text=True,
+                          timeout=240, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] == "EQUIVALENT" and len(data["cases"]) >= 2, data
+    assert re.search(r"with limits inputs: the Numba original did not finish in \d+ s in the CUDA simulator",
+                     proc.stdout + proc.stderr), proc.stderr
 
 
 # ---------------------------------------------------------------- isolation: a death is a verdict

@@ -1,7 +1,9 @@
 """verify's plan -> the Numba original's outputs per case, from reference.py run in a subprocess.
 
 The user's module is imported and run only there (under NUMBA_ENABLE_CUDASIM=1 for the simulator), with a
-scrubbed environment. It reports its progress on stderr ("n2c-progress: done/total"), which is passed on.
+scrubbed environment. It reports its progress on stderr ("n2c-progress: done/total"), which is passed on,
+and the time limit of each launch of the original ("n2c-case: seconds", then "n2c-case: done"): a launch past
+it is ended here, by ending the process, which reference.py then resumes from its journal after that case.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import UserError
 from ..sandbox import scrubbed_env  # the user's module never sees a secret
+from .reference import CASE
 
 PROGRESS = "n2c-progress: "
+MAX_RESUMES = 50  # runs ended for an overrun, at most one per kernel, example and kind of redrawn input
 
 
 def run_reference(path: str, cfg: dict, progress=None) -> tuple[list, dict]:
@@ -33,24 +38,11 @@ def run_reference(path: str, cfg: dict, progress=None) -> tuple[list, dict]:
     script = Path(__file__).with_name("reference.py")
     where = "on the GPU" if device == "cuda" else "under the CUDA simulator"
     with tempfile.TemporaryDirectory(prefix="n2c-verify-") as outdir:
-        proc = subprocess.Popen([sys.executable, str(script), str(path), outdir, json.dumps(cfg)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-        err_lines: list[str] = []
-        reader = threading.Thread(target=_pump, args=(proc.stderr, err_lines, progress), daemon=True)
-        # stdout is read by a thread too: communicate() would also read (and close) stderr under the pump's feet
-        out_parts: list[str] = []
-        out_reader = threading.Thread(target=lambda: out_parts.append(proc.stdout.read()), daemon=True)
-        reader.start()
-        out_reader.start()
-        try:
-            proc.wait(timeout=3600)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise UserError(f"{path}: error: running the module's example() {where} took more than an hour") from None
-        finally:
-            out_reader.join(timeout=10)
-            reader.join(timeout=10)
+        for _ in range(MAX_RESUMES + 1):
+            proc, out_parts, err_lines, overran = _run_script(script, path, outdir, cfg, env, progress, where)
+            if not overran:
+                break
+            cfg = dict(cfg, resume=True)  # carry on from the journal, after the case that did not end
         lines = "".join(out_parts).strip().splitlines()
         if proc.returncode != 0 or not lines:
             tail = "\n".join(err_lines[-15:])
@@ -66,8 +58,45 @@ def run_reference(path: str, cfg: dict, progress=None) -> tuple[list, dict]:
     return cases, data
 
 
-def _pump(stream, sink: list, progress) -> None:
+def _run_script(script, path, outdir, cfg, env, progress, where):
+    """Run reference.py once: (proc, stdout parts, stderr lines, whether it was ended for a launch of the original
+    that overran its limit: a GPU kernel, or compiled code holding the GIL, cannot be stopped from inside)."""
+    proc = subprocess.Popen([sys.executable, str(script), str(path), outdir, json.dumps(cfg)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    err_lines: list[str] = []
+    launch = {"deadline": None}
+    reader = threading.Thread(target=_pump, args=(proc.stderr, err_lines, progress, launch), daemon=True)
+    # stdout is read by a thread too: communicate() would also read (and close) stderr under the pump's feet
+    out_parts: list[str] = []
+    out_reader = threading.Thread(target=lambda: out_parts.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    out_reader.start()
+    overran, end = False, time.monotonic() + 3600
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            deadline = launch["deadline"]
+            if deadline is not None and now > deadline:
+                overran = True
+                break
+            if now > end:
+                raise UserError(f"{path}: error: running the module's example() {where} took more than an hour")
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        out_reader.join(timeout=10)
+        reader.join(timeout=10)
+    return proc, out_parts, err_lines, overran
+
+
+def _pump(stream, sink: list, progress, launch: dict) -> None:
     for line in stream:
+        if line.startswith(CASE):
+            limit = line[len(CASE):].strip()
+            launch["deadline"] = None if limit == "done" else time.monotonic() + float(limit)
+            continue
         if line.startswith(PROGRESS):
             if progress is not None:
                 done, _, total = line[len(PROGRESS):].strip().partition("/")

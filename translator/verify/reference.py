@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CASE = "n2c-case: "  # on stderr before a launch of the original, with its time limit in seconds, and after it
 
 
 def sibling(name):
@@ -202,6 +203,62 @@ def has_fill(a, meta, i, which):
     return bool((a == meta["fills"][str(i)][which]).any())
 
 
+class Journal:
+    """What this run has done, line by line in OUTDIR/journal.jsonl, so that a run the parent ended (a launch of
+    the original past its budget: a GPU kernel, or an @njit helper holding the GIL, cannot be stopped from
+    inside) can be resumed after that case: the case it was in is dropped, and so is that kind of redrawn input
+    for that kernel and example (the other seeds and sizes would not end either)."""
+
+    def __init__(self, outdir, resume):
+        self.path = os.path.join(outdir, "journal.jsonl")
+        self.metas, self.dropped, self.notes, self.first_seconds, self.endless = [], [], [], {}, {}
+        self.start = 0
+        if resume:
+            self._replay()
+        self.file = open(self.path, "a")
+
+    def _replay(self):
+        begun = None
+        with open(self.path) as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    break  # the last line, cut by the kill
+                event, value = json.loads(line)
+                if event == "begin":
+                    begun = value
+                    self.start = value["k"]
+                elif event == "case":
+                    self.metas.append(value)
+                elif event == "dropped":
+                    self.dropped.append(value)
+                elif event == "notes":
+                    self.notes += value
+                elif event == "first":
+                    self.first_seconds[(value[0], value[1])] = value[2]
+                elif event == "end":
+                    begun = None
+                    self.start = value + 1
+        if begun is not None:  # ended by the parent in this case
+            where = "on the GPU" if begun["device"] == "cuda" else "in the CUDA simulator"
+            reason = (f"{begun['what']}: the Numba original did not finish in {begun['limit']:.0f} s {where} (a loop "
+                      "over the redrawn inputs may not end; dropped, with the same kind of inputs for this kernel)")
+            self.dropped.append(reason)
+            self.endless[tuple(begun["key"])] = begun["what"]
+            self.start = begun["k"] + 1
+            self.write("endless", begun)
+
+    def write(self, event, value):
+        if event == "endless":  # kept for a second resume
+            self.endless[tuple(value["key"])] = value["what"]
+        line = json.dumps([event, value], default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
+        if hasattr(self, "file"):
+            self.file.write(line + "\n")
+            self.file.flush()
+        else:
+            with open(self.path, "a") as f:
+                f.write(line + "\n")
+
+
 def main(path, outdir, cfg):
     plan = sibling("plan")
     mod = load(path)
@@ -217,8 +274,12 @@ def main(path, outdir, cfg):
         entries, unswept = plan.make_plan(mod, cfg)
     except plan.PlanError as exc:
         return {"error": str(exc)}
-    metas, dropped, first_seconds = [], [], {}
+    journal = Journal(outdir, cfg.get("resume"))
+    metas, dropped, first_seconds = journal.metas, journal.dropped, journal.first_seconds
+    notes += journal.notes
     for k, entry in enumerate(entries):
+        if k < journal.start:
+            continue
         print(f"n2c-progress: {k}/{len(entries)}", file=sys.stderr, flush=True)
         rng = np.random.default_rng(entry.seed)
         label = entry.label()
@@ -227,7 +288,9 @@ def main(path, outdir, cfg):
         except plan.PlanError as exc:
             return {"error": str(exc)}
         if device == "simulator":
-            notes += fidelity.rewrite_module_of(ex["kernel"], helpers, ops)
+            new_notes = fidelity.rewrite_module_of(ex["kernel"], helpers, ops)
+            notes += new_notes
+            journal.write("notes", new_notes)
         facts = cfg.get("facts", {}).get(kernel_name(ex["kernel"], mod))
         if entry.dist not in ("example", "cli"):
             entry.redrawn = plan.redraw(ex, entry.dist, np.random.default_rng([entry.seed, 7]), facts,
@@ -244,16 +307,31 @@ def main(path, outdir, cfg):
         # a redraw may make a loop of the original run ~forever (a count near a dtype's limit): it gets a few
         # times what the example took, and is dropped past that
         budget = 3600.0 if entry.dist in ("example", "cli") else min(30.0, 5.0 + 10 * first_seconds.get(key, 1.0))
+        what = "the --args launch" if entry.dist == "cli" else f"{label} with {entry.dist} inputs"
+        if (*key, entry.dist) in journal.endless:
+            dropped.append(f"{what}: not run (the original did not finish on {journal.endless[(*key, entry.dist)]})")
+            journal.write("dropped", dropped[-1])
+            journal.write("end", k)
+            continue
+        # the parent ends this process if the launch runs past the budget (and a margin in the simulator, whose
+        # loops check the deadline themselves), then runs it again from the journal
+        limit = budget if device == "cuda" else budget + 3.0
+        journal.write("begin", {"k": k, "what": what, "key": [*key, entry.dist], "limit": limit, "device": device})
+        print(f"{CASE}{limit}", file=sys.stderr, flush=True)
         t0 = time.monotonic()
         run_original(ex, meta, arrays, device, sim_max, helpers, budget)
-        if entry.dist in ("example", "cli"):
-            first_seconds.setdefault(key, time.monotonic() - t0)
+        print(f"{CASE}done", file=sys.stderr, flush=True)
+        if entry.dist in ("example", "cli") and key not in first_seconds:
+            first_seconds[key] = time.monotonic() - t0
+            journal.write("first", [*key, first_seconds[key]])
         if meta["original"] != "ok" and not meta["expected_valid"] and entry.dist != "example":
-            what = "the --args launch" if entry.dist == "cli" else f"{label} with {entry.dist} inputs"
             dropped.append(f"{what}: {plan.why_dropped(meta['original'])}")
-            continue
-        np.savez(os.path.join(outdir, f"case{meta['case']}.npz"), **arrays)
-        metas.append(meta)
+            journal.write("dropped", dropped[-1])
+        else:
+            np.savez(os.path.join(outdir, f"case{meta['case']}.npz"), **arrays)
+            metas.append(meta)
+            journal.write("case", meta)
+        journal.write("end", k)
     return {"cases": metas, "unswept": unswept, "dropped": dropped, "notes": sorted(set(notes))}
 
 
