@@ -89,6 +89,16 @@ def test_inactive_without_the_flag_or_the_setting(project):
     result.assert_outcomes(passed=1)  # the kernel modules are not collected
 
 
+def test_a_factorys_kernels_are_collected_not_its_template(project):
+    """The kernels a factory call makes are what verify checks; the def inside the factory, whose closure only a
+    call gives values, is not an item of its own (it was, and failed on the H200 and here)."""
+    shutil.copy(ROOT / "kernels" / "factory_kernel.py", project.path / "kernels" / "factory_kernel.py")
+    result = project.runpytest_subprocess(*plugin_args(), "--numba2cuda", "--numba2cuda-tiers=cpu", "--collect-only",
+                                          "-q", "kernels/factory_kernel.py", "-p", "no:cacheprovider")
+    out = result.stdout.str()
+    assert "kernels/factory_kernel.py::box_filter_r3[cpu]" in out and "make_box_filter" not in out, out
+
+
 def test_untranslatable_module_is_one_failing_item(project):
     (project.path / "kernels" / "bad.py").write_text(
         "from numba import cuda\n\n@cuda.jit('void(float32[:])')\ndef bad(a):\n    a[0] = [1, 2][0]\n")
