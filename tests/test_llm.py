@@ -497,3 +497,25 @@ def test_allow_list_reads_code_as_the_compiler_does():
         assert any(message in p for p in problems), (prefix, problems)
     assert check_code(SIGNATURE + " {\n", SIGNATURE, set()) == ["line 1: unbalanced '{': the code is cut off"]
     assert extract_code("intro\n```cuda\nA\n```\nmore\n```cpp\nB\n```\n") == "A\nB\n"
+
+
+def test_a_shell_takes_tuples_and_complex_numbers_as_the_launchers_pass_them(tmp_path):
+    """A kernel the rules reject (math.frexp) with a tuple and a complex parameter: its shell, the signature the
+    model or a --cu file must implement, takes a tuple's items and a complex number's parts, as the rules'
+    kernels and every launcher do (the shell took the complex number whole, so the launch and C disagreed)."""
+    from translator.llm.facts import signature_of
+
+    path = tmp_path / "shell_params.py"
+    path.write_text('import math\nfrom numba import cuda\n\n'
+                    '@cuda.jit("void(float64[::1], UniTuple(int64, 2), complex128, int64)")\n'
+                    'def k(out, shape, c, c_re):\n'
+                    '    i = cuda.grid(1)\n'
+                    '    if i < shape[0]:\n'
+                    '        m, e = math.frexp(out[i])\n'
+                    '        out[i] = m * c.real + e * shape[1] + c_re\n')
+    program = program_with_shells(parse_file(str(path)), Options())
+    shell = next(fn for fn in program.kernels if fn.name == "k")
+    assert signature_of(shell) == ("__global__ void k(double *out, int64_t out_shape0, int64_t shape_0, "
+                                   "int64_t shape_1, double c_re_, double c_im, int64_t c_re)"), signature_of(shell)
+    assert [(p.name, p.type) for p in shell.python_params][1:3] == [("shape", shell.params[1].item_of[2]),
+                                                                    ("c", shell.params[3].item_of[2])]

@@ -350,9 +350,10 @@ class CallLowerer:
         lowered, groups = [], []
         for a in args:
             v = self.value(a)
-            groups.append(len(self.tuple_items(v, a)) if isinstance(v, TupleValue) else None)
-            if isinstance(v, TupleValue):
-                lowered.extend(self.tuple_items(v, a))
+            items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
+            groups.append(len(items) if items is not None else None)
+            if items is not None:
+                lowered.extend(items)
             elif isinstance(v, ir.ArrayVar):
                 ref = ir.ArrayRef(v)
                 ref.node = a

@@ -57,31 +57,21 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
                 self.scope[name] = arr
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
-            elif isinstance(ty, T.Tuple):  # a tuple passed whole: C takes an item per parameter
-                if not self.fn.is_device and any(t.is_complex for t in ty.items):
+            elif isinstance(ty, T.Tuple) or (not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex):
+                if not self.fn.is_device and isinstance(ty, T.Tuple) and any(t.is_complex for t in ty.items):
                     raise Unsupported(self.fn.node.name, f"tuple kernel parameter '{name}' of complex numbers",
                                       "the launcher passes numbers as int64, float64 or bool",
                                       "pass the numbers as a 1-D complex array")
-                items = []
-                for k, item_type in enumerate(ty.items):
-                    item = f"{name}_{k}"
-                    while item in self.assign_counts or item in self.fn.params or item in self.info.constants:
-                        item += "_"
-                    params.append(ir.Param(item, item_type, item_of=(name, k, ty)))
-                    items.append(ir.Name(item))
-                self.scope[name] = TupleValue(items)
-            elif not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex:
-                # C takes its parts (the launchers pass numbers by value, a complex number as two), and the body
-                # starts with name = complex(re, im): complex64 from two float32, as Numba types it
-                parts = []
-                for k, part in enumerate(("re", "im")):
-                    item = f"{name}_{part}"
-                    while item in self.assign_counts or item in self.fn.params or item in self.info.constants:
-                        item += "_"
-                    params.append(ir.Param(item, T.underlying(ty), item_of=(name, k, ty)))
-                    parts.append(item)
+                # C takes a tuple's items, and a kernel's complex number as its parts (the launchers pass numbers
+                # by value, a complex one as two), the body starting with name = complex(re, im)
+                parts = ir.spread_param(name, ty, lambda c: c in self.assign_counts or c in self.fn.params
+                                        or c in self.info.constants)
+                params += parts
+                if isinstance(ty, T.Tuple):
+                    self.scope[name] = TupleValue([ir.Name(p.name) for p in parts])
+                    continue
                 complex_inits.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Call(
-                    cst.Name("complex"), [cst.Arg(cst.Name(p)) for p in parts]))]))
+                    cst.Name("complex"), [cst.Arg(cst.Name(p.name)) for p in parts]))]))
                 self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
                 self.scalar_names.add(name)
             else:

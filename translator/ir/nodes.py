@@ -299,6 +299,24 @@ class Param:
     item_of: tuple | None = None
 
 
+def spread_param(name: str, ty, taken) -> list:
+    """The C parameters of a kernel parameter C cannot take whole: a tuple's items (name_0, name_1, ...) or a
+    complex number's parts (name_re, name_im, which the launchers pass by value); [] for any other. Each name
+    gets underscores until TAKEN(name) is false (a local or another parameter may already hold it)."""
+    if isinstance(ty, T.Tuple):
+        parts = [(f"{name}_{k}", t) for k, t in enumerate(ty.items)]
+    elif isinstance(ty, T.Scalar) and ty.is_complex:
+        parts = [(f"{name}_re", T.underlying(ty)), (f"{name}_im", T.underlying(ty))]
+    else:
+        return []
+    out = []
+    for k, (c_name, t) in enumerate(parts):
+        while taken(c_name):
+            c_name += "_"
+        out.append(Param(c_name, t, item_of=(name, k, ty)))
+    return out
+
+
 @dataclass(frozen=True)
 class PythonParam:
     """A parameter as Python passes it: a tuple parameter is one, whatever number of C parameters it became."""

@@ -135,8 +135,8 @@ def make_shell(fi: FunctionInfo, types: list) -> ir.Function:
             arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param", written=name in written,
                               shape_used=set(range(ty.ndim)))
             params.append(ir.Param(name, ty, arr))
-        elif isinstance(ty, T.Tuple):  # one C parameter per item, as the rules' kernels take a tuple
-            params += [ir.Param(f"{name}_{k}", t, item_of=(name, k, ty)) for k, t in enumerate(ty.items)]
+        elif spread := ir.spread_param(name, ty, lambda c: c in fi.params):  # as the rules' kernels take them
+            params += spread
         else:
             params.append(ir.Param(name, ty))
     fn = ir.Function(fi.name, True, params, [], node=fi.node, options=dict(fi.options))

@@ -152,7 +152,8 @@ def _shell_facts(fn, facts):
 
     facts.known = False
     src = cst.Module([]).code_for_node(fn.node)
-    for p_i, p in enumerate(fn.python_params):
+    python_params = fn.python_params
+    for p_i, p in enumerate(python_params):
         if p.array is not None and p.array.written:
             facts.written.add(p_i)
             facts.read.add(p_i)
@@ -164,6 +165,6 @@ def _shell_facts(fn, facts):
         if arr in facts.params:
             i = facts.params.index(arr)
             facts.atomic.add(i)
-            if fn.python_params[i].array is not None and fn.python_params[i].array.dtype.is_float:
+            if python_params[i].array is not None and python_params[i].array.dtype.is_float:
                 facts.float_atomic.add(i)
     return facts
