@@ -195,6 +195,8 @@ class AssignLowerer:
             if shape_node is None or dtype_node is None:
                 raise Unsupported(call, f"{canon}()", "needs a shape and a dtype", f"{canon}(shape, dtype=float32)")
             dtype = self.dtype_of(dtype_node)
+            if dtype is None and isinstance(dtype_node, cst.Name) and dtype_node.value in self.info.nonconstant:
+                raise self.unknown_value(dtype_node.value, dtype_node)  # dt = from_dtype(arr.dtype) where it runs
             if dtype is None:
                 raise Unsupported(dtype_node, "array dtype", "must be a NumPy or Numba scalar type",
                                   "use np.float32, float32, np.int32, ...")
