@@ -447,31 +447,33 @@ def k(z, out):
     assert np.array_equal(out[:, 1], z.real.astype(np.complex64) + z.imag)
 
 
-def test_complex_scalar_kernel_parameters_cross_as_their_parts():
-    """numba-cuda's test_complex_kernel: a complex64/complex128 scalar parameter (before: refused). C takes its
-    real and imaginary parts and the body starts from complex(re, im); the launcher takes any number, as Numba
-    converts it, and refuses what is not one."""
-    src = HEAD + '''
+COMPLEX_SCALARS = '''
 @cuda.jit("void(complex128[::1], complex128, complex64[::1], complex64)")
-def k(z, c, w, d):
+def scale(z, c, w, d):
     i = cuda.grid(1)
     if i < z.size:
         z[i] = z[i] * c + 1
         w[i] = w[i] * d
         c = c * 2
 '''
-    module = load_cpu(source=src)
+
+
+def test_complex_scalar_kernel_parameters_cross_as_their_parts():
+    """numba-cuda's test_complex_kernel: a complex64/complex128 scalar parameter (before: refused). C takes its
+    real and imaginary parts and the body starts from complex(re, im); the launcher takes any number, as Numba
+    converts it, and refuses what is not one."""
+    module = load_cpu(source=HEAD + COMPLEX_SCALARS)
     assert "double c_re, double c_im, n2c::complex64 *w, float d_re, float d_im" in module.cu
     assert "n2c::complex128 c = n2c::complex128(c_re, c_im);" in module.cu
     z = np.arange(6) + 1j * np.arange(6, 12)
     w = z.astype(np.complex64)
     expected_z, expected_w = z * (0.5 - 2j) + 1, w * np.complex64(1j)
-    module.k[1, 8](z, 0.5 - 2j, w, 1j)
+    module.scale[1, 8](z, 0.5 - 2j, w, 1j)
     assert np.array_equal(z, expected_z) and np.array_equal(w, expected_w)
-    module.k[1, 8](z, 3, w, np.float32(2))  # a real number is a complex one with no imaginary part
+    module.scale[1, 8](z, 3, w, np.float32(2))  # a real number is a complex one with no imaginary part
     assert np.array_equal(z, expected_z * 3 + 1)
-    with pytest.raises(TypeError, match=r"k\(\): argument 'c' must be a number \(complex128\), got str"):
-        module.k[1, 8](z, "1j", w, 1j)
+    with pytest.raises(TypeError, match=r"scale\(\): argument 'c' must be a number \(complex128\), got str"):
+        module.scale[1, 8](z, "1j", w, 1j)
 
 
 def test_ordering_complex_numbers_is_a_located_error():
@@ -703,13 +705,6 @@ def fill(out, shape, scale):
     if i < shape[0] and j < shape[1]:
         out[i, j] = (i * shape[1] + j) * scale[0] + scale[1]
 
-@cuda.jit("void(complex128[::1], complex128, complex64[::1], complex64)")
-def scale(z, c, w, d):
-    i = cuda.grid(1)
-    if i < z.size:
-        z[i] = z[i] * c + 1
-        w[i] = w[i] * d
-
 @cuda.jit("void(complex128[::1], complex128[::1], complex128[:, ::1])")
 def powers(z, y, out):
     i = cuda.grid(1)
@@ -735,7 +730,7 @@ def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_pat
     import numba2cuda
 
     path = tmp_path / "params_and_powers.py"
-    path.write_text(PARAMS_AND_POWERS)
+    path.write_text(PARAMS_AND_POWERS + COMPLEX_SCALARS)
     spec = importlib.util.spec_from_file_location("params_and_powers", path)
     original = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(original)
