@@ -218,45 +218,49 @@ class Journal:
         self.file = open(self.path, "a")
 
     def _replay(self):
-        begun = None
         with open(self.path) as f:
-            for line in f:
-                if not line.endswith("\n"):
-                    break  # the last line, cut by the kill
-                event, value = json.loads(line)
-                if event == "begin":
-                    begun = value
-                    self.start = value["k"]
-                elif event == "case":
-                    self.metas.append(value)
-                elif event == "dropped":
-                    self.dropped.append(value)
-                elif event == "notes":
-                    self.notes += value
-                elif event == "first":
-                    self.first_seconds[(value[0], value[1])] = value[2]
-                elif event == "end":
-                    begun = None
-                    self.start = value + 1
-        if begun is not None:  # ended by the parent in this case
+            text = f.read()
+        whole = text[:text.rfind("\n") + 1]
+        if whole != text:  # the last line, cut by the kill: gone, so that what is appended stays readable
+            with open(self.path, "w") as f:
+                f.write(whole)
+        begun = None
+        for line in whole.splitlines():
+            event, value = json.loads(line)
+            if event == "begin":
+                begun = value
+                self.start = value["k"]
+            elif event == "case":
+                self.metas.append(value)
+            elif event == "dropped":
+                self.dropped.append(value)
+            elif event == "notes":
+                self.notes += value
+            elif event == "first":
+                self.first_seconds[(value[0], value[1])] = value[2]
+            elif event in ("end", "endless"):  # a case done, or one an earlier resume dropped
+                begun = None
+                self.start = value["k"] + 1 if event == "endless" else value + 1
+                if event == "endless":
+                    self._endless(value)
+        if begun is not None:  # the parent ended the run in this case
             where = "on the GPU" if begun["device"] == "cuda" else "in the CUDA simulator"
-            reason = (f"{begun['what']}: the Numba original did not finish in {begun['limit']:.0f} s {where} (a loop "
-                      "over the redrawn inputs may not end; dropped, with the same kind of inputs for this kernel)")
-            self.dropped.append(reason)
-            self.endless[tuple(begun["key"])] = begun["what"]
+            begun["reason"] = (f"{begun['what']}: the Numba original did not finish in {begun['limit']:.0f} s {where} "
+                               "(a loop over the redrawn inputs may not end; dropped, with the same kind of inputs "
+                               "for this kernel)")
+            self._endless(begun)
             self.start = begun["k"] + 1
-            self.write("endless", begun)
+            with open(self.path, "a") as f:  # for a later resume
+                f.write(json.dumps(["endless", begun]) + "\n")
+
+    def _endless(self, case):
+        self.dropped.append(case["reason"])
+        self.endless[tuple(case["key"])] = case["what"]
 
     def write(self, event, value):
-        if event == "endless":  # kept for a second resume
-            self.endless[tuple(value["key"])] = value["what"]
         line = json.dumps([event, value], default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
-        if hasattr(self, "file"):
-            self.file.write(line + "\n")
-            self.file.flush()
-        else:
-            with open(self.path, "a") as f:
-                f.write(line + "\n")
+        self.file.write(line + "\n")
+        self.file.flush()
 
 
 def main(path, outdir, cfg):
