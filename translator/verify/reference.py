@@ -213,11 +213,13 @@ class Journal:
         self.path = os.path.join(outdir, "journal.jsonl")
         self.metas, self.dropped, self.notes, self.first_seconds, self.endless = [], [], [], {}, {}
         self.start = 0
-        if resume:
-            self._replay()
+        ended = self._replay() if resume else None
         self.file = open(self.path, "a")
+        if ended is not None:
+            self.write("endless", ended)  # for a later resume
 
     def _replay(self):
+        """Read the journal back; the case the parent ended the run in (dropped here), if any."""
         with open(self.path) as f:
             text = f.read()
         whole = text[:text.rfind("\n") + 1]
@@ -229,7 +231,6 @@ class Journal:
             event, value = json.loads(line)
             if event == "begin":
                 begun = value
-                self.start = value["k"]
             elif event == "case":
                 self.metas.append(value)
             elif event == "dropped":
@@ -238,11 +239,11 @@ class Journal:
                 self.notes += value
             elif event == "first":
                 self.first_seconds[(value[0], value[1])] = value[2]
-            elif event in ("end", "endless"):  # a case done, or one an earlier resume dropped
-                begun = None
-                self.start = value["k"] + 1 if event == "endless" else value + 1
-                if event == "endless":
-                    self._endless(value)
+            elif event == "end":
+                begun, self.start = None, value + 1
+            elif event == "endless":  # a case an earlier resume dropped
+                begun, self.start = None, value["k"] + 1
+                self._endless(value)
         if begun is not None:  # the parent ended the run in this case
             where = "on the GPU" if begun["device"] == "cuda" else "in the CUDA simulator"
             begun["reason"] = (f"{begun['what']}: the Numba original did not finish in {begun['limit']:.0f} s {where} "
@@ -250,8 +251,7 @@ class Journal:
                                "for this kernel)")
             self._endless(begun)
             self.start = begun["k"] + 1
-            with open(self.path, "a") as f:  # for a later resume
-                f.write(json.dumps(["endless", begun]) + "\n")
+        return begun
 
     def _endless(self, case):
         self.dropped.append(case["reason"])
