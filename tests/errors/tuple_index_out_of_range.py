@@ -1,4 +1,4 @@
-# expect: 8:14: tuple index: tuples are indexed with an in-range integer constant
+# expect: 8:14: tuple index: 2 is out of range for a tuple of 2
 """Reads the third dimension of a 2-D array's shape."""
 from numba import cuda
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..ir import intrinsics
 from ..ir import nodes as ir
@@ -113,6 +114,7 @@ class ExprLowerer:
         self.scope: dict = {}  # name -> ArrayVar | Dim3 | TupleValue
         self.scalar_names: set = set()  # names assigned as scalars anywhere in the function
         self.helpers: set = set()
+        self.counters: set = set()  # loop counters the translator made, which run from 0 up
 
     # ------------------------------------------------------------ entry
     def expr(self, node) -> ir.Expr:
@@ -397,15 +399,37 @@ class ExprLowerer:
             while isinstance(idx, ir.Cast) and idx.to.is_int and isinstance(idx.value, ir.Const) and \
                     isinstance(idx.value.value, int) and 0 <= idx.value.value < 2 ** (idx.to.bits - 1):
                 idx = idx.value
-            if not (isinstance(idx, ir.Const) and isinstance(idx.value, int)) or not -len(base.items) <= idx.value < len(base.items):
-                raise Unsupported(node, "tuple index", "tuples are indexed with an in-range integer constant",
-                                  "unpack the tuple instead: a, b = t")
-            return base.items[idx.value]
+            if isinstance(idx, ir.Const) and isinstance(idx.value, int):
+                if not -len(base.items) <= idx.value < len(base.items):
+                    raise Unsupported(node, "tuple index", f"{idx.value} is out of range for a tuple of "
+                                      f"{len(base.items)}", "index with 0 .. len(t) - 1")
+                return base.items[idx.value]
+            return self.select_item(base, idx, node)
         if not isinstance(base, ir.ArrayVar):
             raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
         if any(isinstance(el.slice, cst.Slice) for el in node.slice):
             return self.slice_view(base, node)
         return self.index_array(base, self.index_list(node), node)
+
+
+    def select_item(self, tup: TupleValue, idx: ir.Expr, node) -> ir.Expr:
+        """`t[k]` with k known only at run time (`OFFS[k]`, `for off in OFFS`): Numba allows it on a tuple of one
+        type and compiles a switch over k, with -n .. -1 counting from the end; here a chain of conditionals
+        (the last item also stands for an index out of range, where Numba raises an IndexError)."""
+        items = tup.items
+        if not items or not all(isinstance(v, ir.Expr) for v in items):
+            raise Unsupported(node, "tuple index", "a tuple of arrays or tuples is indexed with an integer "
+                              "constant only", "unpack the tuple instead: a, b = t")
+        if m.findall(node.slice[0], m.Call()):  # the chain reads the index once per item
+            raise Unsupported(node, "tuple index", "an index that calls a function is read once per item here",
+                              "bind the index first: k = ...; t[k]")
+        chosen = items[-1]
+        for k in range(len(items) - 2, -1, -1):
+            hit = ir.Compare("==", idx, const_expr(k, node))
+            if not (isinstance(idx, ir.Name) and idx.name in self.counters):
+                hit = ir.BoolOp("or", [hit, ir.Compare("==", idx, const_expr(k - len(items), node))])
+            chosen = ir.IfExp(hit, items[k], chosen)
+        return chosen
 
 
 def canonical_call(info, func_node) -> str | None:

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
+from .expr import TupleValue
 
 
 class ElementLoopLowerer:
@@ -17,6 +18,10 @@ class ElementLoopLowerer:
         `for k in range(min(len(a), len(b))): x = a[k]; y = b[k]` (lengths read once, as Numba's iterators do),
         or None when STMT iterates something else (range, a tuple)."""
         target, it, index = stmt.target, stmt.iter, None
+        if isinstance(target, cst.Name) and isinstance(it, (cst.Name, cst.Tuple, cst.Attribute)):
+            tup = self.value(it)
+            if isinstance(tup, TupleValue):
+                return self.tuple_loop(stmt, it, tup)
         if self._builtin_call(it, "enumerate") and len(it.args) == 1 and isinstance(target, cst.Tuple) \
                 and len(target.elements) == 2 and isinstance(target.elements[0].value, cst.Name):
             index = target.elements[0].value.value
@@ -67,6 +72,29 @@ class ElementLoopLowerer:
         lowered = self.stmt_For(loop)
         for load in lowered[0].body[:len(loads)]:
             load.node = stmt  # the element loads belong to the `for` line
+        return prelude + lowered
+
+    def tuple_loop(self, stmt: cst.For, it, tup: TupleValue) -> list:
+        """`for off in (16, 8, 4, 2, 1)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter): Numba iterates a
+        tuple of one type by index, so `for k in range(len(t)): off = t[k]` (t bound to a name first)."""
+        if not all(isinstance(v, ir.Expr) for v in tup.items):
+            raise Unsupported(it, "for loop over a tuple of arrays", "only a tuple of numbers is iterated here",
+                              "write the loop's body once for each array (or call a device function with each)")
+        prelude = []
+        if not isinstance(it, cst.Name):
+            name = self.fresh_name(f"{stmt.target.value}_items", 1)
+            for s in self.statement(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], it)])):
+                s.node = stmt
+                prelude.append(s)
+            it = cst.Name(name)
+        counter = self.fresh_name(f"{stmt.target.value}_index")
+        self.counters.add(counter)
+        load = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(stmt.target)],
+                                                   cst.Subscript(it, [cst.SubscriptElement(cst.Index(cst.Name(counter)))]))])
+        loop = stmt.with_changes(target=cst.Name(counter), iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Integer(str(len(tup.items))))]),
+                                 body=stmt.body.with_changes(body=[load, *stmt.body.body]))
+        lowered = self.stmt_For(loop)
+        lowered[0].body[0].node = stmt
         return prelude + lowered
 
     def _range_items(self, node: cst.Call, prelude: list, stmt, hint: str):
