@@ -441,3 +441,43 @@ def k(x, t, out):
     reference = numba.njit(body)
     assert out.tolist() == [reference(int(v), t) for v in x]
 
+
+
+def test_arrays_unpack_into_names_as_numba_iterates_them():
+    """`x, y, z = st[i]` (mcvine's neutron state), `lo, hi = st[i, 1:]`, and rows of a 2-D array."""
+    src = HEAD + '''
+@cuda.jit("void(float64[:, ::1], float64[::1])")
+def k(st, out):
+    i = cuda.grid(1)
+    if i < st.shape[0]:
+        x, y, z = st[i]
+        lo, hi = st[i, 1:]
+        r0, r1 = st
+        out[i] = x * 100 + y * 10 + z + lo - hi + r0[i % 3] - r1[0]
+'''
+    module = load_cpu(source=src)
+    assert "const double *r0 = st;" in kernel_text(module.cu, "k")
+    st = np.random.default_rng(3).standard_normal((5, 3))
+    out = np.zeros(5)
+    module.k[1, 8](st, out)
+    expected = [x * 100 + y * 10 + z + y - z + st[0][i % 3] - st[1][0] for i, (x, y, z) in enumerate(st)]
+    assert out.tolist() == expected
+
+
+def test_a_signature_of_arguments_only_as_numba_reads_it():
+    """Numba evaluates "int32[:, :], int64" to a tuple of argument types (block-matching codes write it so)."""
+    from numba.core import sigutils
+
+    sig = "int32[:, :], float32[:, :], int64"
+    assert sigutils.normalize_signature(sig)[1] is None  # Numba: arguments only, no return type
+    src = HEAD + f'''
+@cuda.jit("{sig}")
+def k(a, b, n):
+    i = cuda.grid(1)
+    if i < n:
+        b[i, 0] = a[i, 0] * 2
+'''
+    a = np.arange(8, dtype=np.int32).reshape(4, 2)
+    b = np.zeros((4, 2), np.float32)
+    load_cpu(source=src).k[1, 4](a, b, 3)
+    assert b[:, 0].tolist() == [0, 4, 8, 0]

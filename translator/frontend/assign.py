@@ -267,9 +267,14 @@ class AssignLowerer:
                 if any(n.value in self.scope for n in names):
                     raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
                 return [ir.TupleCall(targets=[ir.Name(n.value) for n in names], call=v)]
-            if not isinstance(v, TupleValue):
-                raise Unsupported(value_node, "tuple unpacking", "the right side is not a tuple")
-            values = v.items
+            if isinstance(v, ir.ArrayVar):
+                # Numba unpacks an array by iterating it (a length other than len(names) raises there): its
+                # first elements, or rows of a 2-D array
+                values = [self.index_array(v, [const_expr(k, value_node)], value_node) for k in range(len(names))]
+            elif not isinstance(v, TupleValue):
+                raise Unsupported(value_node, "tuple unpacking", "the right side is not a tuple or an array")
+            else:
+                values = v.items
         if len(values) != len(names):
             raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(values)} values")
         return self.unpack(names, values)

@@ -56,6 +56,8 @@ class ArrayViewLowerer:
             for k in range(d + 1, base.ndim):
                 s = self.shape_of(base, k)
                 stride = s if stride is None else ir.BinOp("*", stride, s)
+            if isinstance(idx, ir.Const) and idx.value == 0 and not idx.name:
+                continue  # row 0 starts where the array does
             term = ir.BinOp("*", idx, stride)
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]

@@ -152,9 +152,12 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 
 
 def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scalar | Array]]:
-    """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` -> (None, [...]);
+    """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` and `float32, int32` -> (None, [...]);
     `UniTuple(float32, 2)(float32)` -> (Tuple((FLOAT32, FLOAT32)), [FLOAT32])."""
     text = text.strip()
+    parts = split_top_level(text)
+    if len(parts) > 1 or (parts and text.endswith(",")):  # Numba evaluates "int32[:], int64" to a tuple of args
+        return None, [parse_type(p) for p in parts]
     m = re.match(r"^(.*?)\s*\(((?:[^()]|\([^()]*\)|\((?:[^()]|\([^()]*\))*\))*)\)$", text, re.S)
     if not m or (m.group(1) and not re.match(r"^[\w\s\[\]:,()]*$", m.group(1))):
         raise TypeStringError(f"cannot read signature '{text}'; write e.g. 'void(float32[:, ::1], int32)'")
