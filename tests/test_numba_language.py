@@ -23,6 +23,7 @@ def kernel_text(cu: str, name: str) -> str:
 
 # ------------------------------------------------------------------ chained indexing, slices, writes
 
+@pytest.mark.needs("g++")
 def test_chained_indexing_reads_and_writes_the_element_numba_does():
     src = HEAD + '''
 @cuda.jit("void(float32[:, ::1], float32[:, ::1], float32[::1])")
@@ -51,6 +52,7 @@ def k(A, force, out):
     assert np.array_equal(out, A[-1][np.arange(8) % 3])
 
 
+@pytest.mark.needs("g++")
 def test_a_row_of_a_shared_array_is_a_pointer_into_it():
     src = HEAD + '''
 @cuda.jit("void(int32[:, ::1])")
@@ -71,6 +73,7 @@ def k(out):
     assert out.tolist() == [[(3 - t) * 10 + j for j in range(5)] for t in range(4)]
 
 
+@pytest.mark.needs("g++")
 def test_writes_through_slices_are_pointer_offsets_atomics_included():
     src = HEAD + '''
 @cuda.jit(device=True)
@@ -119,6 +122,7 @@ def k(x, out):
 
 # ------------------------------------------------------------------ names, constants, shapes
 
+@pytest.mark.needs("g++")
 def test_from_math_import_pi_and_float_of_a_string():
     src = '''from math import pi, inf
 from numba import cuda
@@ -142,6 +146,7 @@ def k(out):
     assert out[6] == -math.inf
 
 
+@pytest.mark.needs("g++")
 def test_shared_array_shaped_by_a_local_alias():
     src = HEAD + '''
 @cuda.jit("void(float32[::1])")
@@ -163,6 +168,7 @@ def k(out):
     assert out.tolist() == [15 - t + 2 * t for t in range(16)]
 
 
+@pytest.mark.needs("g++")
 def test_device_functions_returning_none_and_bare_returns():
     src = HEAD + '''
 @cuda.jit(device=True)
@@ -190,6 +196,7 @@ def k(out):
     assert out.tolist() == [3 * i for i in range(8)]
 
 
+@pytest.mark.needs("g++")
 def test_dtypes_as_values():
     src = HEAD + '''
 @cuda.jit("void(float32[::1], int64[::1])")
@@ -214,6 +221,7 @@ def k(x, n):
 
 # ------------------------------------------------------------------ arrays bound to several arrays
 
+@pytest.mark.needs("g++")
 def test_one_array_name_bound_on_two_branches():
     src = HEAD + '''
 @cuda.jit("void(float64[::1], float64[::1], int64)")
@@ -246,6 +254,7 @@ def heat(buf_0, buf_1, steps):
     assert np.array_equal(a, ra) and np.array_equal(b, rb)
 
 
+@pytest.mark.needs("g++")
 def test_an_array_chosen_by_a_conditional_expression():
     src = HEAD + '''
 @cuda.jit("void(int32[:, ::1], int32[:, ::1], int32[::1], int32)")
@@ -280,6 +289,7 @@ def k(x, y, c):
 
 # ------------------------------------------------------------------ calls
 
+@pytest.mark.needs("g++")
 def test_cpu_jit_functions_are_device_functions():
     import numba
 
@@ -312,6 +322,7 @@ def f(res, xarr, yarr, zarr):
     assert res.tolist() == [2 * business_logic(x, y, z) for x, y, z in zip(X, Y, Z)]
 
 
+@pytest.mark.needs("g++")
 def test_match_all_and_match_any_as_numba_types_them():
     src = HEAD + '''
 @cuda.jit("void(int32[::1], int64[::1])")
@@ -334,6 +345,7 @@ def k(x, out):
     assert out[32 + 9, 2] == np.int32(np.uint32(odd)) and out[33, 2] == np.int32(np.uint32(~odd & 0xffffffff))
 
 
+@pytest.mark.needs("g++")
 def test_numpy_ufunc_with_an_output_array_runs_over_every_element():
     src = '''import numpy as np
 from numba import cuda
@@ -361,6 +373,7 @@ def numpy_scalar_math(x, y):
     return a, b, c, d, e, np.degrees(x), np.hypot(x, y), np.power(x, 2)
 
 
+@pytest.mark.needs("g++")
 def test_numpy_math_on_scalars_matches_numba():
     import numba
     from test_semantics import inputs, kernel_source
@@ -377,6 +390,7 @@ def test_numpy_math_on_scalars_matches_numba():
     assert "sinf(" in module.cu and "atan2f(" in module.cu and "sqrt(7.0)" in module.cu
 
 
+@pytest.mark.needs("g++")
 def test_a_kernel_without_parameters_and_a_view_of_a_new_dynamic_array(capfd):
     src = HEAD + '''
 @cuda.jit
@@ -395,6 +409,7 @@ def views():
     assert "2.500000 7 2\n" in capfd.readouterr().out
 
 
+@pytest.mark.needs("g++")
 def test_tuples_iterated_and_indexed_at_run_time_as_numba_does():
     """`for off in (16, 8, 4)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter) and `t[k]`, `t[-k]`:
     Numba compiles a switch over the index; translated as a chain of conditionals, checked against njit."""
@@ -443,6 +458,7 @@ def k(x, t, out):
 
 
 
+@pytest.mark.needs("g++")
 def test_arrays_unpack_into_names_as_numba_iterates_them():
     """`x, y, z = st[i]` (mcvine's neutron state), `lo, hi = st[i, 1:]`, and rows of a 2-D array."""
     src = HEAD + '''
@@ -464,6 +480,7 @@ def k(st, out):
     assert out.tolist() == expected
 
 
+@pytest.mark.needs("g++")
 def test_a_signature_of_arguments_only_as_numba_reads_it():
     """Numba evaluates "int32[:, :], int64" to a tuple of argument types (block-matching codes write it so)."""
     from numba.core import sigutils
@@ -481,3 +498,57 @@ def k(a, b, n):
     b = np.zeros((4, 2), np.float32)
     load_cpu(source=src).k[1, 4](a, b, 3)
     assert b[:, 0].tolist() == [0, 4, 8, 0]
+
+
+@pytest.mark.needs("g++")
+def test_windows_of_2d_arrays_are_strided_views_passed_to_device_functions_too():
+    """`_gpu(arr[i-1:i+2, j-1:j+2])` (xarray-spatial's stencils) and `src = p[i-b:i+b+1, j-b:j+b+1]` (block
+    matching): a pointer to the window's corner whose rows are the array's rows apart; the device function
+    given a window takes that pitch as a parameter. Checked against NumPy's own views."""
+    src = HEAD + '''
+@cuda.jit(device=True)
+def stencil(w, cx):
+    return (w[2, 2] + 2 * w[1, 0] + w[0, 2] - w[2, 0] - w[0, 0]) / cx + w.shape[1]
+
+@cuda.jit("void(float64[:, ::1], float64, float64[:, ::1])")
+def run(arr, cx, out):
+    i, j = cuda.grid(2)
+    if i >= 1 and i + 1 < out.shape[0] and j >= 1 and j + 1 < out.shape[1]:
+        out[i, j] = stencil(arr[i - 1:i + 2, j - 1:j + 2], cx)
+
+@cuda.jit("void(float32[:, ::1], float32[:, ::1], float32[:, :, ::1])")
+def local(p, out, cube):
+    i, j = cuda.grid(2)
+    b = 1
+    if i >= b and i + b < p.shape[0] and j >= b and j + b < p.shape[1]:
+        src = p[i - b:i + b + 1, j - b:j + b + 1]
+        s = 0.0
+        for ii in range(src.shape[0]):
+            for jj in range(src.shape[1]):
+                s += src[ii, jj] * (ii + 1)
+        row = src[1]
+        plane = cube[1, i - b:i + b + 1, 1:3]
+        out[i, j] = s + row[2] + src[2][0] + plane[2, 1] + len(row) + src[1:, :][1, 2]
+'''
+    module = load_cpu(source=src)
+    assert "int64_t w_pitch1" in module.cu and "w[2 * w_pitch1 + 2]" in module.cu
+    rng = np.random.default_rng(0)
+    arr, out = rng.standard_normal((6, 7)), np.zeros((6, 7))
+    module.run[(1, 1), (8, 8)](arr, 2.0, out)
+    expected = np.zeros_like(out)
+    for i in range(1, 5):
+        for j in range(1, 6):
+            w = arr[i - 1:i + 2, j - 1:j + 2]
+            expected[i, j] = (w[2, 2] + 2 * w[1, 0] + w[0, 2] - w[2, 0] - w[0, 0]) / 2.0 + 3
+    assert np.array_equal(out, expected)
+    p, cube = rng.standard_normal((5, 6)).astype(np.float32), rng.standard_normal((3, 5, 4)).astype(np.float32)
+    out = np.zeros((5, 6), np.float32)
+    module.local[(1, 1), (8, 8)](p, out, cube)
+    expected = np.zeros_like(out)
+    for i in range(1, 4):
+        for j in range(1, 5):
+            w = p[i - 1:i + 2, j - 1:j + 2]
+            s = sum(float(w[ii, jj]) * (ii + 1) for ii in range(3) for jj in range(3))
+            expected[i, j] = s + float(w[1][2]) + float(w[2][0]) + float(cube[1, i - 1:i + 2, 1:3][2, 1]) + 3 \
+                + float(w[1:, :][1, 2])
+    assert np.array_equal(out, expected)

@@ -1,9 +1,9 @@
-# expect: 8:13: multi-dimensional slice: only slices that are one contiguous piece of the array are supported
-"""Slices a block out of a 2-D array."""
+# expect: 8:11: multi-dimensional slice: a slice whose last dimension is an integer index is strided in every dimension
+"""Slices a column out of a 2-D array (each element a row apart)."""
 from numba import cuda
 
 
 @cuda.jit("void(float32[:, ::1], float32[::1])")
-def corner_sum(m, out):
-    block = m[0:2, 0:2]
-    out[0] = block[0, 0] + block[1, 1]
+def column_sum(m, out):
+    col = m[0:2, 1]
+    out[0] = col[0] + col[1]

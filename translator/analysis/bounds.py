@@ -134,6 +134,8 @@ class Bounds:
     def lb_ShapeOf(self, e):
         return 0, frozenset()
 
+    lb_PitchOf = lb_ShapeOf
+
     def lb_Name(self, e):
         lo, deps = self.var_lb.get(e.var, (None, frozenset()))
         for frame in reversed(self.facts):

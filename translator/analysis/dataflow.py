@@ -56,7 +56,7 @@ def _array_exprs(arr) -> list:
     passed in place is a view of a view: both computed where it is used)."""
     out = []
     while True:
-        out += [s for s in arr.shape if isinstance(s, ir.Expr)] + ([arr.offset] if arr.offset is not None else [])
+        out += arr.exprs()
         base = arr.base
         if base is None or base.kind != "view" or base.name:
             return out
@@ -88,8 +88,7 @@ def stmt_exprs(s):
             x for src in (s.source, s.orelse) if src is not None and src.kind == "view" and not src.name
             for x in _array_exprs(src)]
     if isinstance(s, ir.ArrayDecl):
-        exprs = [x for x in s.array.shape if isinstance(x, ir.Expr)]
-        return exprs + ([s.array.offset] if s.array.offset is not None else [])
+        return s.array.exprs()
     return []
 
 

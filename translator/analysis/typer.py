@@ -118,8 +118,11 @@ class Typer:
     def t_ShapeOf(self, e):
         return T.INT64
 
+    t_PitchOf = t_ShapeOf
+
     def t_ArrayRef(self, e):
-        return T.Array(e.array.dtype, e.array.ndim)
+        # a window is its own type: the device function it is passed to takes its pitch too
+        return T.Array(e.array.dtype, e.array.ndim, "W" if e.array.pitch is not None else "C")
 
     def t_Load(self, e):
         for i in e.indices:

@@ -142,6 +142,9 @@ class CPrinter:
     def visit_Call(self, e):
         return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
+    def visit_PitchOf(self, e):
+        return pitch_name(self.names, e.array, e.dim), PRECEDENCE["primary"]
+
     def visit_ShapeOf(self, e):
         if e.array.kind == "dynamic":
             return self.extent(e.array, e.dim), PRECEDENCE["unary"]
@@ -161,6 +164,13 @@ class CPrinter:
         if arr.kind == "dynamic":
             return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
         return self.expr(arr.shape[d])
+
+    def step_extent(self, arr: ir.ArrayVar, k: int) -> str:
+        """What one step of dimension k - 1 moves over in the flat index: dimension k's extent, or a window's
+        pitch (its rows lie as far apart as the viewed array's)."""
+        if arr.pitch is not None:
+            return self.wrap(arr.pitch[k], PRECEDENCE["*"] + 1)
+        return self.extent(arr, k)
 
     def index_text(self, e: ir.Load, k: int) -> str:
         idx = e.indices[k]
@@ -184,7 +194,8 @@ class CPrinter:
                 continue
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             zero = isinstance(e.indices[k], ir.Const) and e.indices[k].value == 0 and not e.indices[k].name
-            scaled = self.extent(arr, k) if flat == "1" else f"{prev} * {self.extent(arr, k)}"
+            step = self.step_extent(arr, k)
+            scaled = step if flat == "1" else f"{prev} * {step}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
         return f"{self.array_text(arr)}[{flat}]", PRECEDENCE["postfix"]
@@ -458,11 +469,17 @@ class CPrinter:
         return [f'printf("{literal}"{"".join(", " + a for a in args)});' + self.comment(s)]
 
 
+def pitch_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
+    """A window parameter's pitch (ArrayVar.pitch), as the device function's C parameter names it."""
+    return names.claim_as(("pitch", id(arr), d), f"{arr.name}_pitch{d}")
+
+
 def shape_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
     """The C name of a parameter array's extent d, claimed in its function's scope."""
     return names.claim_as(("shape", id(arr), d), f"{arr.name}_shape{d}")
 
 
 def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:
-    """How an array travels into a device function: its pointer and every extent."""
-    return [printer.pointer_text(arr)] + [printer.extent(arr, d) for d in range(arr.ndim)]
+    """How an array travels into a device function: its pointer and every extent (a window: and its pitch)."""
+    pitch = [printer.step_extent(arr, d) for d in range(1, arr.ndim)] if arr.pitch is not None else []
+    return [printer.pointer_text(arr)] + [printer.extent(arr, d) for d in range(arr.ndim)] + pitch

@@ -34,6 +34,8 @@ def _expr(e) -> str:
         return "&" + _expr(e.target)
     if isinstance(e, ir.ShapeOf):
         return f"{e.array.name}.shape[{e.dim}]"
+    if isinstance(e, ir.PitchOf):
+        return f"{e.array.name}.pitch[{e.dim}]"
     if isinstance(e, ir.ArrayRef):
         return e.array.name
     if isinstance(e, ir.DeviceCall):

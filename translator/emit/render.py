@@ -13,7 +13,7 @@ import jinja2
 from ..version import __version__
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .codegen import CPrinter, c_literal, c_type, shape_name
+from .codegen import CPrinter, c_literal, c_type, pitch_name, shape_name
 from ..ir.cnames import NameTable
 from ..lower.names import name_function, name_program, renamed
 from ..lower.declarations import defines
@@ -68,8 +68,9 @@ def names_of(fn: ir.Function) -> NameTable:
 
 def _array_params(fn: ir.Function, arr: ir.ArrayVar, dims, const: bool) -> list[str]:
     t = c_type(arr.dtype)
+    pitch = [f"int64_t {pitch_name(names_of(fn), arr, d)}" for d in range(1, arr.ndim)] if arr.pitch else []
     return [f"{'const ' if const else ''}{t} *{arr.name}"] + \
-        [f"int64_t {shape_name(names_of(fn), arr, d)}" for d in dims]
+        [f"int64_t {shape_name(names_of(fn), arr, d)}" for d in dims] + pitch
 
 
 def _template_of(fn: ir.Function, name: str):

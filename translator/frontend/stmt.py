@@ -54,6 +54,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
         for name, ty in zip(self.fn.params, self.param_types):
             if isinstance(ty, T.Array):
                 arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
+                if ty.layout == "W":  # a device function given a window takes its pitch as parameters too
+                    arr.pitch = [None] + [ir.PitchOf(arr, d) for d in range(1, ty.ndim)]
                 self.scope[name] = arr
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))

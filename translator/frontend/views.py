@@ -1,5 +1,6 @@
-"""Subscripts of arrays -> elements and views (mixed into the expression lowerer): `a[i, j]`, a row `a[i]`, and a
-slice that is one contiguous piece of an array, each a pointer at an offset with its extents."""
+"""Subscripts of arrays -> elements and views (mixed into the expression lowerer): `a[i, j]`, a row `a[i]`, a
+slice that is one contiguous piece of an array, and a window `a[i:i+3, j:j+3]`, each a pointer at an offset with
+its extents (a window: and its pitch)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class ArrayViewLowerer:
         for d, idx in enumerate(indices):
             stride = None
             for k in range(d + 1, base.ndim):
-                s = self.shape_of(base, k)
+                s = self.step_extent(base, k)
                 stride = s if stride is None else ir.BinOp("*", stride, s)
             if isinstance(idx, ir.Const) and idx.value == 0 and not idx.name:
                 continue  # row 0 starts where the array does
@@ -62,13 +63,19 @@ class ArrayViewLowerer:
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
         view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        if base.pitch is not None:
+            view.pitch = [None] + base.pitch[len(indices) + 1:]
         view.row_of = (base, list(indices))
         return view
+
+    def step_extent(self, arr: ir.ArrayVar, d: int) -> ir.Expr:
+        """What one step of dimension d - 1 moves over: dimension d's extent, or a window's pitch."""
+        return arr.pitch[d] if arr.pitch is not None else self.shape_of(arr, d)
 
     def slice_view(self, base: ir.ArrayVar, node):
         """A slice that is one contiguous piece of the array: integer indices first, then one slice, then only
         full slices (`a[g:]`, `R[0, :]`, `a[i, 2:5]`, `a[r0:r1, :]`), as a view at an offset. Other slices
-        (`a[i:j, k:l]`, `a[0:3, x]`) are strided, which Numba's views are and these are not."""
+        (`a[i:j, k:l]`) are windows, whose rows lie further apart than their extents say."""
         els = list(node.slice)
         if len(els) > base.ndim:
             raise Unsupported(node, "too many indices", f"'{base.name or self.info.code(node.value)}' has "
@@ -77,35 +84,72 @@ class ArrayViewLowerer:
         while k < len(els) and isinstance(els[k].slice, cst.Index):
             k += 1
         if not all(isinstance(e.slice, cst.Slice) and _is_full(e.slice) for e in els[k + 1:]):
-            raise Unsupported(node, "multi-dimensional slice", "only slices that are one contiguous piece of the "
-                              "array are supported: integer indices, then one slice, then only `:`",
-                              "pass the array with the indices of the window's corner, or index every dimension")
+            return self.window(base, els, node)
         src = self.index_array(base, self.index_list(cst.Subscript(node.value, els[:k])), node) if k else base
         sl = els[k].slice
         if _is_full(sl):
             return src
+        start, length = self.slice_bounds(sl, self.shape_of(src, 0), node)
+        rest = [self.shape_of(src, d) for d in range(1, src.ndim)]
+        offset = start
+        for d in range(1, src.ndim):  # a slice of the first of several dimensions starts start rows in
+            offset = ir.BinOp("*", offset, self.step_extent(src, d))
+        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=offset)
+        if src.pitch is not None:
+            view.pitch = list(src.pitch)
+        if src.ndim == 1:
+            view.slice_start = start
+        return view
+
+    def window(self, base: ir.ArrayVar, els: list, node):
+        """`a[i-1:i+2, j-1:j+2]` (a stencil's neighbourhood), `a[r0:r1, c0:c1, k]`: a view whose rows are
+        further apart than its own extents say, as Numba's strided views are. Its elements stay where they are:
+        a pointer to the corner, the window's extents, and per dimension the extent one step moves over (the
+        pitch). The last dimension must stay contiguous: a window may not end on an integer index."""
+        els = els + [cst.SubscriptElement(cst.Slice(None, None))] * (base.ndim - len(els))
+        if not isinstance(els[-1].slice, cst.Slice):
+            raise Unsupported(node, "multi-dimensional slice", "a slice whose last dimension is an integer index "
+                              "is strided in every dimension, which numba2cuda's views are not",
+                              "index every dimension, or swap the array's dimensions")
+        offset, shape, pitch, step = None, [], [], None
+        for d, el in enumerate(els):
+            extent = self.shape_of(base, d)
+            if d:  # what one step of dimension d - 1 moves over, from the dimension before the window's next one
+                stride = self.step_extent(base, d)
+                step = stride if step is None else ir.BinOp("*", step, stride)
+            if isinstance(el.slice, cst.Index):
+                start, length = self.expr(el.slice.value), None
+                if isinstance(start, ir.Const) and start.value < 0:
+                    raise Unsupported(node, "negative index in a window", "a window's integer index is not wrapped "
+                                      "around here", "write the index as n - k")
+            else:
+                start, length = self.slice_bounds(el.slice, extent, node)
+            if offset is not None and d:
+                offset = ir.BinOp("*", offset, self.step_extent(base, d))
+            if not (isinstance(start, ir.Const) and start.value == 0 and not start.name):
+                offset = start if offset is None else ir.BinOp("+", offset, start)
+            if length is not None:
+                shape.append(length)
+                pitch.append(step)
+                step = None
+        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        view.pitch = [None] + pitch[1:]
+        return view
+
+    def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
+        """A slice's start and length within EXTENT: step 1, nonnegative bounds."""
         if sl.step is not None:
             step = self.expr(sl.step)
             if not (isinstance(step, ir.Const) and step.value == 1):
                 raise Unsupported(sl.step, "slice step", "only step 1 slices are supported")
         start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
-        length = self.shape_of(src, 0)
-        stop = self.expr(sl.upper) if sl.upper is not None else None
+        stop = self.expr(sl.upper) if sl.upper is not None else extent
         for bound in (start, stop):
             if isinstance(bound, ir.Const) and bound.value < 0:
                 raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
                                   "write the bound as n - k")
-        end = stop if stop is not None else length
         starts_at_zero = isinstance(start, ir.Const) and start.value == 0
-        length = end if starts_at_zero else ir.BinOp("-", end, start)
-        rest = [self.shape_of(src, d) for d in range(1, src.ndim)]
-        offset = start
-        for extent in rest:  # a slice of the first of several dimensions starts start rows in
-            offset = ir.BinOp("*", offset, extent)
-        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=offset)
-        if src.ndim == 1:
-            view.slice_start = start
-        return view
+        return start, stop if starts_at_zero else ir.BinOp("-", stop, start)
 
 
 def _is_full(sl: cst.Slice) -> bool:

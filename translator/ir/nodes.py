@@ -22,6 +22,14 @@ class ArrayVar:
     written: bool = False
     decl_loc: object = None
     shape_used: set = field(default_factory=set)  # parameter dimensions the kernel reads
+    # a window (`a[i:i+3, j:j+3]`): per dimension d >= 1, the extent that steps one index of dimension d - 1
+    # (the viewed array's, not the window's own); None for arrays laid out by their own shape
+    pitch: "list | None" = None
+
+    def exprs(self) -> list:
+        """The expressions an array's layout is computed from: its shape, its offset, its pitch."""
+        return [s for s in self.shape if isinstance(s, Expr)] + ([self.offset] if self.offset is not None else []) \
+            + [p for p in (self.pitch or []) if isinstance(p, Expr)]
 
     @property
     def ndim(self) -> int:
@@ -153,6 +161,13 @@ class AddressOf(Expr):
 
 @dataclass(eq=False)
 class ShapeOf(Expr):
+    array: ArrayVar
+    dim: int
+
+
+@dataclass(eq=False)
+class PitchOf(Expr):
+    """The pitch parameter of a device function's window parameter (`name_pitch1`): see ArrayVar.pitch."""
     array: ArrayVar
     dim: int
 

@@ -144,6 +144,8 @@ class Legalizer:
             arr = s.array
             if arr.offset is not None:
                 arr.offset = self.expr(arr.offset)
+            if arr.pitch is not None:
+                arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
 
     def value_into(self, e, to):
         e = self.expr(e)
@@ -169,6 +171,9 @@ class Legalizer:
         return method(e) if method else e
 
     def x_Name(self, e):
+        return e
+
+    def x_PitchOf(self, e):
         return e
 
     def x_ShapeOf(self, e):
@@ -362,6 +367,8 @@ class Legalizer:
             if arr.offset is not None:
                 arr.offset = self.expr(arr.offset)
             arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
+            if arr.pitch is not None:
+                arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
             arr = arr.base
 
     def x_AddressOf(self, e):
