@@ -296,6 +296,7 @@ def check_module(source: str, tmp: Path) -> None:
         out.read_text()[-6000:]
 
 
+@pytest.mark.needs("g++", "c++")
 @settings(settings.get_profile("long" if LONG else "ci"))
 @given(data=st.data())
 def test_translate_exits_0_with_code_that_compiles_or_2_with_a_location(data, tmp_path_factory):
@@ -314,10 +315,12 @@ def test_fuzzer_draws_reserved_names_and_made_up_ones():
     "from numba import cuda\n@cuda.jit('void(float32[::1])')\ndef k(a):\n    a[0] = 1\n",
     "from numba import cuda\n@cuda.jit('void(float32[::1])')\ndef k(a):\n    a[0] = lambda: 1\n",
 ], ids=["translates", "refused"])
+@pytest.mark.needs("g++", "c++")
 def test_the_property_checker_accepts_both_outcomes(source, tmp_path):
     check_module(source, tmp_path)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_the_property_checker_fails_on_code_that_does_not_compile(tmp_path):
     """compile_errors is not a stub: C that cannot compile is caught."""
     cu = tmp_path / "bad.cu"

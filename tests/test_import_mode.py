@@ -188,6 +188,7 @@ def test_load_of_a_kernel_object_runs_like_the_original():
     assert np.array_equal(out.cpu().numpy(), ref.copy_to_host())
 
 
+@pytest.mark.needs("g++")
 def test_verify_with_the_import_mode(tmp_path, capsys):
     """A factory called with a value computed at import: translated from the import, and equivalent on the CPU tier."""
     path = write(tmp_path, """

@@ -111,12 +111,14 @@ def kind_of(kernel):
 # --------------------------------------------------------------------------- the launch tuple
 
 
+@pytest.mark.needs("g++")
 def test_blockdim_is_4096_threads_more_than_the_1024_a_block_may_have(mm):
     with pytest.raises(ValueError, match=r"matmul_k_numba: blockdim \(64, 64\) is 4096 threads, more than the 1024 a "
                                          r"block may have on sm_90"):
         mm[(1, 1), (64, 64)]
 
 
+@pytest.mark.needs("g++", "c++")
 def test_blockdim_z_must_be_between_1_and_64(mm):
     with pytest.raises(ValueError, match=r"matmul_k_numba: blockdim\.z must be between 1 and 64, got 128"):
         mm[1, (1, 1, 128)]
@@ -124,6 +126,7 @@ def test_blockdim_z_must_be_between_1_and_64(mm):
         mm[1, 2048]
 
 
+@pytest.mark.needs("g++")
 def test_sharedmem_bytes_exceed_the_opt_in_maximum_of_the_device(mm):
     with pytest.raises(ValueError, match=r"matmul_k_numba: sharedmem 307200 bytes of dynamic shared memory exceed the "
                                          r"232448 bytes a block may have on sm_90"):
@@ -131,6 +134,7 @@ def test_sharedmem_bytes_exceed_the_opt_in_maximum_of_the_device(mm):
     assert mm[(1, 1), (16, 16), 0, 232448] is not None  # the opt-in maximum itself is legal
 
 
+@pytest.mark.needs("g++")
 def test_sharedmem_and_the_static_shared_memory_together_exceed_the_maximum():
     softmax = fake(SOFTMAX)
     assert softmax.static_shared == 1024  # buf = cuda.shared.array(THREADS, float32)
@@ -142,6 +146,7 @@ def test_sharedmem_and_the_static_shared_memory_together_exceed_the_maximum():
         cpu[1, 256, 0, 232000]
 
 
+@pytest.mark.needs("g++", "c++")
 def test_griddim_x_must_be_between_1_and_2147483647(mm):
     with pytest.raises(ValueError, match=r"matmul_k_numba: griddim\.x must be between 1 and 2147483647, got "
                                          r"2147483648"):
@@ -149,6 +154,7 @@ def test_griddim_x_must_be_between_1_and_2147483647(mm):
     assert mm[(2**31 - 1, 1), (16, 16)] is not None
 
 
+@pytest.mark.needs("g++")
 def test_griddim_y_and_z_must_be_between_1_and_65535(mm):
     with pytest.raises(ValueError, match=r"griddim\.y must be between 1 and 65535, got 65536"):
         mm[(1, 65536), 16]
@@ -156,6 +162,7 @@ def test_griddim_y_and_z_must_be_between_1_and_65535(mm):
         mm[(1, 1, 70000), 16]
 
 
+@pytest.mark.needs("g++", "c++")
 def test_griddim_and_blockdim_must_be_at_least_1(mm):
     with pytest.raises(ValueError, match=r"griddim\.x must be between 1 and 2147483647, got 0"):
         mm[(0, 1), 16]
@@ -163,6 +170,7 @@ def test_griddim_and_blockdim_must_be_at_least_1(mm):
         mm[1, (8, -4)]
 
 
+@pytest.mark.needs("g++")
 def test_must_specify_at_least_the_griddim_and_blockdim(mm):
     for config in [4, (4,), (1, 1, 0, 0, 9)]:
         with pytest.raises(ValueError, match=r"must specify at least the griddim and blockdim: launch as "
@@ -170,11 +178,13 @@ def test_must_specify_at_least_the_griddim_and_blockdim(mm):
             mm[config]
 
 
+@pytest.mark.needs("g++")
 def test_griddim_must_be_a_sequence_of_1_2_or_3_integers(mm):
     with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \(1, 1, 1, 1\)"):
         mm[(1, 1, 1, 1), 16]
 
 
+@pytest.mark.needs("g++", "c++")
 def test_blockdim_must_be_a_sequence_of_integers(mm):
     for block in [(16, 1.5), "16", None, 16.0]:
         with pytest.raises(TypeError, match="blockdim must be a sequence of integers"):
@@ -182,6 +192,7 @@ def test_blockdim_must_be_a_sequence_of_integers(mm):
     assert mm[np.int64(2), (np.int32(16), 16)] is not None  # NumPy integers are integers, as in Numba
 
 
+@pytest.mark.needs("g++")
 def test_sharedmem_must_be_an_integer_number_of_bytes_and_not_negative(mm):
     with pytest.raises(TypeError, match=r"sharedmem \(dynamic shared memory\) must be an integer number of bytes, "
                                         r"got float 512.0"):
@@ -190,6 +201,7 @@ def test_sharedmem_must_be_an_integer_number_of_bytes_and_not_negative(mm):
         mm[1, 16, 0, -4]
 
 
+@pytest.mark.needs("g++", "c++")
 def test_stream_must_be_a_cuda_stream(mm):
     with pytest.raises(TypeError, match=r"matmul_k_numba: stream must be a CUDA stream .* got str 'fast'"):
         mm[1, 16, "fast"]
@@ -198,6 +210,7 @@ def test_stream_must_be_a_cuda_stream(mm):
 # --------------------------------------------------------------------------- arrays
 
 
+@pytest.mark.needs("g++", "c++")
 def test_argument_must_be_a_2d_array_got_a_1d_one(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(TypeError, match=r"matmul_k_numba\(\): argument 'out' must be array\(float32, 2d, C\), got "
@@ -205,12 +218,14 @@ def test_argument_must_be_a_2d_array_got_a_1d_one(mm):
         mm[(1, 1), (8, 8), 0, 512](m, n, out.reshape(-1), 8)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_argument_must_have_the_signature_dtype(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(TypeError, match=r"argument 'n' must be array\(float32, 2d, C\), got array\(float64, 2d, C\)"):
         mm[(1, 1), (8, 8), 0, 512](m, n.astype(np.float64) if kind_of(mm) == "numpy" else n.double(), out, 8)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_argument_must_be_c_contiguous(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(TypeError, match=r"argument 'm' must be array\(float32, 2d, C\), got array\(float32, 2d, A\) "
@@ -218,6 +233,7 @@ def test_argument_must_be_c_contiguous(mm):
         mm[(1, 1), (8, 8), 0, 512](m.T, n, out, 8)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_argument_must_be_on_a_cuda_device(matmul):
     m, n, out = arrays("torch")
     with pytest.raises(TypeError, match=r"matmul_k_numba\(\): argument 'm' must be on a CUDA device, got a tensor on "
@@ -225,6 +241,7 @@ def test_argument_must_be_on_a_cuda_device(matmul):
         matmul.matmul_k_numba[(1, 1), (8, 8), 0, 512](m, n, out, 8)
 
 
+@pytest.mark.needs("g++")
 def test_argument_is_written_by_the_kernel_but_the_numpy_array_is_read_only(mm):
     m, n, out = arrays("numpy")
     out.flags.writeable = False
@@ -233,6 +250,7 @@ def test_argument_is_written_by_the_kernel_but_the_numpy_array_is_read_only(mm):
         mm[(1, 1), (8, 8), 0, 512](m, n, out, 8)
 
 
+@pytest.mark.needs("g++")
 def test_read_only_numpy_inputs_and_zero_size_arrays_launch(cpu_matmul):
     k = cpu_matmul.matmul_k_numba
     rng = np.random.default_rng(3)
@@ -246,18 +264,21 @@ def test_read_only_numpy_inputs_and_zero_size_arrays_launch(cpu_matmul):
     assert empty_out.shape == (0, 5)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_argument_must_be_an_array(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(TypeError, match=r"argument 'n' must be array\(float32, 2d, C\) \(.*\), got list \[\[0.0\]\]"):
         mm[(1, 1), (8, 8), 0, 512](m, [[0.0]], out, 8)
 
 
+@pytest.mark.needs("g++")
 def test_byte_swapped_numpy_array_is_the_wrong_dtype(mm):
     m, n, out = arrays("numpy")
     with pytest.raises(TypeError, match=r"argument 'm' must be array\(float32, 2d, C\), got array\(>f4, 2d, C\)"):
         mm[(1, 1), (8, 8), 0, 512](m.astype(">f4"), n, out, 8)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_takes_4_arguments(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(TypeError, match=r"matmul_k_numba\(\) takes 4 arguments \(3 given\)"):
@@ -267,6 +288,7 @@ def test_takes_4_arguments(mm):
 # --------------------------------------------------------------------------- scalars and specialisation values
 
 
+@pytest.mark.needs("g++", "c++")
 def test_tile_width_must_be_greater_than_0(mm):
     m, n, out = arrays(kind_of(mm))
     for tw in (-16, 0):
@@ -275,6 +297,7 @@ def test_tile_width_must_be_greater_than_0(mm):
             mm[(1, 1), (16, 16), 0, 2048](m, n, out, tw)
 
 
+@pytest.mark.needs("g++")
 def test_integer_parameter_given_a_float_must_be_an_integer(mm):
     m, n, out = arrays(kind_of(mm))
     for tw, shown in [(16.0, "float 16.0"), (np.float32(16), "float32"), (np.float64(8.5), "float64")]:
@@ -285,6 +308,7 @@ def test_integer_parameter_given_a_float_must_be_an_integer(mm):
         assert "never truncates" in text and "incompatible function arguments" not in text
 
 
+@pytest.mark.needs("g++")
 def test_int64_parameter_given_2_to_the_63_is_an_overflow_error(mm):
     m, n, out = arrays(kind_of(mm))
     with pytest.raises(OverflowError, match=r"argument 'tw' is int64, which holds -9223372036854775808 to "
@@ -299,6 +323,7 @@ def sc(request, scalars_path):
     return load_cpu(scalars_path).scalars, np.zeros(4, np.float32)
 
 
+@pytest.mark.needs("g++")
 def test_int32_parameter_given_2_to_the_40_is_an_overflow_error(sc):
     k, out = sc
     with pytest.raises(OverflowError, match=r"scalars\(\): argument 'n' is int32, which holds -2147483648 to "
@@ -306,6 +331,7 @@ def test_int32_parameter_given_2_to_the_40_is_an_overflow_error(sc):
         k[1, 4](out, 2**40, 2, 1.5, True)
 
 
+@pytest.mark.needs("g++")
 def test_uint8_parameter_given_256_or_minus_1_is_an_overflow_error(sc):
     k, out = sc
     for v in (256, -1, np.int64(-1)):
@@ -313,6 +339,7 @@ def test_uint8_parameter_given_256_or_minus_1_is_an_overflow_error(sc):
             k[1, 4](out, 4, v, 1.5, True)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_float_parameter_must_be_a_real_number(sc):
     k, out = sc
     for v, shown in [("1.5", "str '1.5'"), (1 + 2j, "complex"), (None, "NoneType")]:
@@ -321,6 +348,7 @@ def test_float_parameter_must_be_a_real_number(sc):
             k[1, 4](out, 4, 2, v, True)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_bool_parameter_must_be_a_bool(sc):
     k, out = sc
     for v in (1.0, "yes", None):
@@ -328,6 +356,7 @@ def test_bool_parameter_must_be_a_bool(sc):
             k[1, 4](out, 4, 2, 1.5, v)
 
 
+@pytest.mark.needs("g++")
 def test_scalars_take_what_numba_takes():
     """Python and NumPy integers (and bools) for integer parameters, any real number for a float one, bool, NumPy bool
     or an integer for a bool one: the kernel computes with the values converted as Numba converts them."""
@@ -340,6 +369,7 @@ def test_scalars_take_what_numba_takes():
         assert out[0] == want and (out[1:] == (want if int(n) == 4 else 0)).all(), (n, kk, a, flag, out)
 
 
+@pytest.mark.needs("g++")
 def test_the_binding_never_throws_it_returns_what_it_refused(matmul):
     """The extension's own checks run in C++ and return, never throw: None after a launch, else the index of the first
     argument refused (types and values before devices) or a CUDA error; launch.py raises from that."""
@@ -376,6 +406,7 @@ def test_value_rules_of_tile_widths_divisors_and_steps(tmp_path):
     assert rules.get("n", (">= 0",))[0] == ">= 0"  # only a loop bound: 0 (no iterations) is legal
 
 
+@pytest.mark.needs("g++")
 def test_the_emitted_launcher_refuses_a_tile_width_below_1(cpu_matmul):
     """Defence in depth: the extern "C" launcher itself returns cudaErrorInvalidValue for tw < 1 (called here on the
     CPU runtime without the Python checks)."""
@@ -463,6 +494,7 @@ def test_device_limits_come_from_the_table_without_a_gpu():
         assert launch_module.device_limits() == table_limits()
 
 
+@pytest.mark.needs("g++")
 def test_verify_one_off_launch_is_checked_before_it_runs(capsys):
     args = "m=float32[8,8], n=float32[8,8], out=float32[8,8]:out, tw=8"
     cases = [

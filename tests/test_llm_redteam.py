@@ -151,6 +151,7 @@ print("done")
 """
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 @pytest.mark.parametrize("name", POTENT)
 def test_control_the_hostile_code_runs_when_unchecked(name, tmp_path):
@@ -176,6 +177,7 @@ def test_control_the_hostile_code_runs_when_unchecked(name, tmp_path):
         assert pwned.exists(), f"the hostile code did not run (exit {proc.returncode}): {proc.stderr[-2000:]}"
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 def test_control_a_compile_bomb_outlasts_a_short_compile(tmp_path):
     """compile_constexpr_loop really keeps g++ busy: its 8 s here end in a timeout, not an error."""
@@ -213,6 +215,7 @@ def end_to_end_params() -> list:
     return params
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 @pytest.mark.parametrize("name", end_to_end_params())
 def test_hostile_answer_end_to_end(name, tmp_path):
@@ -256,6 +259,7 @@ LOAD_TIME = ["ctor_constant_object_measured", "dtor_device_object", "asm_top_lev
              "comment_ended_by_carriage_return"]
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 @pytest.mark.parametrize("name", LOAD_TIME)
 def test_the_binary_check_without_the_allow_list(name, tmp_path, monkeypatch, capfd):
@@ -280,6 +284,7 @@ DEPTH = ["ctor_constant_object", "dtor_device_object", "asm_top_level_init_array
          "endless_constructor", "builtin_trap_in_kernel"]
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 @pytest.mark.parametrize("name", DEPTH)
 def test_defence_in_depth_without_the_allow_list(name, tmp_path, monkeypatch, capfd):

@@ -93,6 +93,7 @@ def test_a_template_argument_list_after_less_than_colon_colon_is_not_a_digraph()
     assert toks == ["a", "<", "::", "b", ">", "c", ";"] and lex("a<::b> c;").problems == []
 
 
+@pytest.mark.needs("g++")
 def test_host_names_come_from_the_headers_the_file_includes():
     host = host_names()
     for name in ("system", "fopen", "mmap", "mprotect", "getenv", "popen", "remove", "dl_iterate_phdr",
@@ -105,6 +106,7 @@ def test_host_names_come_from_the_headers_the_file_includes():
         assert name not in host or refusal(name, host) is None, name
 
 
+@pytest.mark.needs("g++")
 def test_host_names_do_not_read_dev_null(tmp_path, monkeypatch):
     """CI's /dev/null is a regular file: g++ -E read pytest's progress dots from it, and an answer's local 's'
     became a host library name (the compile-bomb red-team tests failed in 3 of 4 CI runs)."""
@@ -118,6 +120,7 @@ def test_host_names_do_not_read_dev_null(tmp_path, monkeypatch):
     assert "fopen" in host and "planted_in_dev_null" not in host and "s" not in host
 
 
+@pytest.mark.needs("g++")
 def test_a_failed_read_of_host_names_is_not_kept(monkeypatch):
     from translator.llm import names
 
@@ -205,6 +208,7 @@ def test_the_key_is_redacted_wherever_it_hides():
     assert redact("ordinary text", KEY) == "ordinary text" and redact("x", "k") == "x"
 
 
+@pytest.mark.needs("g++")
 def test_an_answer_echoing_the_key_is_redacted_before_anything_keeps_it(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     code = correct_code().replace("// exponent_histogram.py:28", f"// exponent_histogram.py:28 ({KEY})")
@@ -230,6 +234,7 @@ def test_empty_answers_and_transport_failures_are_never_cached(tmp_path):
     assert not list((tmp_path / "llm-cache").rglob("*.json"))
 
 
+@pytest.mark.needs("g++")
 def test_refresh_asks_again_and_replaces_the_cached_answer(tmp_path):
     wrong = (FIXTURES / "wrong.md").read_text()
     with ScriptedServer([{"content": wrong}]) as server:
@@ -274,6 +279,7 @@ def test_the_prompt_states_the_conventions_and_the_tolerance():
 # ------------------------------------------------------------------ the kernel's output, load(), package
 
 
+@pytest.mark.needs("g++")
 def test_a_kernels_printf_never_mixes_into_translate_stdout(tmp_path, capfd):
     code = correct_code().replace("        mantissa[i] = m;", '        mantissa[i] = m;\n'
                                   '        if (i == 0) printf("%s%d\\n", "kernel-says-", 4242);')
@@ -287,6 +293,7 @@ def test_a_kernels_printf_never_mixes_into_translate_stdout(tmp_path, capfd):
     assert "kernel-says-4242" not in out + err
 
 
+@pytest.mark.needs("g++")
 def test_load_reaches_the_model_as_the_command_line_does(monkeypatch):
     calls = []
     monkeypatch.setattr(dropin, "load", lambda path, **kw: calls.append(kw) or "module")
@@ -300,6 +307,7 @@ def test_load_reaches_the_model_as_the_command_line_does(monkeypatch):
                         progress=False)
 
 
+@pytest.mark.needs("g++")
 def test_a_packages_build_info_records_the_model_and_its_answer(tmp_path):
     rc = main(["package", str(KERNEL), "-o", str(tmp_path / "pkg"), "--backend", "llm", "--model", MODEL,
                "--llm-cache", str(COMMITTED_CACHE), "--replay"])

@@ -79,6 +79,7 @@ def grid_sync_module():
     return load_cpu(source=GRID_SYNC)
 
 
+@pytest.mark.needs("g++")
 def test_grid_sync_is_a_cooperative_launch(grid_sync_module):
     cu = grid_sync_module.cu
     assert "#include <cooperative_groups.h>" in cu
@@ -87,6 +88,7 @@ def test_grid_sync_is_a_cooperative_launch(grid_sync_module):
     assert "return n2c_launch_cooperative(sequential_rows, grid, block, args, shared_bytes, static_shared, stream);" in cu
 
 
+@pytest.mark.needs("g++")
 def test_grid_barrier_orders_every_block_on_the_cpu_runtime(grid_sync_module):
     n = 1001
     data = np.zeros(n)
@@ -100,11 +102,13 @@ def test_grid_barrier_orders_every_block_on_the_cpu_runtime(grid_sync_module):
     assert np.array_equal(M, np.tile(np.arange(64, dtype=np.int32), (128, 1)).T)
 
 
+@pytest.mark.needs("g++")
 def test_a_block_that_never_reaches_the_grid_barrier_is_a_deadlock(grid_sync_module):
     with pytest.raises(CpuLaunchError, match=r"deadlock: .*this_grid\(\)\.sync\(\)"):
         grid_sync_module.early_exit[3, 32](np.zeros(96, np.int32))
 
 
+@pytest.mark.needs("g++")
 def test_a_cooperative_grid_larger_than_the_device_holds_names_the_limit(grid_sync_module):
     n = 40000 * 64
     with pytest.raises(CpuLaunchError, match=r"cooperative launch of 40000 blocks exceeds the 4224 .*132 SMs x 32 "
@@ -112,6 +116,7 @@ def test_a_cooperative_grid_larger_than_the_device_holds_names_the_limit(grid_sy
         grid_sync_module.heat[40000, 64](np.zeros(n), np.zeros(n), 1, 0.25)
 
 
+@pytest.mark.needs("g++")
 def test_grid_sync_through_a_device_function_makes_the_kernel_cooperative():
     src = HEAD + '''
 @cuda.jit(device=True)
@@ -193,6 +198,7 @@ def random_module():
     return load_cpu(source=RANDOM)
 
 
+@pytest.mark.needs("g++")
 def test_xoroshiro128p_state_layout_and_calls(random_module):
     cu = random_module.cu
     assert "__global__ void draw(n2c::xoroshiro128p_state *states, int64_t states_shape0, double *out" in cu
@@ -200,6 +206,7 @@ def test_xoroshiro128p_state_layout_and_calls(random_module):
     assert "struct xoroshiro128p_state {\n    uint64_t s0;\n    uint64_t s1;\n};" in cu
 
 
+@pytest.mark.needs("g++")
 def test_draws_from_numbas_states_are_numbas_numbers(random_module):
     from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
 
@@ -213,6 +220,7 @@ def test_draws_from_numbas_states_are_numbas_numbers(random_module):
     assert np.array_equal(mine, states)
 
 
+@pytest.mark.needs("g++")
 def test_seeding_and_jumping_in_a_kernel(random_module):
     import numba
     from numba.cuda.random import (init_xoroshiro128p_state, xoroshiro128p_dtype, xoroshiro128p_jump,
@@ -232,6 +240,7 @@ def test_seeding_and_jumping_in_a_kernel(random_module):
     assert np.array_equal(out, ref) and np.array_equal(states, ref_states)
 
 
+@pytest.mark.needs("g++")
 def test_states_must_be_xoroshiro128p_records(random_module):
     with pytest.raises(TypeError, match="argument 'states' must be a C-contiguous 1-D array of xoroshiro128p states"):
         random_module.draw[1, 32](np.zeros((32, 2), np.uint64), np.zeros((32, 6)))
@@ -409,6 +418,7 @@ def complex_inputs(dtype):
     return z, w
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.parametrize("fn", [complex_arithmetic, complex_cmath], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_numbers_match_numba(fn, dtype):
@@ -429,6 +439,7 @@ def test_complex_numbers_match_numba(fn, dtype):
                     f"Numba gives {expected[i, k]!r}")
 
 
+@pytest.mark.needs("g++")
 def test_complex_arrays_and_their_types_in_the_c():
     src = HEAD + '''
 @cuda.jit("void(complex64[::1], complex128[:, ::1])")
@@ -458,6 +469,7 @@ def scale(z, c, w, d):
 '''
 
 
+@pytest.mark.needs("g++")
 def test_complex_scalar_kernel_parameters_cross_as_their_parts():
     """numba-cuda's test_complex_kernel: a complex64/complex128 scalar parameter (before: refused). C takes its
     real and imaginary parts and the body starts from complex(re, im); the launcher takes any number, as Numba
@@ -514,6 +526,7 @@ def ufunc_module():
     return load_cpu(source=UFUNCS)
 
 
+@pytest.mark.needs("g++")
 def test_vectorize_makes_one_elementwise_kernel_per_signature(ufunc_module):
     cu = ufunc_module.cu
     assert "__global__ void rel_diff_float32_float32(const float *x, int64_t x_step, const float *y, " \
@@ -523,6 +536,7 @@ def test_vectorize_makes_one_elementwise_kernel_per_signature(ufunc_module):
     assert "scale_row(row + tid * row_shape1, row_shape1, f[tid], out + tid * out_shape1, out_shape1);" in cu
 
 
+@pytest.mark.needs("g++")
 def test_vectorize_call_broadcasts_and_picks_the_loop_as_numba(ufunc_module):
     rel_diff = ufunc_module.rel_diff
     ref = lambda x, y: 2 * np.abs(x - y) / (np.abs(x) + np.abs(y) + 1)  # noqa: E731
@@ -543,6 +557,7 @@ def test_vectorize_call_broadcasts_and_picks_the_loop_as_numba(ufunc_module):
         rel_diff(np.int32(1), np.int32(2))  # no loop of their own type: every loop matches
 
 
+@pytest.mark.needs("g++", "c++")
 def test_guvectorize_call_loops_over_the_outer_dimensions(ufunc_module):
     scale_row = ufunc_module.scale_row
     rows = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -604,6 +619,7 @@ def k(a, b, s, out32):
 '''
 
 
+@pytest.mark.needs("g++")
 def test_float16_through_cuda_fp16_rounds_as_the_gpu():
     module = load_cpu(source=FP16)
     assert "__global__ void k(const __half *a, int64_t a_shape0, __half *b, __half s, float *out32)" in module.cu
@@ -649,6 +665,7 @@ def cpow_reference(a: complex, b: complex) -> complex:
     return complex(length * w[0] - 0.0 * w[1], length * w[1] + 0.0 * w[0])
 
 
+@pytest.mark.needs("g++")
 def test_complex_powers_follow_numba_cudas_cpow():
     """x[i] ** y[i] of complex arrays (numba-cuda's test_powi), a float and an integer exponent (Numba makes
     both complex first), a literal 2 too: numba-cuda's cpow, bit for bit in complex128 on the CPU runtime."""

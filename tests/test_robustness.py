@@ -160,6 +160,7 @@ def test_a_tuple_doubled_line_after_line_is_not_computed(tmp_path):
 
 # --------------------------------------------------------------------------- names
 
+@pytest.mark.needs("g++")
 def test_a_parameter_named_like_an_extent_keeps_its_value(tmp_path):
     """`x_shape0` (the name the translator gave x's extent) as a parameter gave two parameters of one name; as a
     local it hid the extent, and the kernel computed with the wrong value, silently. Run on the CPU runtime."""
@@ -203,6 +204,7 @@ RESERVED_CASES = {
 }
 
 
+@pytest.mark.needs("g++", "c++")
 @pytest.mark.parametrize("name", sorted(RESERVED_CASES))
 def test_a_local_named_like_a_c_name_is_renamed_and_compiles(name, tmp_path):
     cu = translate_source(HEADER_LINES + RESERVED_CASES[name], "names.py")
@@ -210,6 +212,7 @@ def test_a_local_named_like_a_c_name_is_renamed_and_compiles(name, tmp_path):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.parametrize("name", ["INFINITY", "NAN", "main", "n2c_dynamic_smem", "expf", "llabs"])
 def test_parameters_constants_functions_and_kernels_named_like_c_names_compile(name, tmp_path):
     source = f'''from numba import cuda
@@ -238,6 +241,7 @@ def other(a, {name}):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path) + cu
 
 
+@pytest.mark.needs("g++", "c++")
 def test_kernels_named_like_the_launchers_own_names_compile(tmp_path):
     """Found by tests/test_fuzz.py: a kernel called `grid` was hidden, inside its launcher, by the launcher's
     parameter `grid`; the launcher now names such a kernel from the top (::grid)."""
@@ -254,6 +258,7 @@ def {name}(a, tw):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+@pytest.mark.needs("g++")
 def test_a_renamed_kernel_keeps_its_python_name_for_the_launch(tmp_path):
     """A kernel called `main` is renamed in C (`main_2`: `main__launch` would hold a reserved `__`); the CPU
     runtime's module still offers it as `main`."""
@@ -292,6 +297,7 @@ def test_a_hex_literal_made_a_float_is_printed_as_a_float():
     assert "log(127.0)" in cu and "0xff" in cu
 
 
+@pytest.mark.needs("g++", "c++")
 def test_min_of_an_int64_and_a_literal_compiles(tmp_path):
     """Found by tests/test_fuzz.py: min(n, 0) of an int64 printed n2c::py_min(n, 0), and the template could not
     deduce one type from int64_t and int (g++ and nvcc both refused it)."""
@@ -301,6 +307,7 @@ def test_min_of_an_int64_and_a_literal_compiles(tmp_path):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_a_64_bit_literal_beside_an_int64_compiles(tmp_path):
     """Found by tests/test_fuzz.py: a 64-bit literal prints as 5000000000LL (long long), an int64_t is a long:
     n2c::floordiv(n, -5000000000LL) and n2c::py_min(n, -7000000000LL) could not deduce their type."""
@@ -420,6 +427,7 @@ def clashing(tmp_path_factory):
     return numba2cuda.load(path, progress=False)
 
 
+@pytest.mark.needs("g++")
 @pytest.mark.slow
 def test_a_kernel_with_clashing_names_builds_as_a_torch_extension(clashing):
     """Builds (nvcc and the torch headers; no GPU needed) and keeps the Python names for the user."""

@@ -41,6 +41,7 @@ def run_cli(capsys, *argv):
 
 @pytest.mark.parametrize("name", ["promote.py", "numba_grid.py", "lecture_dynamic.py", "shuffle.py",
                                   "complex_powers.py"])
+@pytest.mark.needs("g++")
 def test_reference_follows_numba_not_the_simulator(capsys, name):
     """promote: NEP 50 promotion, int8 + int8, float32 math.exp, a float32 compared with a float literal;
     numba_grid: numba.cuda.grid after `import numba`; lecture_dynamic: cuda.shared.array(0, dtype=np.float32);
@@ -54,6 +55,7 @@ def test_reference_follows_numba_not_the_simulator(capsys, name):
     assert all(c["reference"] == "Numba original in the CUDA simulator" for c in data["cases"]), data["cases"]
 
 
+@pytest.mark.needs("g++")
 def test_simulator_divergences_are_not_blamed_on_the_translation():
     """A translation that computes what the simulator (NumPy 2) computes is wrong: 0.1 * x rounded to float32."""
     text = translation(F / "promote.py")
@@ -64,6 +66,7 @@ def test_simulator_divergences_are_not_blamed_on_the_translation():
     assert any("dout" in p for p in result.cases[0].problems)
 
 
+@pytest.mark.needs("g++")
 def test_an_original_that_never_ends_is_dropped_and_verify_carries_on():
     """An @njit helper loops over a count near int64's limit (the integer-edge redraw): compiled, it holds the GIL,
     so nothing inside the reference process can stop it (on the GPU, a kernel cannot be stopped either: index_math
@@ -92,6 +95,7 @@ def test_an_original_that_never_ends_is_dropped_and_verify_carries_on():
     ("if (threadIdx.x == 0 && blockIdx.x == 0) { volatile float *p = (float *)16; *p = 1.0f; }", "SIGSEGV"),
     ("if (threadIdx.x == 0 && blockIdx.x == 0) __builtin_trap();", "SIGILL"),
 ])
+@pytest.mark.needs("g++")
 def test_a_crashing_translation_is_a_verdict_and_the_reports_are_written(capsys, tmp_path, plant, signal):
     text = translation(K / "vector_add.py")
     cu = tmp_path / "crash.cu"
@@ -105,6 +109,7 @@ def test_a_crashing_translation_is_a_verdict_and_the_reports_are_written(capsys,
     assert ET.parse(ju).getroot().find(".//failure") is not None
 
 
+@pytest.mark.needs("g++")
 def test_a_translation_that_never_ends_is_a_verdict(capsys, tmp_path, monkeypatch):
     from translator.verify import runners
     monkeypatch.setattr(runners, "CASE_SECONDS", 3.0)
@@ -128,6 +133,7 @@ def _problems(result):
     return "\n".join(result.problems + [p for c in result.cases for p in c.problems])
 
 
+@pytest.mark.needs("g++")
 def test_a_write_one_past_a_global_array_names_array_element_and_thread():
     result = _verdict_of(K / "vector_add.py", M.past_end, sizes=[129], dists=())
     text = _problems(result)
@@ -136,6 +142,7 @@ def test_a_write_one_past_a_global_array_names_array_element_and_thread():
                      r"of global array \w+ \(float32\[129\]\): past its end", text), text
 
 
+@pytest.mark.needs("g++")
 def test_a_static_shared_array_one_too_short_is_caught():
     result = _verdict_of(K / "reduce_sum.py", M.shared_short, sizes=["small"], dists=())
     assert "past its end" in _problems(result) and "shared array buf" in _problems(result), _problems(result)
@@ -146,6 +153,7 @@ def test_a_static_shared_array_one_too_short_is_caught():
     ("reduce_sum.py", M.nosync, "shared array buf"),  # a missing __syncthreads
     ("histogram.py", M.atomic_to_plain, "shared array local"),
 ])
+@pytest.mark.needs("g++")
 def test_races_are_found_without_a_gpu(name, mutant, where):
     result = _verdict_of(K / name, mutant, sizes=["small"], dists=())
     text = _problems(result)
@@ -153,6 +161,7 @@ def test_races_are_found_without_a_gpu(name, mutant, where):
     assert re.search(r"thread \(\d+,\d+,\d+\) of block \(\d+,\d+,\d+\) \w+ it and thread", text), text
 
 
+@pytest.mark.needs("g++")
 def test_a_flag_many_threads_set_alike_is_not_a_race_but_a_racy_original_is_undecided(capsys):
     rc, out = run_cli(capsys, F / "flags.py", "--kernel", "any_negative")
     assert rc == 0, out
@@ -170,11 +179,13 @@ def test_a_flag_many_threads_set_alike_is_not_a_race_but_a_racy_original_is_unde
     ("vector_add.py", M.narrow_index),  # an int64 index kept in 32 bits
     ("softmax.py", M.zero_identity),  # a max reduction starting from 0: only inputs far below zero show it
 ])
+@pytest.mark.needs("g++")
 def test_precision_and_width_changes_are_rejected(name, mutant):
     result = _verdict_of(K / name, mutant, sizes=["small"])
     assert result.verdict == "NOT EQUIVALENT", _problems(result)
 
 
+@pytest.mark.needs("g++")
 def test_a_scalar_hard_coded_to_the_example_value_is_rejected():
     scalars = {"lo": -50, "width": 7}
     result = _verdict_of(K / "histogram.py", M.scalar_constant, scalars=scalars, sizes=["small"])
@@ -182,6 +193,7 @@ def test_a_scalar_hard_coded_to_the_example_value_is_rejected():
     assert any(c.distribution == "scalars" and not c.ok for c in result.cases), _problems(result)
 
 
+@pytest.mark.needs("g++", "c++")
 def test_budget_is_reported_with_its_reason(capsys):
     rc, out = run_cli(capsys, K / "softmax.py", "--sizes", "small", "--dists", "none")
     assert rc == 0 and "<= 4 ULP" in out and "math.exp x2 (2 ULP each)" in out, out
@@ -189,6 +201,7 @@ def test_budget_is_reported_with_its_reason(capsys):
     assert rc == 0 and "<= 0 ULP" in out and "bit-identical" in out, out
 
 
+@pytest.mark.needs("g++")
 def test_integer_redraws_reach_zero_negatives_and_the_limits():
     result = verify(K / "index_math.py", sizes=["small"], dists=("ints", "limits"))
     values = {meta["distribution"]: arrays["arg1"] for meta, arrays in result.reference}
@@ -198,6 +211,7 @@ def test_integer_redraws_reach_zero_negatives_and_the_limits():
 
 # ---------------------------------------------------------------- outputs without declarations
 
+@pytest.mark.needs("g++", "c++")
 def test_partial_and_in_place_outputs_need_no_declaration(capsys):
     rc, out = run_cli(capsys, F / "partial_inplace.py", "-v")
     assert rc == 0, out
@@ -213,12 +227,14 @@ def test_partial_and_in_place_outputs_need_no_declaration(capsys):
 
 # ---------------------------------------------------------------- verdicts and the command
 
+@pytest.mark.needs("g++")
 def test_undecided_has_its_own_verdict_and_exit_code(capsys):
     # no simulator run (0 threads allowed) and no expected values: nothing can stand for the original
     rc, out = run_cli(capsys, F / "promote.py", "--sim-max-threads", "0", "--dists", "none")
     assert rc == 3 and "verdict: UNDECIDED" in out and "no reference" in out, out
 
 
+@pytest.mark.needs("g++", "c++")
 def test_json_and_junit_to_stdout_and_types(capsys, tmp_path):
     mod = tmp_path / "untyped.py"
     mod.write_text((K / "vector_add.py").read_text().replace('@cuda.jit("void(float32[::1], float32[::1], float32[::1])")',
@@ -229,6 +245,7 @@ def test_json_and_junit_to_stdout_and_types(capsys, tmp_path):
     assert not (Path.cwd() / "-").exists()
 
 
+@pytest.mark.needs("g++")
 def test_one_off_launch_with_nothing_to_compare_exits_2(capsys):
     spec = "x=float32[200], found=int32[1]"
     rc, out = run_cli(capsys, F / "flags.py", "--kernel", "any_negative", "--args", spec, "--grid", 2,
@@ -239,6 +256,7 @@ def test_one_off_launch_with_nothing_to_compare_exits_2(capsys):
     assert rc == 2 and "nothing could be compared" in out and "5120 CUDA threads" in out, out
 
 
+@pytest.mark.needs("g++", "c++")
 def test_summary_by_default_every_case_with_v(capsys):
     rc, out = run_cli(capsys, K / "vector_add.py", "--sizes", "small,1", "--dists", "none")
     assert rc == 0 and "vector_add: 2 cases (2 equivalent)" in out and "seed 0  size 1" not in out, out
@@ -246,6 +264,7 @@ def test_summary_by_default_every_case_with_v(capsys):
     assert rc == 0 and "seed 0  size 1" in out, out
 
 
+@pytest.mark.needs("g++", "c++")
 def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
     """out.shape and a (scale, offset) pair passed as tuples (typed by a signature, and by NUMBA2CUDA_TYPES'
     UniTuple): translated with a C parameter per item, launched from example()'s tuples, EQUIVALENT; the
