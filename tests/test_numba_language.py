@@ -552,3 +552,52 @@ def local(p, out, cube):
             expected[i, j] = s + float(w[1][2]) + float(w[2][0]) + float(cube[1, i - 1:i + 2, 1:3][2, 1]) + 3 \
                 + float(w[1:, :][1, 2])
     assert np.array_equal(out, expected)
+
+
+@pytest.mark.needs("g++")
+def test_locals_and_tuples_assigned_in_several_branches_are_declared_before_them():
+    """cuSignal's convolutions: `pos = (int32(i + k), int32(j + l))` assigned in loops under if/elif/else, and a
+    scalar first assigned in two branches. Both used to be declared inside the first branch only (nvcc:
+    "identifier is undefined"); a tuple assigned twice was an error."""
+    src = HEAD + '''
+@cuda.jit("void(float64[:, ::1], int64, float64[::1])")
+def k(inp, pick, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        temp = 0.0
+        if pick == 1:
+            for k in range(3):
+                a = int32(i + k)
+                temp += inp[a, 0]
+        elif pick == 2:
+            for k in range(2):
+                a = int32(i + k)
+                pos = (a, int32(1))
+                temp += inp[pos]
+        else:
+            pos = (i, 0)
+            for k in range(2):
+                pos = (pos[0] + k, pos[1] + 1)
+                temp += inp[pos]
+        out[i] = temp
+'''
+    module = load_cpu(source=src)
+    body = kernel_text(module.cu, "k")
+    assert body.index("int a;") < body.index("if (pick == 1)")
+    inp = np.random.default_rng(5).standard_normal((8, 4))
+    for pick in (1, 2, 3):
+        out = np.zeros(4)
+        module.k[1, 4](inp, pick, out)
+        expected = []
+        for i in range(4):
+            if pick == 1:
+                expected.append(sum(inp[i + k, 0] for k in range(3)))
+            elif pick == 2:
+                expected.append(sum(inp[i + k, 1] for k in range(2)))
+            else:
+                pos, t = (i, 0), 0.0
+                for k in range(2):
+                    pos = (pos[0] + k, pos[1] + 1)
+                    t += inp[pos]
+                expected.append(t)
+        assert out.tolist() == expected, pick

@@ -81,6 +81,8 @@ class AssignLowerer:
 
     def bind(self, name, value, node) -> list:
         """Give a translation-time object (array, view, dim3, tuple) a name."""
+        if isinstance(value, TupleValue) and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
+            return self.assign_tuple_variable(name, value, node)
         if self.assign_counts.get(name, 0) > 1 or name in self.scope:
             raise Unsupported(node, f"'{name}' assigned more than once",
                               "names of arrays, views and tuples must be assigned exactly once", "use a new name")
@@ -94,6 +96,25 @@ class AssignLowerer:
             return self.bind_tuple(name, value, node)
         self.scope[name] = value
         return []
+
+    def assign_tuple_variable(self, name, value, node) -> list:
+        """`pos = (i + k, j + l)` assigned on several branches or in a loop (cuSignal's convolutions): a tuple of
+        numbers Numba keeps in one variable; here one local per item, every assignment writing all of them."""
+        items = value.items
+        if not items or not all(isinstance(v, ir.Expr) for v in items):
+            raise Unsupported(node, f"'{name}' assigned more than once", "a tuple assigned more than once may hold "
+                              "only numbers", "use a new name for each tuple")
+        locals_ = self.tuple_vars.get(name)
+        if locals_ is None:
+            if name in self.scope:
+                raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
+                                  "use a new name")
+            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(len(items))]
+            self.scope[name] = TupleValue([ir.Name(n) for n in locals_])
+        elif len(locals_) != len(items):
+            raise Unsupported(node, f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and now gets "
+                              f"{len(items)} (Numba gives a variable one type)", "use a new name")
+        return self.unpack([cst.Name(n) for n in locals_], items)
 
     def bind_tuple(self, name, value, node) -> list:
         """`ind = (i * n + j, k)` (an index kept for later, PyLops' Kirchhoff): a tuple holds the values it was

@@ -86,6 +86,12 @@ class TupleValue:
     items: list
 
 
+def fresh_names(tup: TupleValue) -> TupleValue:
+    """TUP with a new ir.Name for each local it holds (nested tuples too), the rest shared."""
+    return TupleValue([ir.Name(v.name) if type(v) is ir.Name else fresh_names(v) if isinstance(v, TupleValue)
+                       else v for v in tup.items])
+
+
 def const_expr(value, node=None) -> ir.Expr:
     if isinstance(value, Typed):
         e = ir.Const(value.value, value.type)
@@ -169,6 +175,8 @@ class ExprLowerer:
             value = self.scope[name]
             if isinstance(value, Poisoned):
                 raise Reported(name)
+            if isinstance(value, TupleValue):  # each use its own Name nodes: dataflow marks each with its defs
+                return fresh_names(value)
             return value
         if name in self.scalar_names:
             return ir.Name(name)

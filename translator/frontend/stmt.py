@@ -46,6 +46,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
         self.cooperative = False  # calls cuda.cg.this_grid().sync(): launched cooperatively
         self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
+        self.tuple_vars: dict = {}  # a tuple name assigned more than once -> the locals holding its items
         self.loop_depth = 0
 
     # ------------------------------------------------------------ function

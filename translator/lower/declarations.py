@@ -52,8 +52,10 @@ def plan_declarations(fn: ir.Function) -> None:
             continue
         paths = found[var]
         depth = _common_prefix(paths)
-        if any(len(p) == depth for p in paths):
-            depth -= 1  # mentioned in the header of a statement that contains the other mentions
+        if any(len(p) == depth for p in paths) or len({id(p[depth][2]) for p in paths}) > 1:
+            # mentioned in the header of a statement that contains the other mentions, or in different blocks of
+            # one statement (an if's body and its elif): declared before that statement
+            depth -= 1
         block = paths[0][depth][2]
         index = min(p[depth][1] for p in paths)
         first = block[index]
