@@ -601,3 +601,17 @@ def k(inp, pick, out):
                     t += inp[pos]
                 expected.append(t)
         assert out.tolist() == expected, pick
+
+
+def test_a_local_bound_only_by_an_annotated_assignment_is_a_local():
+    """`t: x.dtype = x[i]` with no other assignment of t (cuSignal's filters) was 'unknown name'."""
+    src = HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1])")
+def k(x, y):
+    i = cuda.grid(1)
+    if i < x.size:
+        t: x.dtype = x[i]
+        y[i] = t * 2
+'''
+    body = kernel_text(translate_source(src), "k")
+    assert "double t = x[i];" in body and "y[i] = t * 2;" in body

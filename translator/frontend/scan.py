@@ -70,6 +70,10 @@ def assignment_counts(fn: cst.FunctionDef) -> dict:
             for t in node.targets:
                 bump(t.target)
 
+        def visit_AnnAssign(self, node):
+            if node.value is not None:  # `t: x.dtype = x[i]` binds t; a bare `t: float32` does not
+                bump(node.target)
+
         def visit_AugAssign(self, node):
             bump(node.target)
             bump(node.target)  # an augmented assignment rebinds: never a single binding
