@@ -140,6 +140,15 @@ __device__ __forceinline__ T py_max(T a, T b)
     return b > a ? b : a;
 }
 
+// @helper slice_len
+// The length of a[start:stop] (step 1, bounds not negative): Python clips the stop at the extent, and a slice
+// that starts at or past its stop is empty.
+__device__ __forceinline__ int64_t slice_len(int64_t start, int64_t stop, int64_t extent)
+{
+    stop = stop < extent ? stop : extent;
+    return stop > start ? stop - start : 0;
+}
+
 // @helper py_round
 // Python's round(x) rounds half to even and returns an int.
 template <typename T>

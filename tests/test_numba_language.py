@@ -615,3 +615,28 @@ def k(x, y):
 '''
     body = kernel_text(translate_source(src), "k")
     assert "double t = x[i];" in body and "y[i] = t * 2;" in body
+
+
+@pytest.mark.needs("g++")
+def test_a_slice_past_the_end_is_clipped_as_python_clips_it():
+    """`s3(a[i:i + 3])` near the end of `a` is shorter there (found by the real-world collection: the view's
+    length was 3 everywhere, and the device function read past the array)."""
+    src = HEAD + '''
+@cuda.jit(device=True)
+def s3(v):
+    t = 0.0
+    for k in range(v.shape[0]):
+        t += v[k]
+    return t
+
+@cuda.jit("void(float64[::1], float64[::1])")
+def k(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = s3(a[i:i + 3]) + 100 * len(a[i:i + 3]) + 1000 * len(a[i:2])
+'''
+    module = load_cpu(source=src)
+    a = np.arange(1.0, 6.0)
+    out = np.zeros(5)
+    module.k[1, 8](a, out)
+    assert out.tolist() == [a[i:i + 3].sum() + 100 * len(a[i:i + 3]) + 1000 * len(a[i:2]) for i in range(5)]

@@ -58,6 +58,7 @@ class CPrinter:
         self.source_name = source_name
         self.declared_dynamic = False
         self.constants_used: set = set()  # module constants printed, by their Python names
+        self.helpers_printed: set = set()  # helpers of calls only printing decides on (a view's clipped length)
         self.constant_names = constant_names or {}  # Python name -> C name (lower/names.py)
         self.names = NameTable()  # the function being printed: made-up names are claimed here
         self.renames_shown: set = set()  # user names whose C spelling a line comment already gave
@@ -140,6 +141,8 @@ class CPrinter:
         return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
 
     def visit_Call(self, e):
+        if e.intrinsic.helper:  # a printed call needs its helper (a view's length is printed only where read)
+            self.helpers_printed.add(e.intrinsic.helper)
         return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
     def visit_PitchOf(self, e):
@@ -162,6 +165,7 @@ class CPrinter:
             arr.shape_used.add(d)
             return shape_name(self.names, arr, d)
         if arr.kind == "dynamic":
+            self.helpers_printed.add("dynamic_smem_bytes")
             return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
         return self.expr(arr.shape[d])
 

@@ -284,7 +284,8 @@ class Renderer:
             self.printer.constants_used.update(getattr(fn, "external_constants", ()))
         sections = helper_sections()
         order = list(sections)
-        helpers = "\n\n".join(sections[h] for h in sorted(program.helpers, key=order.index))
+        helpers = "\n\n".join(sections[h] for h in sorted(program.helpers | self.printer.helpers_printed,
+                                                           key=order.index))
         cooperative = any(k["cooperative"] for k in kernels)
         text = environment().get_template("module.cu.j2").render(cooperative=cooperative,
                                                                  fp16="fp16" in program.helpers,

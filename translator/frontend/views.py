@@ -7,7 +7,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import Unsupported
+from ..ir import intrinsics
 from ..ir import nodes as ir
+from ..ir import typesys as T
 from .expr import Dim3, GridGroup, TupleValue, TypeValue, const_expr
 
 
@@ -137,7 +139,8 @@ class ArrayViewLowerer:
         return view
 
     def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
-        """A slice's start and length within EXTENT: step 1, nonnegative bounds."""
+        """A slice's start and length within EXTENT: step 1, nonnegative bounds. Python clips the stop at the
+        extent (`a[i:i + 3]` near the end is shorter), so the length does too unless the stop cannot pass it."""
         if sl.step is not None:
             step = self.expr(sl.step)
             if not (isinstance(step, ir.Const) and step.value == 1):
@@ -148,8 +151,19 @@ class ArrayViewLowerer:
             if isinstance(bound, ir.Const) and bound.value < 0:
                 raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
                                   "write the bound as n - k")
-        starts_at_zero = isinstance(start, ir.Const) and start.value == 0
-        return start, stop if starts_at_zero else ir.BinOp("-", stop, start)
+        consts = [b.value if isinstance(b, ir.Const) and isinstance(b.value, int) else None
+                  for b in (start, stop, extent)]
+        if None not in consts:
+            return start, const_expr(len(range(consts[2])[consts[0]:consts[1]]), node)
+        if sl.upper is None:  # `a[g:]`: read as running to the end (a start past it, which Python empties,
+            # gives a negative length, which a loop over the view treats alike)
+            return start, extent if consts[0] == 0 else ir.BinOp("-", extent, start)
+        return start, ir.Call(SLICE_LEN, [start, stop, extent])  # its helper: where printing needs it
+
+
+# a view's length is printed only where the kernel reads it, so its helper is taken only then (CPrinter)
+SLICE_LEN = intrinsics.Intrinsic("slice_len", lambda ts: "n2c::slice_len", lambda ts: T.INT64, (3, 3),
+                                 helper="slice_len", arg_types=lambda ts: [T.INT64] * 3)
 
 
 def _is_full(sl: cst.Slice) -> bool:

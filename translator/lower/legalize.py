@@ -144,6 +144,9 @@ class Legalizer:
             arr = s.array
             if arr.offset is not None:
                 arr.offset = self.expr(arr.offset)
+            kept = set(self.helpers)  # a view's extents print only where read: their helpers are taken then
+            arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
+            self.helpers.intersection_update(kept)
             if arr.pitch is not None:
                 arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
 
