@@ -640,3 +640,25 @@ def k(a, out):
     out = np.zeros(5)
     module.k[1, 8](a, out)
     assert out.tolist() == [a[i:i + 3].sum() + 100 * len(a[i:i + 3]) + 1000 * len(a[i:2]) for i in range(5)]
+
+
+@pytest.mark.needs("g++")
+def test_a_cpu_jit_function_made_a_device_function_by_calling_cuda_jit_on_it():
+    """`evolucion_gpu = cuda.jit(device=True)(evolucion)` of an `@jit(nopython=True)` function (numba-cuda
+    unwraps the CPU dispatcher to its Python function), in a module indented with tabs and spaces, as CPython
+    reads it (libcst refuses such indentation as written)."""
+    src = ("from numba import cuda, jit\n\n"
+           "@jit(nopython=True)\n"
+           "def step(u, i):\n"
+           "    return u[i] * 2.0 + 1.0\n\n"
+           "step_gpu = cuda.jit(device=True)(step)\n\n"
+           '@cuda.jit("void(float64[::1], float64[::1])")\n'
+           "def k(u, out):\n"
+           "\ti = cuda.grid(1)\n"
+           "\tif i < u.shape[0]:\n"
+           "\t\t\tout[i] = step_gpu(u, i)\n")
+    module = load_cpu(source=src)
+    u = np.arange(5.0)
+    out = np.zeros(5)
+    module.k[1, 8](u, out)
+    assert out.tolist() == (u * 2.0 + 1.0).tolist()

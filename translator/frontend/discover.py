@@ -183,6 +183,12 @@ class Discoverer:
         else:
             return
         entry = view.plain_functions.get(fn_name)
+        jitted = view.functions.get(fn_name) if entry is None and jit is not None else None
+        if jitted is not None and jitted.is_device and bound and jit[1].get("device") is not None:
+            # gpu_f = cuda.jit(device=True)(f) of an @numba.jit f (a CPU dispatcher): the same device function
+            jitted.also_known_as.add(bound)
+            view.functions[bound] = jitted  # a ChainMap (a function's scope) takes it in its own map
+            return
         if jit is None or entry is None:
             return
         fn, fn_view, fn_prefix = entry

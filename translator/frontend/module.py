@@ -61,6 +61,16 @@ def _collect_declared_types(info: ModuleInfo, body) -> None:
 
 # --------------------------------------------------------------------------- entry
 
+def _expand_indent_tabs(source: str) -> str:
+    """SOURCE with the tabs of each line's indentation expanded as CPython's tokenizer counts them (to the next
+    multiple of 8): libcst refuses indentation that mixes tabs and spaces, which CPython accepts."""
+    out = []
+    for line in source.splitlines(keepends=True):
+        body = line.lstrip(" \t")
+        out.append(line[:len(line) - len(body)].expandtabs(8) + body)
+    return "".join(out)
+
+
 @deep_stack
 def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
     """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
@@ -70,6 +80,9 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # Python reads it (check_source said so): libcst's own limit
+        expanded = _expand_indent_tabs(source)
+        if expanded != source:  # indentation mixing tabs and spaces, which CPython reads with 8-column tabs
+            return parse_source(expanded, path, _siblings, imported)
         lineno, col = exc.raw_line, max(exc.raw_column, 0)
         line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
         diag = Diagnostic(Location(path, lineno, col), "statement numba2cuda cannot read",
