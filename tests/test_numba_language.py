@@ -662,3 +662,28 @@ def test_a_cpu_jit_function_made_a_device_function_by_calling_cuda_jit_on_it():
     out = np.zeros(5)
     module.k[1, 8](u, out)
     assert out.tolist() == (u * 2.0 + 1.0).tolist()
+
+
+@pytest.mark.needs("g++")
+def test_a_device_function_bound_by_a_global_statement_in_a_setup_function():
+    """Numba's slicing test and a Mandelbrot demo bind the module's device function inside a function:
+    `global cufoo; cufoo = cuda.jit(device=True)(foo)`, the module's kernel calling cufoo."""
+    src = HEAD + '''
+def foo(inp, out):
+    for i in range(out.shape[0]):
+        out[i] = inp[i] * 3
+
+@cuda.jit("void(int32[:, ::1], int32[:, ::1])")
+def copy(inp, out):
+    i = cuda.grid(1)
+    cufoo(inp[i, :], out[i, :])
+
+def setup():
+    global cufoo
+    cufoo = cuda.jit("void(int32[:], int32[:])", device=True)(foo)
+'''
+    module = load_cpu(source=src)
+    inp = np.arange(12, dtype=np.int32).reshape(3, 4)
+    out = np.zeros_like(inp)
+    module.copy[1, 3](inp, out)
+    assert (out == inp * 3).all()

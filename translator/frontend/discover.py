@@ -30,6 +30,20 @@ from .ufuncs import cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
 
+class _GlobalFinder(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list = []
+
+    def visit_Global(self, node) -> None:
+        self.found.append(node)
+
+    @classmethod
+    def find(cls, module) -> list:
+        finder = cls()
+        module.visit(finder)
+        return finder.found
+
+
 class Discoverer:
     """Walks the module once for definitions (with a scope view per enclosing function), then applies the
     cuda.jit calls and the factory calls it saw."""
@@ -42,6 +56,9 @@ class Discoverer:
         self.candidates: list = []  # (def, its scope view): functions that may be kernel factories
         info.plain_functions = ChainMap(info.plain_functions)
         info.failed_functions = ChainMap(info.failed_functions)
+        # names a function declares `global`: `global f_gpu; f_gpu = cuda.jit(device=True)(f)` in a setup
+        # function binds the module's f_gpu, which the module's kernels then call
+        self.global_names = {n.name.value for g in _GlobalFinder.find(info.module) for n in g.names}
 
     def run(self) -> None:
         self.walk(self.info, self.info.module.body, None, "")
@@ -188,6 +205,8 @@ class Discoverer:
             # gpu_f = cuda.jit(device=True)(f) of an @numba.jit f (a CPU dispatcher): the same device function
             jitted.also_known_as.add(bound)
             view.functions[bound] = jitted  # a ChainMap (a function's scope) takes it in its own map
+            if bound in self.global_names and bound not in self.info.functions:
+                self.info.functions[bound] = jitted
             return
         if jit is None or entry is None:
             return
@@ -212,6 +231,9 @@ class Discoverer:
             self.made_at[call] = fi
             if bound and view is not self.info and view is not fn_view:
                 view.functions.maps[0][bound] = fi
+            if bound and view is not self.info and bound in self.global_names and fi.is_device \
+                    and bound not in self.info.functions:
+                self.info.functions[bound] = fi
 
     # ------------------------------------------------------------ factories
     def returned_kernel(self, fn, child):
