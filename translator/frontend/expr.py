@@ -322,6 +322,10 @@ class ExprLowerer:
             raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda cannot "
                               "read without running it", "translate with --import-module (numba2cuda then imports "
                               "the module as Numba would and reads the value), or pass it as a kernel argument")
+        if intrinsics.lookup(canon) is not None or canon.startswith("cuda.atomic."):
+            raise Unsupported(node, f"function '{canon}' used as a value", "it can be called here, not passed or "
+                              "kept (numba2cuda does not specialise a device function on a function given to it)",
+                              f"call {canon}(...) where it is needed, e.g. inside the device function")
         raise Unsupported(node, canon, "is not supported in kernels",
                           "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
 
