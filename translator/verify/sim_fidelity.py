@@ -268,7 +268,8 @@ def patch_simulator(ops) -> None:
     for name, fn in _WARP_API.items():
         setattr(module, name, fn)
     # numba.cuda.X in a kernel (after `import numba`) and `from numba.cuda import X`: the launch's module
-    for name in [n for n in dir(module) if not n.startswith("_")]:
+    # (gridDim and blockDim are attributes each launch's module sets, so dir() of the class lacks them)
+    for name in [n for n in dir(module) if not n.startswith("_")] + ["gridDim", "blockDim"]:
         if not hasattr(cuda_module, name):
             setattr(cuda_module, name, _Forward(kernel, name))
 
