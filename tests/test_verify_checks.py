@@ -277,3 +277,25 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
     assert wrong != text
     result = verify(F / "tuple_params.py", cu_text=wrong, kernel="fill", dists=(), options=Options(kernels=["fill"]))
     assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems
+
+
+@pytest.mark.needs("g++")
+def test_real_world_constructs_are_equivalent_and_an_unclipped_slice_is_rejected():
+    """Windows, tuple loops, unpacked arrays, clipped slices and reassigned tuples (real_world_constructs.py):
+    EQUIVALENT to the Numba original; the same translation with the slice's length not clipped at the array's
+    end (what it printed before) reads past the array and is NOT EQUIVALENT."""
+    path = F / "real_world_constructs.py"
+    result = verify(path, dists=("uniform", "negative"))
+    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
+    assert {c.kernel for c in result.cases} == {"stencil", "block_sum", "tuples", "unpack_and_clip"}
+    text = translation(path)
+    clipped = "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)"
+    assert text.count(clipped) == 2, text
+    wrong = verify(path, kernel="unpack_and_clip", cu_text=text.replace(clipped, "4"), dists=())
+    assert wrong.verdict == "NOT EQUIVALENT"
+
+
+@pytest.mark.gpu
+def test_gpu_real_world_constructs_match_numba():
+    result = verify(F / "real_world_constructs.py", device="cuda", dists=("uniform", "negative", "limits"))
+    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
