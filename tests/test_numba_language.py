@@ -687,3 +687,29 @@ def setup():
     out = np.zeros_like(inp)
     module.copy[1, 3](inp, out)
     assert (out == inp * 3).all()
+
+
+@pytest.mark.needs("g++")
+def test_a_number_stored_into_a_slice_or_row_fills_every_element():
+    """`aaa[:, :] = 0. + 0.j` (pyfk zeroes its local arrays so), `loc[1, 1:] = z`, `a[i, 1:] = a[i, 0] * 2`:
+    Numba's setitem of a number into a view, the number evaluated once."""
+    src = HEAD + '''
+from numba import complex128
+
+@cuda.jit("void(float32[:, ::1], complex128[::1])")
+def k(a, out):
+    i = cuda.grid(1)
+    loc = cuda.local.array((2, 3), dtype=complex128)
+    loc[:, :] = 0. + 0.j
+    loc[1, 1:] = 1.5 + 2j
+    if i < a.shape[0]:
+        a[i, 1:] = a[i, 0] * 2
+        out[i] = loc[0, 0] + loc[1, 2] + loc[1, 0]
+'''
+    module = load_cpu(source=src)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    expected = a.copy()
+    expected[:, 1:] = expected[:, :1] * 2
+    out = np.zeros(3, np.complex128)
+    module.k[1, 4](a, out)
+    assert np.array_equal(a, expected) and out.tolist() == [1.5 + 2j] * 3

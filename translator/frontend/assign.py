@@ -30,6 +30,8 @@ class AssignLowerer:
             return self.assign_tuple(target, value_node)
         if isinstance(target, cst.Subscript):
             load = self.value(target)
+            if isinstance(load, ir.ArrayVar):
+                return self.fill_view(load, target, value_node)
             if not isinstance(load, ir.Load):
                 raise Unsupported(target, "assignment to a slice or row", "assign element by element",
                                   "loop over the elements: a[i, j] = ...")
@@ -38,6 +40,29 @@ class AssignLowerer:
         if isinstance(target, cst.Attribute):
             raise Unsupported(target, "attribute assignment", "kernels cannot set attributes")
         raise Unsupported(target, "assignment target", "only names, tuples of names and array elements")
+
+    def fill_view(self, view: ir.ArrayVar, target, value_node) -> list:
+        """`a[:, :] = 0`, `row[1:] = x` (pyfk zeroes its local arrays so): Numba's setitem of a number into a
+        slice or row stores it in every element, the number evaluated once; here a loop nest over the view."""
+        value = self.value(value_node)
+        if not isinstance(value, ir.Expr) or isinstance(value, ir.ArrayVar):
+            raise Unsupported(value_node, "assignment of an array to a slice or row", "only a number is stored "
+                              "into every element here", "loop over the elements: a[i, j] = b[i, j]")
+        self._mark_written(view, target)
+        out, held = [], value
+        if not isinstance(value, (ir.Const, ir.Name)):
+            held = ir.Name(self.fresh_name("fill", 1))
+            out.append(ir.Assign(target=held, value=value))
+        counters = [self.fresh_name(f"k{d}") for d in range(view.ndim)]
+        self.counters.update(counters)
+        body: list = [ir.Store(target=ir.Load(view, [ir.Name(c) for c in counters]),
+                               value=ir.Name(held.name) if isinstance(held, ir.Name) else held)]
+        for d in reversed(range(view.ndim)):
+            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(view, d),
+                               step=const_expr(1), body=body)
+            loop.given = 1
+            body = [loop]
+        return out + body
 
     def _mark_written(self, arr, node):
         root = root_array(arr)
