@@ -11,6 +11,7 @@ whether running the module would tell (`needs_run`: the import mode's flag is th
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -92,6 +93,13 @@ class Binder:
                 if item.asname is not None:
                     self._bind_target(item.asname.name, "is bound by a with statement")
             self.block(stmt.body)
+        elif isinstance(stmt, cst.Try) and _imports_that_succeed(stmt.body):
+            # `try: from math import nan / except ImportError: nan = float('nan')`: the import cannot fail
+            self.block(stmt.body)
+            if stmt.orelse is not None:
+                self.block(stmt.orelse.body)
+            if stmt.finalbody is not None:
+                self.block(stmt.finalbody.body)
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
             self.branches([[stmt.body] + ([stmt.orelse.body] if stmt.orelse else [])]
                           + [[h.body] for h in stmt.handlers], "a try statement", stmt)
@@ -366,3 +374,24 @@ def _assigned_names(node) -> set:
         return set()
     return {n.target.value for n in find_nodes(node, lambda n: isinstance(n, cst.AssignTarget)
                                                and isinstance(n.target, cst.Name))}
+
+
+# modules whose names the translator may look up by importing them itself: the standard library's math and
+# NumPy, which every installation of numba2cuda has (importing them runs nothing of the user's)
+_SAFE_MODULES = ("math", "cmath", "numpy")
+
+
+def _imports_that_succeed(body) -> bool:
+    """Is BODY only `from math import nan`-like imports of names those modules have (so a try around it never
+    goes to its handlers)?"""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else None
+    if not lines or not all(isinstance(line, cst.SimpleStatementLine) for line in lines):
+        return False
+    for small in (s for line in lines for s in line.body):
+        if not isinstance(small, cst.ImportFrom) or small.relative or isinstance(small.names, cst.ImportStar) \
+                or dotted(small.module) not in _SAFE_MODULES:
+            return False
+        module = importlib.import_module(dotted(small.module))
+        if not all(hasattr(module, alias.name.value) for alias in small.names):
+            return False
+    return True
