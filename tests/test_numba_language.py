@@ -713,3 +713,30 @@ def k(a, out):
     out = np.zeros(3, np.complex128)
     module.k[1, 4](a, out)
     assert np.array_equal(a, expected) and out.tolist() == [1.5 + 2j] * 3
+
+
+def test_a_cpointer_parameter_is_a_pointer_and_the_runtimes_refuse_it_by_name():
+    """numba-cuda's ex_cpointer: `types.void(types.CPointer(types.uint8), types.uint32)`, launched with an address.
+    The kernel and its launcher take the pointer alone (no extent), indexed as is (no wraparound for x[-1]);
+    the CPU runtime, like numba2cuda.load and verify, passes arrays, and says so."""
+    from translator.errors import UserError
+
+    src = '''from numba import cuda
+from numba.cuda import types
+
+sig = types.void(types.CPointer(types.uint8), types.uint32)
+
+@cuda.jit(sig)
+def add_one(x, n):
+    i = cuda.grid(1)
+    if i < n:
+        x[i] += 1
+    if i == 0:
+        x[-1] = 7
+'''
+    cu = translate_source(src)
+    assert "__global__ void add_one(uint8_t *x, unsigned int n)" in cu
+    assert "uint8_t *x,\n    unsigned int n)" in cu and "x_shape0" not in cu  # the launcher: the address alone
+    assert "x[-1] = 7u;" in cu
+    with pytest.raises(UserError, match=r"kernel 'add_one' takes 'x' as a CPointer \(an address\)"):
+        load_cpu(source=src)

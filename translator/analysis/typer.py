@@ -122,7 +122,8 @@ class Typer:
 
     def t_ArrayRef(self, e):
         # a window is its own type: the device function it is passed to takes its pitch too
-        return T.Array(e.array.dtype, e.array.ndim, "W" if e.array.pitch is not None else "C")
+        layout = "P" if e.array.pointer else "W" if e.array.pitch is not None else "C"
+        return T.Array(e.array.dtype, e.array.ndim, layout)
 
     def t_Load(self, e):
         for i in e.indices:

@@ -485,5 +485,7 @@ def shape_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
 
 def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:
     """How an array travels into a device function: its pointer and every extent (a window: and its pitch)."""
+    if arr.pointer:  # a CPointer travels alone
+        return [printer.pointer_text(arr)]
     pitch = [printer.step_extent(arr, d) for d in range(1, arr.ndim)] if arr.pitch is not None else []
     return [printer.pointer_text(arr)] + [printer.extent(arr, d) for d in range(arr.ndim)] + pitch

@@ -68,6 +68,8 @@ def names_of(fn: ir.Function) -> NameTable:
 
 def _array_params(fn: ir.Function, arr: ir.ArrayVar, dims, const: bool) -> list[str]:
     t = c_type(arr.dtype)
+    if arr.pointer:
+        return [f"{'const ' if const else ''}{t} *{arr.name}"]
     pitch = [f"int64_t {pitch_name(names_of(fn), arr, d)}" for d in range(1, arr.ndim)] if arr.pitch else []
     return [f"{'const ' if const else ''}{t} *{arr.name}"] + \
         [f"int64_t {shape_name(names_of(fn), arr, d)}" for d in dims] + pitch
@@ -203,7 +205,10 @@ class Renderer:
         launcher, pointers = [], []
         for p in fn.params:
             c = pname[p.name]
-            if p.array is not None:
+            if p.array is not None and p.array.pointer:  # a CPointer: the address alone
+                launcher.append(f"{c_type(p.array.dtype)} *{c}")
+                pointers.append(f"&{c}")
+            elif p.array is not None:
                 # every extent is in the launcher's ABI; the kernel receives the ones it reads
                 extents = [scope.claim(f"{c}_shape{d}") for d in range(p.array.ndim)]
                 launcher.append(f"{c_type(p.array.dtype)} *{c}")

@@ -205,6 +205,9 @@ class CallLowerer:
             return const_expr(len(arr.items), node)
         if not isinstance(arr, ir.ArrayVar):
             raise Unsupported(node, "len()", "works on arrays and tuples only here")
+        if arr.pointer:
+            raise Unsupported(node, f"len() of '{arr.name}'", "a CPointer carries no length (Numba gives it none "
+                              "either)", "pass the length as an argument of its own, as numba-cuda's ex_cpointer does")
         return self.shape_of(arr, 0)
 
     def call_range(self, node, args, kwargs):

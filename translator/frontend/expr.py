@@ -15,7 +15,7 @@ from .bindings import called_at_import
 from .constants import (CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed,
                         library_constant)
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
-from ..ir.facts import is_pure
+from ..ir.facts import is_pure, root_array
 
 BINOPS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
@@ -344,6 +344,10 @@ class ExprLowerer:
         raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim and .dtype are supported")
 
     def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
+        if root_array(arr).pointer:
+            raise Unsupported(None, f"length of '{root_array(arr).name}'",
+                              "a CPointer carries no length (Numba gives it none either)",
+                              "pass the length as an argument of its own, as numba-cuda's ex_cpointer does")
         if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
             return ir.ShapeOf(arr, dim)
         return arr.shape[dim]

@@ -57,6 +57,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
                 arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
                 if ty.layout == "W":  # a device function given a window takes its pitch as parameters too
                     arr.pitch = [None] + [ir.PitchOf(arr, d) for d in range(1, ty.ndim)]
+                arr.pointer = ty.layout == "P"
                 self.scope[name] = arr
                 self.arrays.append(arr)
                 params.append(ir.Param(name, ty, arr))
@@ -109,6 +110,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
             try:
                 out.extend(self.statement(stmt))
             except Unsupported as exc:
+                if exc.node is None:  # raised where no expression was at hand: the statement locates it
+                    exc.node = stmt
                 self.info.reporter.add_unsupported(exc)
             except Reported:
                 pass

@@ -25,6 +25,7 @@ class ArrayVar:
     # a window (`a[i:i+3, j:j+3]`): per dimension d >= 1, the extent that steps one index of dimension d - 1
     # (the viewed array's, not the window's own); None for arrays laid out by their own shape
     pitch: "list | None" = None
+    pointer: bool = False  # a CPointer parameter: indexed as is, no length, no wraparound
 
     def exprs(self) -> list:
         """The expressions an array's layout is computed from: its shape, its offset, its pitch."""

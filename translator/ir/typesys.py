@@ -36,9 +36,12 @@ class Scalar:
 class Array:
     dtype: Scalar
     ndim: int
-    layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch)
+    layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch); "W" a window (a device function's
+    # parameter: its pitch comes with it); "P" a CPointer (a pointer without a length, indexed as is)
 
     def __str__(self) -> str:
+        if self.layout == "P":
+            return f"CPointer({self.dtype})"
         dims = ", ".join([":"] * (self.ndim - 1) + ["::1" if self.layout == "C" else ":"])
         return f"{self.dtype}[{dims}]"
 
@@ -118,6 +121,12 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         t = scalar_by_name(text)
         if t is None and re.match(r"^(Uni)?Tuple\s*\(", text):
             return parse_tuple_type(text)
+        pointer = re.match(r"^CPointer\s*\(\s*(\w+)\s*\)$", text)
+        if t is None and pointer:  # numba.types.CPointer(uint8): a raw pointer (numba-cuda's ex_cpointer)
+            dtype = scalar_by_name(pointer.group(1))
+            if dtype is None:
+                raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'")
+            return Array(dtype, 1, "P")
         if t is None:
             raise TypeStringError(f"unknown type '{text}'")
         return t

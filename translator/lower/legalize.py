@@ -352,7 +352,8 @@ class Legalizer:
     def x_Load(self, e):
         self.unnamed_view(e.array)
         e.indices = [self.expr(i) for i in e.indices]
-        e.wrap = [not self.bounds.at_least(i, 0) for i in e.indices]
+        # a CPointer is indexed as is (Numba's pointer arithmetic); an array's negative index counts from its end
+        e.wrap = [not root_array(e.array).pointer and not self.bounds.at_least(i, 0) for i in e.indices]
         if any(e.wrap):
             self.helpers.add("wrap")
             if e.array.kind == "dynamic" or (e.array.kind == "view" and root_array(e.array).kind == "dynamic"):

@@ -89,10 +89,23 @@ def nvcc_flags(program) -> list[str]:
 
 
 def program_for(info, options: Options | None = None, shells: bool = False):
-    """The program of a parsed module; shells: kernels the rules reject keep their parameters (program_with_shells)."""
-    if shells:
-        return program_with_shells(info, options or Options())
-    return build_program(info, options or Options())
+    """The program of a parsed module; shells: kernels the rules reject keep their parameters (program_with_shells).
+    Only kernels the runtimes can launch: a CPointer parameter takes an address, which they do not pass."""
+    program = program_with_shells(info, options or Options()) if shells else build_program(info, options or Options())
+    refuse_pointers(program)
+    return program
+
+
+def refuse_pointers(program) -> None:
+    """A UserError naming each kernel parameter declared CPointer(...): numba2cuda.load, the CPU runtime and
+    verify pass arrays, while Numba passes such a parameter an integer address."""
+    for fn in program.kernels:
+        for p in fn.params:
+            if p.array is not None and p.array.pointer:
+                raise UserError(f"{Path(program.info.path).name}: error: kernel '{getattr(fn, 'python_name', fn.name)}'"
+                                f" takes '{p.name}' as a CPointer (an address), which numba2cuda.load, verify and the "
+                                "CPU runtime do not pass\n    hint: translate it and launch its launcher with the "
+                                "pointer from your own code, or declare the parameter as an array (uint8[::1])")
 
 
 def sources(path, options: Options | None = None, shells: bool = False):
