@@ -12,6 +12,7 @@ from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .loops import ElementLoopLowerer
+from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
@@ -34,7 +35,7 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewLowerer, ExprLowerer):
+class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
