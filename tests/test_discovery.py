@@ -438,6 +438,9 @@ def test_non_numba_annotations_are_ignored_as_numba_ignores_them():
     prog = program(src)
     assert prog.kernels[0].c_name == "k"
     assert any("not a Numba type" in n.message for n in prog.notices)
+    # a forward reference to a Python class (callmetandat's kernels: "DeviceNDArray") is not a Numba type either
+    prog = program(src.replace("a: np.array", 'a: "DeviceNDArray"'))
+    assert sum("not a Numba type" in n.message for n in prog.notices) == 2
 
 
 def test_a_kernel_defined_twice_is_the_last_definition():

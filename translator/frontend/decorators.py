@@ -167,7 +167,7 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         if p.default is not None:
             raise Unsupported(p, "default parameter value", "kernels and device functions cannot have defaults",
                               "pass the value explicitly at every call")
-    annotations = {}
+    annotations, failed = {}, []
     for p in list(params_node.posonly_params) + list(params_node.params):
         if p.annotation is None:
             continue
@@ -175,10 +175,14 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         try:
             annotations[p.name.value] = T.parse_type(text)
         except T.TypeStringError as exc:
-            if _looks_like_numba_type(view, p.annotation.annotation):
-                raise Unsupported(p.annotation, "type annotation", str(exc)) from None
-            notes.append((p.annotation, f"annotation '{view.code(p.annotation.annotation)}'",
-                          "not a Numba type; ignored, as Numba ignores annotations"))
+            failed.append((p, exc))
+    for p, exc in failed:
+        # among parameters annotated with Numba types, a string that does not parse was meant as one too
+        meant = annotations and isinstance(p.annotation.annotation, (cst.SimpleString, cst.ConcatenatedString))
+        if meant or _looks_like_numba_type(view, p.annotation.annotation):
+            raise Unsupported(p.annotation, "type annotation", str(exc)) from None
+        notes.append((p.annotation, f"annotation '{view.code(p.annotation.annotation)}'",
+                      "not a Numba type; ignored, as Numba ignores annotations"))
     for sig in signatures:
         where = args[0] if args else kwargs.get("argtypes", fn.name)
         if len(sig[1]) != len(params):
@@ -199,7 +203,10 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
 def _looks_like_numba_type(view, node) -> bool:
     """An annotation that means to be a Numba type (a string, or a name from numba) but does not parse."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        return True
+        # "float32[:, ::1]" means a Numba type; "DeviceNDArray" (a forward reference to a Python class) does not
+        text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
+        name = text.strip().split("[", 1)[0].split("(", 1)[0].strip()
+        return any(c in text for c in "[(") or T.scalar_by_name(name) is not None
     base = node.value if isinstance(node, cst.Subscript) else node
     canon = resolve(view, base) or ""
     return canon.startswith(("numba.", "cuda.")) or (
