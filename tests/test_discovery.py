@@ -1029,3 +1029,27 @@ def test_a_first_launch_that_may_not_run_leaves_the_value_unknown():
     assert "if np.random.rand() > 2:" in src
     text = error(src, types=parse_types_option("q=float64[:], out=float64[:]"))
     assert "closure variable 'PRICES': is a NumPy array changed in place (line 20)" in text
+
+
+def test_a_ufunc_whose_signature_is_made_at_run_time_fails_alone():
+    """numba-cuda's test_gufunc builds a @guvectorize signature from a dtype computed at import: that Unsupported
+    escaped discovery (exit 70, a traceback) and took every kernel of the file with it. It is now that ufunc's
+    own located error, and the file's other kernels translate."""
+    src = """
+        import numpy as np
+        from numba import cuda, guvectorize, void
+        from numba.np import numpy_support as nps
+
+        dtype = nps.from_dtype(np.dtype("float32"))
+
+        @guvectorize([void(dtype[:], dtype[:])], "(n)->(n)", target="cuda")
+        def copy_gu(a, out):
+            for i in range(a.shape[0]):
+                out[i] = a[i]
+
+        @cuda.jit("void(float32[::1])")
+        def twice(x):
+            x[0] *= 2
+    """
+    assert "void twice(float *x)" in translate(src, kernels=["twice"])
+    assert "mod.py:8:15: error: @guvectorize signature: unknown element type 'dtype'" in error(src)

@@ -89,7 +89,14 @@ class Discoverer:
         if jit is None and cpu_jit(view, fn):
             jit = ([], {"device": cst.Name("True")})  # a @numba.jit function a kernel calls: a device function
         if jit is None:
-            spec = ufunc_decorator(view, fn, type_text)
+            try:
+                spec = ufunc_decorator(view, fn, type_text)
+            except Unsupported as exc:  # a ufunc this reading cannot make: its own failure, not the module's
+                key = prefix + name
+                self.info.deferred[key] = [view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
+                self.info.deferred_nodes[key] = fn
+                view.failed_functions.maps[0][name] = key
+                return
             if spec is not None:  # @vectorize/@guvectorize(target="cuda"): a device function plus its kernels
                 fi = self.register(view, fn, ([], {"device": cst.Name("True")}), enclosing, prefix + name, name,
                                    fn.decorators[0])
