@@ -740,3 +740,24 @@ def add_one(x, n):
     assert "x[-1] = 7u;" in cu
     with pytest.raises(UserError, match=r"kernel 'add_one' takes 'x' as a CPointer \(an address\)"):
         load_cpu(source=src)
+
+
+@pytest.mark.needs("g++")
+def test_a_row_view_at_a_negative_index_wraps_around_as_numba_does():
+    """`r = a[idx]` with idx read from memory (pygamd's kernels) was `a + idx * a_shape1` with no wraparound, while
+    `a[idx][1]` in the same kernel wrapped: a[-1] is the last row in both."""
+    src = HEAD + '''
+@cuda.jit("void(float64[:, ::1], int32[::1], float64[::1])")
+def k(a, ix, out):
+    i = cuda.grid(1)
+    if i < ix.shape[0]:
+        idx = ix[i]
+        r = a[idx]
+        out[i] = r[0] + 10 * a[idx][1] + 100 * a[idx, 2]
+'''
+    module = load_cpu(source=src)
+    a = np.arange(12.0).reshape(4, 3)
+    ix = np.array([0, 3, -1, -4], np.int32)
+    out = np.zeros(4)
+    module.k[1, 4](a, ix, out)
+    assert out.tolist() == [a[j][0] + 10 * a[j][1] + 100 * a[j, 2] for j in ix]

@@ -61,6 +61,8 @@ class ArrayViewLowerer:
                 stride = s if stride is None else ir.BinOp("*", stride, s)
             if isinstance(idx, ir.Const) and idx.value == 0 and not idx.name:
                 continue  # row 0 starts where the array does
+            if not (isinstance(idx, ir.Const) and isinstance(idx.value, int) and idx.value > 0):
+                idx = ir.Call(intrinsics.WRAP_INDEX, [idx, self.shape_of(base, d)])  # a[-1] is the last row
             term = ir.BinOp("*", idx, stride)
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]

@@ -304,3 +304,10 @@ BUILTIN_DIM3 = {"cuda.threadIdx": "threadIdx", "cuda.blockIdx": "blockIdx", "cud
 
 def lookup(key: str) -> Intrinsic | None:
     return TABLE.get(key)
+
+
+# Not Numba spellings: what the translator itself calls. A row view's index (`r = a[i]`) wraps around as Numba's
+# does unless the legalizer proves it non-negative, where it is the index itself.
+WRAP_INDEX = Intrinsic("n2c.wrap", "n2c::wrap", lambda ts: T.INT64, (2, 2), helper="wrap",
+                       arg_types=lambda ts: [T.INT64, T.INT64])
+

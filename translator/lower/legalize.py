@@ -9,6 +9,7 @@ from ..ir import typesys as T
 from ..analysis.bounds import Bounds
 from ..analysis.dataflow import sub_blocks
 from ..errors import Unsupported
+from ..ir import intrinsics
 from ..ir.intrinsics import Intrinsic
 from ..ir.facts import root_array
 
@@ -312,6 +313,8 @@ class Legalizer:
 
     def x_Call(self, e):
         e.args = [self.expr(a) for a in e.args]
+        if e.intrinsic is intrinsics.WRAP_INDEX and self.bounds.at_least(e.args[0], 0):
+            return e.args[0]  # a row index known not to be negative needs no wraparound
         ts = [a.type for a in e.args]
         entry = e.intrinsic
         if entry.arg_types is not None:
