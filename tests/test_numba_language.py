@@ -761,3 +761,27 @@ def k(a, ix, out):
     out = np.zeros(4)
     module.k[1, 4](a, ix, out)
     assert out.tolist() == [a[j][0] + 10 * a[j][1] + 100 * a[j, 2] for j in ix]
+
+
+@pytest.mark.needs("g++")
+def test_a_kernel_called_from_a_kernel_is_a_device_function_there():
+    """numba-cuda's test_inline and a Canny edge detector call a @cuda.jit kernel from another kernel: Numba
+    compiles the callee as a device function for that call (each thread runs its body); it stays a kernel too."""
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], int64)")
+def set_zero(a, i):
+    a[i] = 0
+
+@cuda.jit("void(float32[::1])")
+def call_set_zero(a):
+    i = cuda.grid(1)
+    if i < a.shape[0] and i % 2 == 0:
+        set_zero(a, i)
+'''
+    module = load_cpu(source=src)
+    assert "__global__ void set_zero(" in module.cu and "__device__ void set_zero_2(" in module.cu
+    a = np.ones(7, np.float32)
+    module.call_set_zero[1, 8](a)
+    assert a.tolist() == [0, 1, 0, 1, 0, 1, 0]
+    module.set_zero[1, 1](a, 1)
+    assert a[1] == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from ..ir import intrinsics
@@ -344,8 +346,7 @@ class CallLowerer:
         name = node.func.value
         target = self.info.functions[name]
         if not target.is_device:
-            raise Unsupported(node, f"call to kernel '{name}'", "kernels cannot be called from device code",
-                              "decorate it with @cuda.jit(device=True)")
+            target = self.device_twin(target, node)
         if kwargs:
             raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
         if len(args) != len(target.params):
@@ -371,6 +372,19 @@ class CallLowerer:
                 lowered.append(v)
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None)
+
+    def device_twin(self, kernel, node):
+        """A @cuda.jit kernel called from device code: numba-cuda compiles it as a device function there (its
+        dispatcher's call template), so the call reaches a device-function copy of it (one per module)."""
+        if len(kernel.signatures) > 1:
+            raise Unsupported(node, f"call to kernel '{kernel.name}'", "it has several signatures, and device code "
+                              "calls one function", "keep one signature, or call a @cuda.jit(device=True) function")
+        key = f"{kernel.key}.device"
+        twin = self.info.functions.get(key)
+        if twin is None:
+            twin = replace(kernel, is_device=True, key=key, listed=False, notices=[], also_known_as=set())
+            self.info.functions[key] = twin
+        return twin
 
     @staticmethod
     def tuple_items(tup: TupleValue, node) -> list:
