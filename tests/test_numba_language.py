@@ -785,3 +785,20 @@ def call_set_zero(a):
     assert a.tolist() == [0, 1, 0, 1, 0, 1, 0]
     module.set_zero[1, 1](a, 1)
     assert a[1] == 0
+
+
+@pytest.mark.needs("g++")
+def test_const_array_like_of_an_argument_is_the_argument():
+    """lbm-gpu writes `w = cuda.const.array_like(w_in)` of a kernel argument: Numba's lowering returns the array."""
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], float32[::1])")
+def eq(w_in, out):
+    w = cuda.const.array_like(w_in)
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = w[i % w.shape[0]] * 2
+'''
+    module = load_cpu(source=src)
+    w, out = np.array([1.5, 2.5, 4.0], np.float32), np.zeros(7, np.float32)
+    module.eq[1, 8](w, out)
+    assert out.tolist() == [w[i % 3] * 2 for i in range(7)]

@@ -220,6 +220,10 @@ class AssignLowerer:
         args = [a.value for a in call.args if a.keyword is None]
         kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if canon == "cuda.const.array_like":
+            if len(args) == 1 and isinstance(args[0], cst.Name) and isinstance(self.scope.get(args[0].value),
+                                                                                 ir.ArrayVar):
+                # of an array the kernel holds (lbm-gpu passes its weights): Numba's lowering returns the array
+                return self.bind(name, self.scope[args[0].value], call)
             if len(args) == 1 and isinstance(args[0], cst.Name) and args[0].value in self.info.nonconstant:
                 raise self.unknown_value(args[0].value, args[0])
             if len(args) != 1 or not isinstance(args[0], cst.Name) or not isinstance(

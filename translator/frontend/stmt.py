@@ -301,6 +301,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewL
         if not isinstance(stmt.target, cst.Name):
             raise Unsupported(stmt.target, "for loop target", "only a single name can be the loop variable",
                               "for i in range(n): ...")
+        if not is_range and isinstance(it, cst.Call) and self.info.code(it.func).endswith("literal_unroll"):
+            raise Unsupported(it, "for loop over literal_unroll()", "numba2cuda does not unroll a loop per item "
+                              "type; a tuple of numbers is iterated without it",
+                              "write for x in t for a tuple of numbers; for arrays, write the body once per array")
         if not is_range:
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
             raise Unsupported(it, f"for loop over {what}", "only range() loops are supported",
