@@ -1,8 +1,10 @@
-"""libcst calls -> KernelIR: intrinsics, casts, builtins, atomics, cuda.grid and device-function calls."""
+"""libcst calls -> KernelIR: intrinsics, casts, builtins, atomics, cuda.grid (device functions: devcalls.py)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import cmath
+import math
+import re
 
 import libcst as cst
 
@@ -112,6 +114,10 @@ class CallLowerer:
         if name is not None and name in self.info.nonconstant:
             return Unsupported(node.func, f"call to {name}()", f"'{name}' {self.info.nonconstant[name]}",
                                "call a @cuda.jit(device=True) function of this module instead")
+        if numba_has(canon):
+            return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
+                               "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "
+                               "it with the functions README 'Supported kernel language' lists")
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
@@ -341,65 +347,6 @@ class CallLowerer:
         self.use_helper(entry.helper)
         return ir.Call(entry, [ir.AddressOf(target)] + [self.expr(a) for a in args[2:]])
 
-    # ------------------------------------------------------------ device functions
-    def device_call(self, node, args, kwargs):
-        name = node.func.value
-        target = self.info.functions[name]
-        if not target.is_device:
-            target = self.device_twin(target, node)
-        if kwargs:
-            raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
-        if len(args) != len(target.params):
-            raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
-        lowered, groups = [], []
-        for a in args:
-            v = self.value(a)
-            items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
-            groups.append(len(items) if items is not None else None)
-            if items is not None:
-                lowered.extend(items)
-            elif isinstance(v, ir.ArrayVar):
-                ref = ir.ArrayRef(v)
-                ref.node = a
-                lowered.append(ref)
-            elif isinstance(v, TypeValue):
-                raise Unsupported(a, f"type argument '{self.info.code(a)}'", "numba2cuda does not specialise a "
-                                  "device function on a type passed to it", "use the type inside the device function")
-            elif isinstance(v, Dim3):
-                raise Unsupported(a, f"argument '{self.info.code(a)}'", "a dim3 is passed by its components",
-                                  "pass .x, .y and .z separately")
-            else:
-                lowered.append(v)
-        return ir.DeviceCall(name, lowered, key=target.key,
-                             groups=groups if any(g is not None for g in groups) else None)
-
-    def device_twin(self, kernel, node):
-        """A @cuda.jit kernel called from device code: numba-cuda compiles it as a device function there (its
-        dispatcher's call template), so the call reaches a device-function copy of it (one per module)."""
-        if len(kernel.signatures) > 1:
-            raise Unsupported(node, f"call to kernel '{kernel.name}'", "it has several signatures, and device code "
-                              "calls one function", "keep one signature, or call a @cuda.jit(device=True) function")
-        key = f"{kernel.key}.device"
-        twin = self.info.functions.get(key)
-        if twin is None:
-            twin = replace(kernel, is_device=True, key=key, listed=False, notices=[], also_known_as=set())
-            self.info.functions[key] = twin
-        return twin
-
-    @staticmethod
-    def tuple_items(tup: TupleValue, node) -> list:
-        """The items of a tuple passed whole to a device function, which takes them as parameters of their own:
-        numbers only (a tuple of arrays or of tuples has no such flat form here)."""
-        items = []
-        for item in tup.items:
-            if isinstance(item, (int, float)):  # bool too
-                item = const_expr(item, node)
-            if not isinstance(item, ir.Expr) or isinstance(item, ir.ArrayVar):
-                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold only numbers",
-                                  "pass its arrays (or inner tuples) as arguments of their own")
-            items.append(item)
-        return items
-
 
 def float_of_string(node):
     """float('inf'), float('-inf'), float('nan'): the value Python gives (Numba folds the constant the same way),
@@ -410,6 +357,18 @@ def float_of_string(node):
     if not isinstance(text, str) or text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
         return None
     return float(text)
+
+
+_CUDA_VECTOR = re.compile(r"^cuda\.(u?int(8|16|32|64)|float(16|32|64))x[1-4]$")
+
+
+def numba_has(canon: str) -> bool:
+    """Does Numba compile a call to CANON in a kernel, where numba2cuda's table has no entry: math/cmath functions
+    (numba-cuda implements nearly all of Python's), CUDA vector types, bfloat16?"""
+    module, _, attr = canon.partition(".")
+    if module in ("math", "cmath") and "." not in attr:
+        return callable(getattr(math if module == "math" else cmath, attr, None))
+    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith("cuda.bf16.")
 
 
 def _dim3(name, axis):

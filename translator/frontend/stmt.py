@@ -11,6 +11,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
+from .devcalls import DeviceCallLowerer
 from .loops import ElementLoopLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
@@ -35,7 +36,8 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, ExprLowerer):
+class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer,
+                      ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
