@@ -1053,3 +1053,27 @@ def test_a_ufunc_whose_signature_is_made_at_run_time_fails_alone():
     """
     assert "void twice(float *x)" in translate(src, kernels=["twice"])
     assert "mod.py:8:15: error: @guvectorize signature: unknown element type 'dtype'" in error(src)
+
+
+def test_a_kernel_inside_a_function_calls_another_kernel_there():
+    """numba-cuda's test_inline: both kernels defined in a test method, one calling the other (a device function
+    there). The device copy was registered in the method's scope only, and the program looked it up in the
+    module's table (KeyError, exit 70)."""
+    src = """
+        import numpy as np
+        from numba import cuda, types
+
+        class TestCudaInline:
+            def _test_call_inline(self, inline):
+                sig = (types.int32[::1],)
+
+                @cuda.jit(inline=inline)
+                def set_zero(a):
+                    a[0] = 0
+
+                @cuda.jit(sig)
+                def call_set_zero(a):
+                    set_zero(a)
+    """
+    cu = translate(src, kernels=["TestCudaInline._test_call_inline.call_set_zero"])
+    assert "__device__ void set_zero(int *a, int64_t a_shape0)" in cu and "    set_zero(a, a_shape0);" in cu

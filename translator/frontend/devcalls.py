@@ -4,6 +4,7 @@ tuple argument travels as its items."""
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import replace
 
 from ..errors import Unsupported
@@ -55,7 +56,10 @@ class DeviceCallLowerer:
         twin = self.info.functions.get(key)
         if twin is None:
             twin = replace(kernel, is_device=True, key=key, listed=False, notices=[], also_known_as=set())
-            self.info.functions[key] = twin
+            functions = self.info.functions
+            # the program instantiates by key from the module's table (a nested scope's view chains to it)
+            for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
+                table[key] = twin
         return twin
 
     @staticmethod
