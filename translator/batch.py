@@ -37,15 +37,18 @@ def is_batch(specs) -> bool:
 
 
 def mentions_a_kernel(path: Path) -> bool:
+    """Does the module mention a way Numba makes GPU code: cuda.jit, or a @vectorize/@guvectorize (whose target
+    says cuda; kernels/soft_threshold.py has no cuda.jit at all)?"""
     try:
-        return "cuda.jit" in path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+    return "cuda.jit" in text or ("vectorize" in text and "cuda" in text)
 
 
 def expand(specs, *, command: str) -> list[str]:
     """The modules a batch runs, in order and each once: files as given, a folder's *.py files (recursively, hidden
-    and build folders skipped) that mention cuda.jit, and a glob's matches (`**` recurses)."""
+    and build folders skipped) that mention cuda.jit or a CUDA ufunc, and a glob's matches (`**` recurses)."""
     out: list[str] = []
     for spec in specs:
         if spec == "-":

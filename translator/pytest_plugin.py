@@ -25,6 +25,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from .batch import mentions_a_kernel
+
 TIERS = ("cpu", "cuda")
 
 
@@ -163,17 +165,15 @@ def _under(path: Path, roots) -> bool:
 
 def is_kernel_module(file_path: Path, config) -> bool:
     """Whether this run verifies FILE_PATH: a .py file (not pytest's own test or conftest file) that mentions
-    cuda.jit, under --numba2cuda's paths or [tool.numba2cuda] verify."""
+    cuda.jit or a CUDA ufunc (batch.mentions_a_kernel, as the folder commands pick), under --numba2cuda's paths
+    or [tool.numba2cuda] verify."""
     if file_path.suffix != ".py" or not active(config):
         return False
     if not config.getoption("numba2cuda") and not _under(file_path.resolve(), config._numba2cuda_paths):
         return False
     if file_path.name.startswith(("test_", "conftest")) or file_path.name.endswith("_test.py"):
         return False
-    try:
-        return "cuda.jit" in file_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+    return mentions_a_kernel(file_path)
 
 
 def pytest_collect_file(file_path: Path, parent):
