@@ -414,48 +414,29 @@ def test_tuples_iterated_and_indexed_at_run_time_as_numba_does():
     """`for off in (16, 8, 4)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter) and `t[k]`, `t[-k]`:
     Numba compiles a switch over the index; translated as a chain of conditionals, checked against njit."""
     import numba
+    from pathlib import Path
 
-    src = HEAD + '''
-OFFSETS = (3, -1, 2)
-
-@cuda.jit("void(int64[::1], UniTuple(int64, 3), int64[::1])")
-def k(x, t, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        s = 0
-        for off in (16, 8, 4):
-            s += x[i] // off
-        for d in OFFSETS:
-            s = s * 3 + d
-        for v in t:
-            s += v * x[i]
-        j = x[i] % 3
-        s += OFFSETS[j] + t[-1 - j] * 100
-        out[i] = s
-'''
-
-    def body(xi, t):
+    def body(xi, t):  # real_world_constructs.tuples, one thread's work
         s = 0
         for off in (16, 8, 4):
             s += xi // off
-        for d in (3, -1, 2):
+        for d in (2, -1, 3):
             s = s * 3 + d
         for v in t:
             s += v * xi
-        j = xi % 3
-        return s + (3, -1, 2)[j] + t[-1 - j] * 100
+        k = abs(xi) % 3
+        return s + (2, -1, 3)[k] + t[-1 - k] * 100
 
-    module = load_cpu(source=src)
-    body_c = kernel_text(module.cu, "k")
+    module = load_cpu(Path(__file__).parent / "verify_fixtures" / "real_world_constructs.py")
+    body_c = kernel_text(module.cu, "tuples")
     assert "for (int64_t off_index = 0; off_index < 3; ++off_index)" in body_c
     assert "off_index == -3" not in body_c  # the translator's own counter never counts from the end
     x = np.arange(-40, 41, 3, dtype=np.int64)
     t = (5, -7, 11)
     out = np.zeros_like(x)
-    module.k[1, 32](x, t, out)
+    module.tuples[1, 32](x, t, out)
     reference = numba.njit(body)
     assert out.tolist() == [reference(int(v), t) for v in x]
-
 
 
 @pytest.mark.needs("g++")
