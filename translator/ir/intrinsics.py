@@ -310,4 +310,3 @@ def lookup(key: str) -> Intrinsic | None:
 # does unless the legalizer proves it non-negative, where it is the index itself.
 WRAP_INDEX = Intrinsic("n2c.wrap", "n2c::wrap", lambda ts: T.INT64, (2, 2), helper="wrap",
                        arg_types=lambda ts: [T.INT64, T.INT64])
-
