@@ -99,6 +99,17 @@ def test_a_factorys_kernels_are_collected_not_its_template(project):
     assert "kernels/factory_kernel.py::box_filter_r3[cpu]" in out and "make_box_filter" not in out, out
 
 
+@pytest.mark.needs("g++")
+def test_a_cuda_ufunc_module_is_collected_and_verified_by_the_ufuncs_name(project):
+    """kernels/soft_threshold.py makes its kernel with @vectorize(target="cuda"), no cuda.jit: the plugin left the
+    module out, then (given it) found 'no @cuda.jit kernel'; the ufunc is an item, verified as verify takes it."""
+    shutil.copy(ROOT / "kernels" / "soft_threshold.py", project.path / "kernels" / "soft_threshold.py")
+    result = project.runpytest_subprocess(*plugin_args(), "--numba2cuda", "--numba2cuda-tiers=cpu", "kernels/",
+                                          "-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=3)  # with the project's vector_add and rgb_to_grey
+    assert "kernels/soft_threshold.py::soft_threshold[cpu] PASSED" in result.stdout.str(), result.stdout.str()
+
+
 def test_untranslatable_module_is_one_failing_item(project):
     (project.path / "kernels" / "bad.py").write_text(
         "from numba import cuda\n\n@cuda.jit('void(float32[:])')\ndef bad(a):\n    a[0] = [1, 2][0]\n")
