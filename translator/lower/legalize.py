@@ -145,9 +145,7 @@ class Legalizer:
             arr = s.array
             if arr.offset is not None:
                 arr.offset = self.expr(arr.offset)
-            kept = set(self.helpers)  # a view's extents print only where read: their helpers are taken then
             arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
-            self.helpers.intersection_update(kept)
             if arr.pitch is not None:
                 arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
 
@@ -181,9 +179,7 @@ class Legalizer:
         return e
 
     def x_ShapeOf(self, e):
-        if e.array.kind == "dynamic":
-            self.helpers.add("dynamic_smem_bytes")
-        return e
+        return e  # a dynamic array's length needs dynamic_smem_bytes where it is printed (CPrinter.extent)
 
     def x_Cast(self, e):
         e.value = self.expr(e.value)
