@@ -14,7 +14,8 @@ from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
 from .names import from_unread_module, resolve
-from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, scalar_type_of_name
+from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
+                   scalar_type_of_name)
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {
@@ -214,8 +215,7 @@ class CallLowerer:
         if not isinstance(arr, ir.ArrayVar):
             raise Unsupported(node, "len()", "works on arrays and tuples only here")
         if arr.pointer:
-            raise Unsupported(node, f"len() of '{arr.name}'", "a CPointer carries no length (Numba gives it none "
-                              "either)", "pass the length as an argument of its own, as numba-cuda's ex_cpointer does")
+            raise no_length(arr, node, "len()")
         return self.shape_of(arr, 0)
 
     def call_range(self, node, args, kwargs):

@@ -92,10 +92,7 @@ class Discoverer:
             try:
                 spec = ufunc_decorator(view, fn, type_text)
             except Unsupported as exc:  # a ufunc this reading cannot make: its own failure, not the module's
-                key = prefix + name
-                self.info.deferred[key] = [view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
-                self.info.deferred_nodes[key] = fn
-                view.failed_functions.maps[0][name] = key
+                self.defer(view, fn, prefix + name, name, exc)
                 return
             if spec is not None:  # @vectorize/@guvectorize(target="cuda"): a device function plus its kernels
                 fi = self.register(view, fn, ([], {"device": cst.Name("True")}), enclosing, prefix + name, name,
@@ -118,11 +115,7 @@ class Discoverer:
         try:
             fi = function_info(view, fn, jit, enclosing, key, name, site, site_view)
         except Unsupported as exc:
-            diag = view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)
-            self.info.deferred[key] = [diag]
-            self.info.deferred_nodes[key] = fn
-            view.failed_functions.maps[0][name] = key
-            self.info.functions.pop(key, None)
+            self.defer(view, fn, key, name, exc)
             return None
         fi.scope = view if view is not self.info else None
         if enclosing is not None and view is not self.info:
@@ -133,6 +126,18 @@ class Discoverer:
         if view is not self.info:
             view.functions.maps[0][name] = fi
         return fi
+
+    def defer(self, view, fn, key, name, exc: Unsupported) -> None:
+        """FN failed where it was made: its error is reported if it is asked for, the rest of the module stands."""
+        self.info.deferred[key] = [view.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
+        self.info.deferred_nodes[key] = fn
+        view.failed_functions.maps[0][name] = key
+        self.info.functions.pop(key, None)
+
+    def bind_global(self, bound, fi) -> None:
+        """`global f_gpu` in the function that binds f_gpu: the module's kernels call it by that name."""
+        if bound in self.global_names and bound not in self.info.functions:
+            self.info.functions[bound] = fi
 
     def scope_view(self, parent: ModuleInfo, fn: cst.FunctionDef, values: dict | None = None) -> ModuleInfo:
         """The names a function defined inside FN sees: FN's imports, parameters and local constants over PARENT's."""
@@ -212,8 +217,7 @@ class Discoverer:
             # gpu_f = cuda.jit(device=True)(f) of an @numba.jit f (a CPU dispatcher): the same device function
             jitted.also_known_as.add(bound)
             view.functions[bound] = jitted  # a ChainMap (a function's scope) takes it in its own map
-            if bound in self.global_names and bound not in self.info.functions:
-                self.info.functions[bound] = jitted
+            self.bind_global(bound, jitted)
             return
         if jit is None or entry is None:
             return
@@ -238,9 +242,8 @@ class Discoverer:
             self.made_at[call] = fi
             if bound and view is not self.info and view is not fn_view:
                 view.functions.maps[0][bound] = fi
-            if bound and view is not self.info and bound in self.global_names and fi.is_device \
-                    and bound not in self.info.functions:
-                self.info.functions[bound] = fi
+            if bound and view is not self.info and fi.is_device:
+                self.bind_global(bound, fi)
 
     # ------------------------------------------------------------ factories
     def returned_kernel(self, fn, child):

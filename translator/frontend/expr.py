@@ -85,6 +85,12 @@ class TupleValue:
     items: list
 
 
+def no_length(arr: ir.ArrayVar, node, asked: str) -> Unsupported:
+    """The error for the length of a CPointer (`len(x)`, `x.shape`, a slice of it)."""
+    return Unsupported(node, f"{asked} of '{arr.name}'", "a CPointer carries no length (Numba gives it none either)",
+                       "pass the length as an argument of its own, as numba-cuda's ex_cpointer does")
+
+
 def const_expr(value, node=None) -> ir.Expr:
     if isinstance(value, Typed):
         e = ir.Const(value.value, value.type)
@@ -338,9 +344,7 @@ class ExprLowerer:
 
     def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
         if root_array(arr).pointer:
-            raise Unsupported(None, f"length of '{root_array(arr).name}'",
-                              "a CPointer carries no length (Numba gives it none either)",
-                              "pass the length as an argument of its own, as numba-cuda's ex_cpointer does")
+            raise no_length(root_array(arr), None, "length")
         if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
             return ir.ShapeOf(arr, dim)
         return arr.shape[dim]
@@ -416,5 +420,6 @@ def canonical_call(info, func_node) -> str | None:
     return canon
 
 
-__all__ = ["ExprLowerer", "ArraySelect", "Dim3", "GridGroup", "GridSync", "TupleValue", "TypeValue", "const_expr", "canonical_call", "dotted", "canonical",
+__all__ = ["ExprLowerer", "ArraySelect", "Dim3", "GridGroup", "GridSync", "TupleValue", "TypeValue", "const_expr", "no_length",
+           "canonical_call", "dotted", "canonical",
            "scalar_type_of_name", "AUG_OPS"]

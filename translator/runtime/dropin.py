@@ -97,7 +97,7 @@ def program_for(info, options: Options | None = None, shells: bool = False):
 
 
 def refuse_pointers(program) -> None:
-    """A UserError naming each kernel parameter declared CPointer(...): numba2cuda.load, the CPU runtime and
+    """A UserError naming the first kernel parameter declared CPointer(...): numba2cuda.load, the CPU runtime and
     verify pass arrays, while Numba passes such a parameter an integer address."""
     for fn in program.kernels:
         for p in fn.params:
@@ -144,7 +144,7 @@ def kernel_sources(kernel, options: Options | None = None):
     if key is None:
         raise UserError(f"{path}: error: the function of kernel {result['kernels'][0]['name']!r} "
                         f"(line {result['kernels'][0]['line']}) was not found in its source")
-    program = build_program(info, replace(options or Options(), kernels=[key]))
+    program = program_for(info, replace(options or Options(), kernels=[key]))  # refuses CPointer kernels too
     name = Path(path).name
     return program, render_program(program, name), render_bindings(program, name), path
 
