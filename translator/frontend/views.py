@@ -117,7 +117,6 @@ class ArrayViewLowerer:
                               "index every dimension, or swap the array's dimensions")
         offset, shape, pitch, step = None, [], [], None
         for d, el in enumerate(els):
-            extent = self.shape_of(base, d)
             if d:  # what one step of dimension d - 1 moves over, from the dimension before the window's next one
                 stride = self.step_extent(base, d)
                 step = stride if step is None else ir.BinOp("*", step, stride)
@@ -127,7 +126,7 @@ class ArrayViewLowerer:
                     raise Unsupported(node, "negative index in a window", "a window's integer index is not wrapped "
                                       "around here", "write the index as n - k")
             else:
-                start, length = self.slice_bounds(el.slice, extent, node)
+                start, length = self.slice_bounds(el.slice, self.shape_of(base, d), node)
             if offset is not None and d:
                 offset = ir.BinOp("*", offset, self.step_extent(base, d))
             if not (isinstance(start, ir.Const) and start.value == 0 and not start.name):
