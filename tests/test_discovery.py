@@ -703,6 +703,89 @@ def test_constants_imported_from_a_sibling_module(tmp_path):
     assert "a[0] = 128.0 * SCALE + TILE + 256;" in cu  # BLOCK (an int times a float32: float64) and params.DEPTH
 
 
+HELPERS = """
+    import math
+    import numba
+    from numba import cuda
+
+    SCALE = 2.0
+
+    @cuda.jit(device=True)
+    def _sq(x):
+        return x * x
+
+    @cuda.jit(device=True, inline=True)
+    def weight(x):
+        return math.exp(-_sq(x)) * SCALE
+
+    @numba.jit(nopython=True)
+    def clamp(x):
+        return min(max(x, 0.0), 1.0)
+"""
+
+
+def _package(tmp_path, kernel_source: str):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(textwrap.dedent(HELPERS))
+    path = tmp_path / "pkg" / "kern.py"
+    path.write_text(textwrap.dedent(kernel_source))
+    return path
+
+
+def test_device_functions_imported_from_modules_next_to_the_file(tmp_path):
+    """Numba compiles a device function imported from another module of the project (fbpic's inline functions);
+    it is read from its own file, in its own module's names, and its callees come along."""
+    from translator import translate_file
+
+    path = _package(tmp_path, """
+        from numba import cuda
+        from .helpers import weight, clamp
+        from . import helpers as hp
+
+        @cuda.jit(device=True)
+        def _sq(x):  # the importer's own _sq is another function
+            return x + x
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def apply(a, out):
+            i = cuda.grid(1)
+            if i < a.size:
+                out[i] = clamp(weight(a[i]) + hp.weight(_sq(a[i])))
+
+        def test_inside():
+            from .helpers import weight as w
+
+            @cuda.jit("void(float64[::1])")
+            def inner(a):
+                a[0] = w(a[0])
+    """)
+    cu = translate_file(path)
+    assert "static constexpr double SCALE = 2.0;" in cu
+    assert "return exp(-v_sq(x)) * SCALE;  // helpers.py:14" in cu  # located in its own file
+    assert "return x * x;  // helpers.py:10" in cu and "return x + x;  // kern.py:8" in cu
+    assert "out[i] = clamp(weight(a[i]) + weight(v_sq_2(a[i])));  // kern.py:14" in cu
+    assert "a[0] = weight(a[0]);" in cu  # the kernel inside a function sees its own import
+
+
+def test_a_problem_in_an_imported_device_function_is_located_in_its_file(tmp_path):
+    path = _package(tmp_path, """
+        from numba import cuda
+        from .broken import twice
+
+        @cuda.jit("void(float64[::1])")
+        def k(a):
+            a[0] = twice(a[0])
+    """)
+    (path.parent / "broken.py").write_text("from numba import cuda\n\n@cuda.jit(device=True)\ndef twice(x):\n"
+                                           "    return [x, x][0]\n")
+    from translator import translate_file
+
+    with pytest.raises(UserError) as exc:
+        translate_file(path)
+    assert str(exc.value).startswith(f"{path.parent / 'broken.py'}:5:12: error: list literal")
+
+
 def test_a_name_imported_from_a_module_it_cannot_read_names_the_import_mode():
     src = """
         from numba import cuda

@@ -229,3 +229,28 @@ def test_the_pyproject_key_is_a_known_setting(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.numba2cuda]\nimport_module = true\nimport_modul = true\n")
     warnings = unknown_pyproject_keys(tmp_path)
     assert len(warnings) == 1 and "import_modul " in warnings[0] and "did you mean import_module" in warnings[0]
+
+
+def test_a_device_function_of_a_module_next_to_it_is_translated_with_the_kernel(tmp_path):
+    """Importing gives the dispatcher of a sibling module's device function: the function is read from its file
+    (as the static reading reads it), never refused as 'another file'."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    write(tmp_path / "pkg", """
+        from numba import cuda
+        OFFSET = 3.0
+
+        @cuda.jit(device=True)
+        def shift(x):
+            return x + OFFSET
+    """, "helpers.py")
+    path = write(tmp_path / "pkg", """
+        from numba import cuda
+        from .helpers import shift
+
+        @cuda.jit("void(float64[::1])")
+        def k(a):
+            a[0] = shift(a[0])
+    """, "kern.py")
+    cu = translate(path)
+    assert "return x + OFFSET;  // helpers.py:7" in cu and "a[0] = shift(a[0]);" in cu

@@ -299,3 +299,26 @@ def test_real_world_constructs_are_equivalent_and_an_unclipped_slice_is_rejected
 def test_gpu_real_world_constructs_match_numba():
     result = verify(F / "real_world_constructs.py", device="cuda", dists=("uniform", "negative", "limits"))
     assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
+
+
+@pytest.mark.needs("g++")
+def test_a_module_of_a_package_runs_with_its_relative_imports(tmp_path, capsys):
+    """verify imports the original as Python does (`pkg.kern`), so `from .helpers import weight` works there
+    too; the translation reads weight from helpers.py."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("import math\nfrom numba import cuda\n\n\n@cuda.jit(device=True)\n"
+                                    "def weight(x):\n    return math.exp(-x * x) * 2.0\n")
+    (pkg / "kern.py").write_text(
+        "import numpy as np\nfrom numba import cuda\nfrom .helpers import weight\n\n\n"
+        "@cuda.jit(\"void(float64[::1], float64[::1])\")\ndef apply(a, out):\n    i = cuda.grid(1)\n"
+        "    if i < a.size:\n        out[i] = weight(a[i])\n\n\n"
+        "def example(rng, size=\"small\"):\n    a = rng.standard_normal(100)\n"
+        "    return dict(kernel=apply, griddim=1, blockdim=128, args=[a, np.zeros_like(a)],\n"
+        "                expected={1: np.exp(-a * a) * 2.0})\n")
+    rc, out = run_cli(capsys, pkg / "kern.py", "--seeds", "1", "--json", "-")
+    assert rc == 0, out
+    data = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert data["verdict"] == "EQUIVALENT"
+    assert all(c["reference"] == "Numba original in the CUDA simulator" for c in data["cases"]), data["cases"]

@@ -92,17 +92,34 @@ class Reporter:
     source_lines: list[str]
     positions: object  # libcst PositionProvider mapping
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: reporters of the modules whose device functions this one calls (`from .helpers import f`): their nodes
+    #: are located in their own files, and their problems are this translation's
+    foreign: list = field(default_factory=list)
+
+    def adopt(self, other: Reporter) -> None:
+        """Locate OTHER's nodes too, and collect its problems with these (it and the modules it adopted)."""
+        for reporter in [other, *other.foreign]:
+            if reporter is not self and reporter not in self.foreign:
+                self.foreign.append(reporter)
+            reporter.diagnostics = self.diagnostics
+
+    def _owner(self, node) -> tuple[Reporter, object]:
+        for reporter in (self, *self.foreign):
+            try:
+                return reporter, reporter.positions[node].start
+            except KeyError:
+                continue
+        return self, None
 
     def location(self, node) -> Location:
-        try:
-            pos = self.positions[node].start
-            return Location(self.path, pos.line, pos.column)
-        except KeyError:
-            return Location(self.path, 1, 0)
+        reporter, pos = self._owner(node)
+        return Location(self.path, 1, 0) if pos is None else Location(reporter.path, pos.line, pos.column)
 
     def make(self, node, construct: str, message: str, hint: str = "") -> Diagnostic:
-        loc = self.location(node)
-        line = self.source_lines[loc.line - 1] if 0 < loc.line <= len(self.source_lines) else ""
+        reporter, pos = self._owner(node)
+        loc = Location(self.path, 1, 0) if pos is None else Location(reporter.path, pos.line, pos.column)
+        lines = reporter.source_lines
+        line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
         return Diagnostic(loc, construct, message, hint, line)
 
     def add(self, node, construct: str, message: str, hint: str = "") -> None:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
-import importlib.util
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +24,7 @@ import numpy as np
 from .case import Case, Variant, bench_sizes, param_combos, params_key, run_case
 from .stats import Sampling
 from ..errors import UserError
+from ..userimport import import_path
 from ..runtime.records import from_words, is_record_array, numba_view, to_torch
 from ..verify.plan import accepts as accepts_keyword  # the reference side's own
 from ..verify.reference import kernel_name, launcher
@@ -124,14 +123,8 @@ class CudaTimer:
 def load_user_module(path: str):
     """Import the module by path (as verify's reference side does) and check it has example()."""
     path = Path(path).resolve()
-    name = "n2c_bench_" + "".join(c if c.isalnum() else "_" for c in path.stem)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Triton's JIT reads a kernel's source through its module
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
     try:
-        spec.loader.exec_module(module)
+        module = import_path(str(path), "n2c_bench_" + "".join(c if c.isalnum() else "_" for c in path.stem))
     except Exception as exc:
         raise UserError(f"{path}: error: importing the module failed: {type(exc).__name__}: {exc}") from None
     if not hasattr(module, "example"):

@@ -53,9 +53,8 @@ def c_type(t) -> str:
 
 
 class CPrinter:
-    def __init__(self, line_of, source_name: str, constant_names: dict | None = None):
-        self.line_of = line_of  # libcst node -> line number
-        self.source_name = source_name
+    def __init__(self, where, constant_names: dict | None = None):
+        self.where = where  # libcst node -> "file.py:LINE" (a device function imported from a sibling: its file)
         self.declared_dynamic = False
         self.constants_used: set = set()  # module constants printed, by their Python names
         self.helpers_printed: set = set()  # helpers of calls only printing decides on (a view's clipped length)
@@ -254,11 +253,11 @@ class CPrinter:
         return lines
 
     def comment(self, s) -> str:
-        line = self.line_of(s.node) if s.node is not None else None
+        where = self.where(s.node) if s.node is not None else None
         notes = self._renames(s)
-        if not line:
+        if not where:
             return f"  // renamed: {notes}" if notes else ""
-        return f"  // {self.source_name}:{line}" + (f" (renamed: {notes})" if notes else "")
+        return f"  // {where}" + (f" (renamed: {notes})" if notes else "")
 
     def _renames(self, s) -> str:
         """`py -> c` for each user name C could not keep, at the first statement that mentions it."""

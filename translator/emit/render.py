@@ -178,7 +178,14 @@ class Renderer:
         self.source_name = source_name
         reporter = program.info.reporter
         name_program(program)
-        self.printer = CPrinter(lambda node: reporter.location(node).line, source_name, program.constant_names)
+        main = program.info.path
+
+        def where(node) -> str | None:
+            loc = reporter.location(node)
+            if not loc.line:
+                return None
+            return f"{source_name if loc.path == main else Path(loc.path).name}:{loc.line}"
+        self.printer = CPrinter(where, program.constant_names)
 
     def function_text(self, fn: ir.Function, kernel: bool) -> str:
         if getattr(fn, "external_code", None) is not None:  # the LLM backend's code, kept only once verified
@@ -190,12 +197,12 @@ class Renderer:
         template = f"template <{', '.join(f'int {t}' for _, t, _ in templates)}>\n" if templates else ""
         head = f"{template}__global__ void {_kernel_attributes(fn)}{fn.c_name}({params})" if kernel else \
             f"__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
-        line = self.printer.line_of(fn.node)
+        where = self.printer.where(fn.node)
         struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
         notes = ", ".join(filter(None, [renamed(fn)] + [renamed(p.array if p.array is not None else
                                                                  getattr(p, "variable", None) or p)
                                                         for p in fn.params]))
-        comment = (f"// {self.source_name}:{line}" + (f" (renamed: {notes})" if notes else "") + "\n") if line else ""
+        comment = (f"// {where}" + (f" (renamed: {notes})" if notes else "") + "\n") if where else ""
         return struct + comment + head + "\n{\n" + "\n".join(body) + "\n}"
 
     def kernel_context(self, fn: ir.Function, code: str) -> dict:

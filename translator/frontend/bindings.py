@@ -273,13 +273,47 @@ class Binder:
             if sibling is not None and name in sibling.nonconstant:
                 self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
                 return
+            if sibling is not None and self._import_function(local, sibling, name):
+                return
+            if sibling is None or name not in sibling.aliases:  # `from . import helpers`: a module
+                self._module_names(local, self.sibling(f"{mod}.{name}" if mod else name, level))
         elif from_parts is None and self.sibling is not None and level == 0 and "." not in qualified:
-            sibling = self.sibling(qualified, 0)
-            if sibling is not None:  # `import params`: its constants as `params.N`
-                for name, value in sibling.constants.items():
-                    if "." not in name:
-                        self.view.constants[f"{local}.{name}"] = value
+            self._module_names(local, self.sibling(qualified, 0))
         self.view.aliases[local] = qualified
+
+    def _module_names(self, local, sibling) -> None:
+        """`import params`, `from . import params`: its constants as `params.N`, its functions as `params.f`."""
+        if sibling is None:
+            return
+        for name, value in sibling.constants.items():
+            if "." not in name:
+                self.view.constants[f"{local}.{name}"] = value
+        for name in list(sibling.functions):
+            if "." not in name:
+                self._import_function(f"{local}.{name}", sibling, name)
+
+    def _import_function(self, local, sibling, name) -> bool:
+        """`from .helpers import f` of a device function (or @numba.jit function) of a module next to the file:
+        translated with the kernels that call it, from its own file, in its own module's names (as Numba
+        compiles it). Its callees come along; its nodes are located and its problems reported in its file."""
+        root = self.view.module_info
+        failed = sibling.failed_functions.get(name)
+        if failed is not None:  # its definition's problem, told where a kernel calls it
+            why = next(iter(sibling.deferred.get(failed, ())), None)
+            self.view.nonconstant[local] = (f"(imported from {sibling.path}) could not be read there" if why is None
+                                            else f"is defined at {why.loc}, where {why.construct}: {why.message}")
+            return True
+        fi = sibling.functions.get(name)
+        if fi is None or not fi.is_device or fi.ufunc is not None:
+            return False
+        root.reporter.adopt(sibling.reporter)
+        if sibling.module_info is sibling:  # its constants are declared by the importer's names
+            sibling.root = root
+        for other in sibling.functions.values():  # the program instantiates callees by key from the root's table
+            if other.is_device:
+                root.functions.setdefault(other.key, other)
+        self.view.functions[local] = fi
+        return True
 
     def star_import(self, mod: str, level: int) -> None:
         """`from helpers import *`: the public names of a module next to the file, read as it is; of any other

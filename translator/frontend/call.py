@@ -13,7 +13,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
-from .names import from_unread_module, resolve
+from .names import dotted, from_unread_module, resolve
 from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
                    scalar_type_of_name)
 
@@ -45,7 +45,9 @@ class CallLowerer:
         kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions \
                 and node.func.value not in self.scope and node.func.value not in self.scalar_names:
-            return self.device_call(node, args, kwargs)
+            return self.device_call(node, node.func.value, args, kwargs)
+        if isinstance(node.func, cst.Attribute) and dotted(node.func) in self.info.functions:  # helpers.f()
+            return self.device_call(node, dotted(node.func), args, kwargs)
         head = node.func
         while isinstance(head, cst.Attribute):
             head = head.value
@@ -109,9 +111,9 @@ class CallLowerer:
         module = from_unread_module(canon)
         if module is not None:
             return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
-                               "numba2cuda cannot read without running it",
-                               "translate with --import-module (numba2cuda then imports the module as Numba would "
-                               "and translates the device functions it calls), or define the function here")
+                               "numba2cuda does not read: it translates the device functions of this file and of "
+                               "the modules next to it (in its folder or package) that it imports",
+                               "define the device function in this file or a module next to it")
         if name is not None and name in self.info.nonconstant:
             return Unsupported(node.func, f"call to {name}()", f"'{name}' {self.info.nonconstant[name]}",
                                "call a @cuda.jit(device=True) function of this module instead")

@@ -15,8 +15,7 @@ from .expr import Dim3, TupleValue, TypeValue, const_expr
 class DeviceCallLowerer:
     """Needs, from the class it is mixed into: info, value(), expr()."""
 
-    def device_call(self, node, args, kwargs):
-        name = node.func.value
+    def device_call(self, node, name, args, kwargs):
         target = self.info.functions[name]
         if not target.is_device:
             target = self.device_twin(target, node)

@@ -220,13 +220,21 @@ def apply_kernels(info: ModuleInfo, imported, make_info) -> None:
             if desc["kind"] != "kernel":
                 continue
             target = made[desc["id"]] if 0 <= desc["id"] < len(made) else None
+            other = entries[desc["id"]] if 0 <= desc["id"] < len(entries) else None
             if target is not None:
                 fi.scope.functions[name] = target
-            else:
+            elif not _read_from(fi.scope.functions.get(name), other):
                 fi.scope.functions.pop(name, None)
-                other = entries[desc["id"]]
-                fi.scope.nonconstant[name] = (f"is '{other['qualname']}', defined in {other['file']}: numba2cuda "
-                                              "translates the functions of this file only")
+                where = f"'{other['qualname']}', defined in {other['file']}" if other else "a function of another file"
+                fi.scope.nonconstant[name] = (f"is {where}, which numba2cuda does not read: it translates the "
+                                              "functions of this file and of the modules next to it that it imports")
+
+
+def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:
+    """Whether FI, found by reading the source, is the function ENTRY describes (a device function of a module
+    next to this one, which the static reading already brought in)."""
+    return fi is not None and entry is not None and fi.scope is not None and fi.node.name.value == entry["func"] \
+        and os.path.realpath(fi.scope.path) == entry["file"]
 
 
 def _free_key(info: ModuleInfo, name: str, node, made: list) -> str:

@@ -72,14 +72,19 @@ class ModuleInfo:
     star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
-    root: ModuleInfo | None = None  # a scope view's module; None for the module itself
+    root: ModuleInfo | None = None  # a scope view's module, or the module that imports this one's functions
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
     @property
     def module_info(self) -> ModuleInfo:
-        return self.root or self
+        """The translated module: a scope view's, or (for a module whose device functions it imports) the
+        importer's, whose constant names and function table they share."""
+        info = self
+        while info.root is not None:
+            info = info.root
+        return info
 
     def view(self, **tables) -> ModuleInfo:
         """A scope view: these name tables, everything else shared with this module."""

@@ -186,11 +186,21 @@ class _SiblingLoader:
             if key not in self.cache:
                 self.cache[key] = None  # an import cycle reads nothing
                 try:
-                    self.cache[key] = parse_source(candidate.read_text(encoding="utf-8"), key, self.cache)
+                    self.cache[key] = _as_foreign(parse_source(candidate.read_text(encoding="utf-8"), key, self.cache))
                 except (UserError, UnicodeDecodeError, OSError, RecursionError):
                     self.cache[key] = None
             return self.cache[key]
         return None
+
+
+def _as_foreign(info: ModuleInfo) -> ModuleInfo:
+    """A sibling module's functions as another module's translation sees them: keyed by their file (a name may
+    be the importer's too) and lowered in their own module's names."""
+    for fi in {id(f): f for f in info.functions.values()}.values():
+        if fi.scope is None or fi.scope.path == info.path:  # not one it imported itself
+            fi.key = f"{info.path}:{fi.key}"
+            fi.scope = fi.scope or info
+    return info
 
 
 def _imported_function(view, node, is_device, key, name, recorded=False) -> FunctionInfo:

@@ -16,11 +16,11 @@ attributes and closure cells, and runs nothing.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 import os
 import sys
+
+from ..userimport import import_path
 
 MAX_TUPLE = 64
 
@@ -228,23 +228,7 @@ def _looks_like_signature(v) -> bool:
 
 def _import(path: str):
     """Import PATH as Python would for `import name` from its directory (inside its package if it has one)."""
-    folder = os.path.dirname(path)
-    name = os.path.splitext(os.path.basename(path))[0]
-    package = []
-    top = folder
-    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
-        package.insert(0, os.path.basename(top))
-        top = os.path.dirname(top)
-    for entry in (folder, top):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
-    if package:
-        return importlib.import_module(".".join(package + [name]))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_path(path)
 
 
 def probe_module(args: dict, arrays: list):

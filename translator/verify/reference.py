@@ -81,11 +81,10 @@ def launcher(kernel, config):
 
 def load(path):
     simulator_ufunc_shims()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    spec = importlib.util.spec_from_file_location("n2c_verify_target", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    spec = importlib.util.spec_from_file_location("n2c_userimport", os.path.join(HERE, os.pardir, "userimport.py"))
+    userimport = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(userimport)
+    return userimport.import_path(path, "n2c_verify_target")
 
 
 def describe(ex, case, entry, facts, mod=None):

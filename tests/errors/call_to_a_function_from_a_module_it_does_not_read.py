@@ -1,4 +1,4 @@
-# expect: 11:14: call to smooth(): it comes from .filters, which numba2cuda cannot read without running it
+# expect: 11:14: call to smooth(): it comes from .filters, which numba2cuda does not read: it translates the device functions of this file and of the modules next to it (in its folder or package) that it imports
 """Calls a device function imported from a sibling module that is not there to read."""
 from numba import cuda
 
