@@ -392,7 +392,7 @@ def _abs_c_name(ts):
     if t.is_complex:
         return "n2c::cabs"
     if t.is_float:
-        return "fabsf" if t == T.FLOAT32 else "fabs"
+        return {T.FLOAT32: "fabsf", T.FLOAT16: "__habs"}.get(t, "fabs")
     return "llabs" if t.bits == 64 else "abs"
 
 

@@ -126,7 +126,7 @@ def vectorize_kernel(fi: FunctionInfo, ret, types) -> ir.Function:
     params.append(out_param)
     arrays.append(out)
     index = ir.BinOp("+", ir.BinOp("*", _builtin("blockIdx", "x"), _builtin("blockDim", "x")), _builtin("threadIdx", "x"))
-    call = ir.DeviceCall(fi.name, args)
+    call = ir.DeviceCall(fi.name, args, key=fi.key)
     body = [_stmt(ir.Assign(target=ir.Name(tid), value=index), fi.node),
             _stmt(ir.If(cond=ir.Compare("<", ir.Name(tid), ir.ShapeOf(out, 0)),
                         body=[_stmt(ir.Store(target=ir.Load(out, [ir.Name(tid)]), value=call), fi.node)]), fi.node)]
@@ -161,6 +161,6 @@ def gufunc_kernel(fi: FunctionInfo, types) -> ir.Function:
     index = ir.BinOp("+", ir.BinOp("*", _builtin("blockIdx", "x"), _builtin("blockDim", "x")), _builtin("threadIdx", "x"))
     cond = bounds[0] if len(bounds) == 1 else ir.BoolOp("and", bounds)
     body = [_stmt(ir.Assign(target=ir.Name(tid), value=index), fi.node),
-            _stmt(ir.If(cond=cond, body=[_stmt(ir.ExprStmt(value=ir.DeviceCall(fi.name, args)), fi.node)]), fi.node)]
+            _stmt(ir.If(cond=cond, body=[_stmt(ir.ExprStmt(value=ir.DeviceCall(fi.name, args, key=fi.key)), fi.node)]), fi.node)]
     suffix = "_".join((t.dtype.name if isinstance(t, T.Array) else t.name) for t in types)
     return _kernel(fi, suffix, params, body, arrays)
