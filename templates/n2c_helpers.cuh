@@ -459,6 +459,41 @@ __device__ __forceinline__ sincos_result sincos(double x)
     return r;
 }
 
+// @helper frexp
+// numba.cuda.libdevice.frexp(x) returns (mantissa, exponent) as Numba's tuple; CUDA's frexp writes the exponent
+// through a pointer.
+struct frexpf_result {
+    float v0;
+    int v1;
+};
+struct frexp_result {
+    double v0;
+    int v1;
+};
+__device__ __forceinline__ frexpf_result frexpf(float x)
+{
+    frexpf_result r;
+    r.v0 = ::frexpf(x, &r.v1);
+    return r;
+}
+__device__ __forceinline__ frexp_result frexp(double x)
+{
+    frexp_result r;
+    r.v0 = ::frexp(x, &r.v1);
+    return r;
+}
+
+// @helper sad
+// numba.cuda.libdevice.sad/usad: |x - y| + z, every argument and the result int32 as libdevice declares them
+__device__ __forceinline__ int sad(int x, int y, int z)
+{
+    return (int)__sad(x, y, (unsigned int)z);
+}
+__device__ __forceinline__ int usad(int x, int y, int z)
+{
+    return (int)__usad((unsigned int)x, (unsigned int)y, (unsigned int)z);
+}
+
 // @helper match_all
 // cuda.match_all_sync returns (mask, pred) as Numba's tuple: the mask of lanes holding the same value when all
 // of them do (else 0), and whether they all do.

@@ -465,6 +465,34 @@ def k(x, y, z):
     np.testing.assert_allclose(z, np.exp(z0) + np.maximum(1.0, z0), rtol=1e-15)
 
 
+def test_libdevice_frexp_sad_and_math_remainder():
+    """numba-cuda's libdevice tests: frexp gives (mantissa, int32 exponent); sad and usad are |x - y| + z of int32s;
+    math.remainder is IEEE's (the nearest multiple, ties to even), as Python's."""
+    src = '''
+import math
+from numba import cuda
+from numba.cuda import libdevice
+
+@cuda.jit("void(float64[::1], float64[::1], int32[::1], int32[::1], float64[::1])")
+def k(x, frac, expo, s, r):
+    i = cuda.grid(1)
+    if i < x.size:
+        f, e = libdevice.frexp(x[i])
+        frac[i] = f
+        expo[i] = e
+        s[i] = libdevice.sad(i, 3, 10) + libdevice.usad(i, 2, 1)
+        r[i] = math.remainder(x[i], 2.0)
+'''
+    module = load_cpu(source=src)
+    x = np.array([0.0, 1.0, -3.0, 5.0, 0.3, 1e300, -7.0])
+    frac, expo, s, r = np.zeros(7), np.zeros(7, np.int32), np.zeros(7, np.int32), np.zeros(7)
+    module.k[1, 32](x, frac, expo, s, r)
+    want = [math.frexp(v) for v in x]
+    assert frac.tolist() == [m for m, _ in want] and expo.tolist() == [e for _, e in want]
+    assert s.tolist() == [abs(i - 3) + 10 + abs(i - 2) + 1 for i in range(7)]
+    assert r.tolist() == [math.remainder(v, 2.0) for v in x]
+
+
 def test_contiguous_multi_dimensional_slices_are_views():
     """`R[0, :]` (a ray tracer), `a[i, 1:3]`, `a[i][1:3]`, `b[1:3, :, :]`: integer indices, one slice, then full
     slices is one contiguous piece, a view at an offset (passed to a device function too). A slice that ends on an

@@ -806,3 +806,17 @@ def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_pat
               f"{int(np.flatnonzero(got[:, c] != expected[:, c])[0])}" for c in range(5)
               if not np.array_equal(got[:, c], expected[:, c], equal_nan=True)]
     assert not differ, "; ".join(differ)
+
+
+def test_a_cooperative_group_made_and_dropped_is_nothing():
+    """`cuda.cg.this_grid()` alone as a statement (numba-cuda's cooperative-groups tests): Numba makes the group
+    and drops it; the translation writes nothing for it (it was 'expression statement: has no effect')."""
+    cu = translate_source("""
+from numba import cuda
+
+@cuda.jit("void(float32[::1])")
+def this_grid(A):
+    cuda.cg.this_grid()
+    A[0] = 1.0
+""", "cg.py")
+    assert "{\n    A[0] = 1.0f;  // cg.py:7\n}" in cu

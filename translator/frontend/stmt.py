@@ -190,12 +190,15 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ElementLoop
             return [self.print_(value)]
         if isinstance(value, tuple(UNSUPPORTED_EXPRS)):
             self.value(value)  # `yield x`, `await f()`: named by their own error, not as a statement
-        if not isinstance(value, cst.Call):
+        if not isinstance(value, cst.Call):  # Numba compiles `cuda.syncthreads` or `out[i] == x[i]` to nothing: a bug
             raise Unsupported(small, "expression statement", "has no effect", "assign it or remove it")
         ufunc = self.ufunc_into_array(value)
         if ufunc is not None:
             return ufunc
-        return [ir.ExprStmt(value=self.expr_or_void(value))]
+        v = self.value(value)
+        if not isinstance(v, ir.Expr):  # `cuda.cg.this_grid()` alone: an object made and dropped
+            return []
+        return [ir.ExprStmt(value=v)]
 
     def ufunc_into_array(self, call: cst.Call):
         """`np.sin(x, r)`: a NumPy ufunc with its output array, which Numba runs over every element in this
@@ -227,12 +230,6 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ElementLoop
             loop.node = call
             stmt = loop
         return [stmt]
-
-    def expr_or_void(self, node):
-        v = self.value(node)
-        if not isinstance(v, ir.Expr):
-            raise Unsupported(node, "expression statement", "has no effect", "remove it")
-        return v
 
     def print_(self, call: cst.Call) -> ir.Print:
         items = []

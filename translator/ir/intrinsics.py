@@ -115,7 +115,7 @@ for _name in ("sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "
               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma",
               "tgamma", "fabs"):
     _add(f"math.{_name}", _math_c(_name), _float_of, 1, arg_types=_math_arg_types)
-for _name in ("atan2", "pow", "fmod", "hypot", "copysign"):
+for _name in ("atan2", "pow", "fmod", "hypot", "copysign", "remainder"):
     _add(f"math.{_name}", _math_c(_name), _float_of, 2, arg_types=_math_arg_types)
 for _name in ("floor", "ceil", "trunc"):
     # Python's math.floor returns an int; Numba types it int64 (the C function returns a float). An integer
@@ -149,6 +149,13 @@ for _t, _suffix in ((T.FLOAT32, "f"), (T.FLOAT64, "")):
     # (sin, cos) as Numba's tuple, `s, c = libdevice.sincosf(x)`
     _add(f"cuda.libdevice.sincos{_suffix}", f"n2c::sincos{_suffix}", _fixed(T.Tuple((_t, _t))), 1,
          helper="sincos", arg_types=lambda ts, t=_t: [t], tuple_result=True)
+    # (mantissa, exponent): libdevice writes the exponent through a pointer, Numba returns both
+    _add(f"cuda.libdevice.frexp{_suffix}", f"n2c::frexp{_suffix}", _fixed(T.Tuple((_t, T.INT32))), 1,
+         helper="frexp", arg_types=lambda ts, t=_t: [t], tuple_result=True)
+# |x - y| + z of int32s (libdevice declares every argument and the result int32)
+for _name in ("sad", "usad"):
+    _add(f"cuda.libdevice.{_name}", f"n2c::{_name}", _fixed(T.INT32), 3, helper="sad",
+         arg_types=lambda ts: [T.INT32] * 3)
 
 # NumPy ufuncs on scalars: typed by NumPy's loop list as Numba picks the loop (first loop every input casts
 # to safely; any integer casts to a float when integers and floats are mixed; no float16 loops), so

@@ -922,6 +922,12 @@ inline unsigned long long __brevll(unsigned long long x) {
   return r;
 }
 inline unsigned int __brev(unsigned int x) { return static_cast<unsigned>(__brevll(x) >> 32); }
+// |x - y| + z: the difference of two ints is taken exactly (it may not fit an int), as the PTX sad does
+inline unsigned int __sad(int x, int y, unsigned int z) {
+    long long d = static_cast<long long>(x) - y;
+    return static_cast<unsigned int>(d < 0 ? -d : d) + z;
+}
+inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
 #define N2C_BITCAST(NAME, FROM, TO) \
   inline TO NAME(FROM x) { TO y; std::memcpy(&y, &x, sizeof y); return y; }
 N2C_BITCAST(__int_as_float, int, float) N2C_BITCAST(__float_as_int, float, int)
