@@ -7,9 +7,19 @@ from __future__ import annotations
 from collections import ChainMap
 from dataclasses import replace
 
+import libcst as cst
+
 from ..errors import Unsupported
+from ..ir import intrinsics
 from ..ir import nodes as ir
-from .expr import Dim3, TupleValue, TypeValue, const_expr
+from ..ir import typesys as T
+from .expr import Dim3, TupleValue, TypeValue, const_expr, scalar_type_of_name
+from .info import FunctionInfo
+from .names import dotted, resolve
+from .scan import find_nodes
+
+#: calls that size an array from their first argument (a compile-time constant in Numba)
+ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
 
 
 class DeviceCallLowerer:
@@ -23,6 +33,10 @@ class DeviceCallLowerer:
             raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
         if len(args) != len(target.params):
             raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
+        bound = self.compile_time_args(target, args)
+        if bound:
+            args = [a for p, a in zip(target.params, args) if p not in bound]
+            target = specialised(target, bound, self.info.module_info)
         lowered, groups = [], []
         for a in args:
             v = self.value(a)
@@ -44,6 +58,31 @@ class DeviceCallLowerer:
                 lowered.append(v)
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None)
+
+    def compile_time_args(self, target, args) -> dict:
+        """The arguments Numba compiles into the callee rather than passing (numba-cuda's atomics tests pass
+        `uint32, 32, cuda.atomic.add, cast_fn`): types, functions (cuda's, math's, device functions), and numbers
+        the callee sizes a shared or local array with. param -> ("alias", qualified) | ("function", FunctionInfo)
+        | ("constant", value)."""
+        shapes = shape_params(target, target.scope or self.info.module_info)
+        bound = {}
+        for param, a in zip(target.params, args):
+            if isinstance(a, cst.Name) and a.value in self.info.functions and a.value not in self.scope:
+                bound[param] = ("function", self.info.functions[a.value])
+                continue
+            canon = resolve(self.info, a)
+            if canon is not None and callable_name(canon):
+                bound[param] = ("alias", qualified_name(self.info, a))
+                continue
+            if param in shapes or canon is not None and scalar_type_of_name(canon) is not None \
+                    or isinstance(a, cst.Name) and isinstance(self.scope.get(a.value), TypeValue) \
+                    or isinstance(a, cst.Attribute) and a.attr.value in ("dtype", "type"):
+                v = self.value(a)
+                if isinstance(v, TypeValue):
+                    bound[param] = ("alias", "numpy." + ("bool_" if v.scalar == T.BOOL else v.scalar.name))
+                elif param in shapes and constant_of(v) is not None:
+                    bound[param] = ("constant", constant_of(v))
+        return bound
 
     def device_twin(self, kernel, node):
         """A @cuda.jit kernel called from device code: numba-cuda compiles it as a device function there (its
@@ -74,3 +113,66 @@ class DeviceCallLowerer:
                                   "pass its arrays (or inner tuples) as arguments of their own")
             items.append(item)
         return items
+
+
+def callable_name(canon: str) -> bool:
+    """Whether CANON names a function a kernel calls (cuda.atomic.add, math.sqrt), passed here as a value."""
+    return canon.startswith(("cuda.atomic.", "cuda.random.")) or intrinsics.lookup(canon) is not None
+
+
+def qualified_name(info, node) -> str:
+    """The import path an expression names (`atomic.add` after `from numba.cuda import atomic`)."""
+    head, _, rest = dotted(node).partition(".")
+    return info.aliases[head] + ("." + rest if rest else "")
+
+
+def constant_of(v):
+    """The number or tuple of numbers V stands for, else None."""
+    if isinstance(v, ir.Const):
+        return v.value
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, TupleValue):
+        items = [constant_of(i) for i in v.items]
+        return tuple(items) if all(i is not None for i in items) else None
+    return None
+
+
+def shape_params(fi: FunctionInfo, view) -> set:
+    """FI's parameters that appear in the shape of an array it makes: Numba needs their values to compile it."""
+    params = set(fi.params)
+    found = set()
+    for call in find_nodes(fi.node.body, lambda n: isinstance(n, cst.Call)):
+        canon = resolve(view, call.func)
+        if canon in ARRAY_MAKERS and call.args:
+            found |= {n.value for n in find_nodes(call.args[0].value, lambda n: isinstance(n, cst.Name))} & params
+    return found
+
+
+def specialised(fi: FunctionInfo, bound: dict, root) -> FunctionInfo:
+    """FI compiled for the compile-time arguments BOUND: those parameters become names of its scope (an import
+    alias, a device function, a constant), as Numba's typing of the call makes them; one copy per binding."""
+    key = fi.key + "(" + ", ".join(f"{p}={_describe(b)}" for p, b in sorted(bound.items())) + ")"
+    made = root.functions.get(key)
+    if made is not None:
+        return made
+    scope = fi.scope or root
+    view = scope.view(aliases=dict(scope.aliases), constants=dict(scope.constants),
+                      nonconstant=dict(scope.nonconstant), functions=ChainMap({}, scope.functions))
+    for param, (kind, value) in bound.items():
+        view.nonconstant.pop(param, None)
+        if kind == "alias":
+            view.aliases[param] = value
+        elif kind == "function":
+            view.functions[param] = value
+        else:
+            view.constants[param] = value
+    made = replace(fi, key=key, scope=view, params=[p for p in fi.params if p not in bound], signature=None,
+                   signatures=[], listed=False, also_known_as=set())
+    root.functions[key] = made
+    return made
+
+
+def _describe(binding) -> str:
+    kind, value = binding
+    return value.key if kind == "function" else repr(value)
