@@ -1160,3 +1160,23 @@ def test_a_kernel_inside_a_function_calls_another_kernel_there():
     """
     cu = translate(src, kernels=["TestCudaInline._test_call_inline.call_set_zero"])
     assert "__device__ void set_zero(int *a, int64_t a_shape0)" in cu and "    set_zero(a, a_shape0);" in cu
+
+
+def test_fastmath_of_one_kernel_does_not_reach_the_others():
+    """Numba's fastmath is per kernel; nvcc's --use_fast_math is per file. A file whose kernels disagree builds
+    exact (the fastmath kernel's note says how to get its approximations): before, the flag made the exact
+    kernel divide with div.approx."""
+    from translator.runtime.dropin import nvcc_flags
+
+    src = """
+        from numba import cuda
+
+        def div(a, b, out):
+            out[0] = a[0] / b[0]
+
+        fast = cuda.jit("void(float32[::1], float32[::1], float32[::1])", fastmath=True)(div)
+        prec = cuda.jit("void(float32[::1], float32[::1], float32[::1])")(div)
+    """
+    assert nvcc_flags(program(src)) == []
+    assert "built exact; translate this kernel alone (--kernel) for Numba's approximations" in translate(src)
+    assert nvcc_flags(program(src, kernels=["fast"])) == ["--use_fast_math"]

@@ -729,3 +729,29 @@ def rowsum(a, shape, out):
     with pytest.raises(ValueError, match=r"rowsum\(\): argument 'shape\[1\]' must be >= 0 \(the translation assumes "
                                          r"it >= 0\), got -1"):
         module.rowsum[1, 32](a, (3, -1), out)
+
+
+def test_a_named_slice_of_a_row_is_a_pointer_into_the_array():
+    """`center = spheres[i, :3]` (a ray tracer's sphere centres) names a slice of a row, a view of a view: its
+    pointer is the row's (was `const float *center = ;`, which nvcc rejected: exit 70)."""
+    src = '''
+from numba import cuda
+
+@cuda.jit(device=True)
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+@cuda.jit("void(float32[::1], float32[:, ::1])")
+def lengths(out, spheres):
+    i = cuda.grid(1)
+    if i < out.size:
+        center = spheres[i, :3]
+        tail = spheres[i][1:]
+        out[i] = dot3(center, center) + tail[tail.size - 1] + center.size
+'''
+    module = load_cpu(source=src)
+    assert "const float *center = spheres + i * spheres_shape1;" in module.cu
+    spheres = np.arange(20, dtype=np.float32).reshape(5, 4)
+    out = np.zeros(5, np.float32)
+    module.lengths[1, 32](out, spheres)
+    assert out.tolist() == [float((s[:3] ** 2).sum() + s[3] + 3) for s in spheres]

@@ -810,7 +810,8 @@ def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_pat
 
 def test_a_cooperative_group_made_and_dropped_is_nothing():
     """`cuda.cg.this_grid()` alone as a statement (numba-cuda's cooperative-groups tests): Numba makes the group
-    and drops it; the translation writes nothing for it (it was 'expression statement: has no effect')."""
+    and drops it, and launches the kernel cooperatively (its test asserts so); the translation writes nothing for
+    the statement (it was 'expression statement: has no effect') and launches cooperatively too."""
     cu = translate_source("""
 from numba import cuda
 
@@ -820,3 +821,76 @@ def this_grid(A):
     A[0] = 1.0
 """, "cg.py")
     assert "{\n    A[0] = 1.0f;  // cg.py:7\n}" in cu
+    assert "cudaLaunchCooperativeKernel" in cu
+
+
+# ------------------------------------------------------------------ cuda.declare_device (FFI)
+
+FFI_KERNELS = '''
+import os
+from pathlib import Path
+
+from numba import cuda
+
+
+def test_linking():
+    basedir = os.path.dirname(os.path.abspath(__file__))
+    product = cuda.declare_device("product", "float32(float32, float32)",
+                                  link=os.path.join(basedir, "ffi", "functions.cu"))
+
+    @cuda.jit
+    def multiply(r, x, y):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = product(x[i], y[i])
+
+
+def test_includes():
+    from numba.cuda import config
+    here = Path(__file__).parent
+    config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = ":".join([str(here / "ffi" / "include")])
+    affine = cuda.declare_device("affine", sig="float32(float32, float32, float32)",
+                                 link=str(here / "ffi" / "affine.cu"))
+    halve = cuda.declare_device("halve", "float32(float32)", link="ffi/plain.cu", abi="c")
+
+    @cuda.jit("void(float32, float32[::1], float32[::1], float32[::1])")
+    def vector_affine(a, x, y, res):
+        i = cuda.grid(1)
+        if i < len(res):
+            res[i] = affine(a, x[i], y[i]) + halve(x[i])
+'''
+
+
+@pytest.mark.needs("g++")
+def test_foreign_device_functions_carry_their_linked_source(tmp_path):
+    """numba-cuda's FFI documentation examples: cuda.declare_device with link= (a path made with os.path or pathlib
+    from __file__), Numba's ABI (the result through a first pointer) and abi="c", and an #include found in
+    config.CUDA_NVRTC_EXTRA_SEARCH_PATHS. The translation carries the linked CUDA source, so the .cu compiles alone."""
+    from translator.ir.typesys import parse_types_option
+    from translator.lower.program import Options
+
+    (tmp_path / "ffi" / "include").mkdir(parents=True)
+    (tmp_path / "ffi" / "functions.cu").write_text(
+        'extern "C" __device__ int product(float *out, float a, float b)\n{\n    *out = a * b;\n    return 0;\n}\n')
+    (tmp_path / "ffi" / "include" / "twice.cuh").write_text(
+        "template <typename T>\n__device__ T twice(T v) { return v + v; }\n")
+    (tmp_path / "ffi" / "affine.cu").write_text(
+        '#include <twice.cuh>\nextern "C" __device__ int affine(float *out, float a, float x, float y)\n'
+        "{\n    *out = twice(a) * x + y;\n    return 0;\n}\n")
+    (tmp_path / "ffi" / "plain.cu").write_text('extern "C" __device__ float halve(float v) { return v * 0.5f; }\n')
+    path = tmp_path / "ffi_kernels.py"
+    path.write_text(FFI_KERNELS)
+    module = load_cpu(path, options=Options(types=parse_types_option("r=float32[::1], x=float32[::1], "
+                                                                     "y=float32[::1]")))
+    cu = module.cu
+    assert "// ---- functions.cu, linked by cuda.declare_device" in cu and "*out = twice(a) * x + y;" in cu
+    assert f"// #include <twice.cuh> (carried from {tmp_path}/ffi/include/twice.cuh)" in cu
+    assert "__device__ __forceinline__ float product_value(float a0, float a1)" in cu
+    assert "res[i] = affine_value(a, x[i], y[i]) + halve(x[i]);" in cu  # abi="c" is called as declared
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+    y = x[::-1].copy()
+    r, res = np.zeros(9, np.float32), np.zeros(9, np.float32)
+    module.multiply[1, 32](r, x, y)
+    module.vector_affine[1, 32](np.float32(1.5), x, y, res)
+    assert r.tolist() == (x * y).tolist()
+    assert res.tolist() == ((np.float32(3.0) * x + y) + x * np.float32(0.5)).tolist()

@@ -338,7 +338,7 @@ class CPrinter:
                 self.declared_dynamic = True
             out.append(f"{t} *{arr.name} = reinterpret_cast<{t} *>(n2c_dynamic_smem);" + self.comment(s))
             return out
-        base = self._base_pointer(arr.base)
+        base = self.pointer_text(arr.base)
         const = "" if root_array(arr).written else "const "
         if arr.offset is None or (isinstance(arr.offset, ir.Const) and arr.offset.value == 0):
             return [f"{const}{t} *{arr.name} = {base};" + self.comment(s)]

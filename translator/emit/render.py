@@ -229,8 +229,12 @@ class Renderer:
         rules = value_rules(fn)
         for name, (condition, why) in rules.items():
             notes.append(f"the launcher rejects {name} unless {name} {condition}: {why}")
-        if fn.options.get("fastmath"):
+        if fn.options.get("fastmath") and all(k.options.get("fastmath") for k in self.program.kernels):
             notes.append("fastmath=True in Numba: build with --use_fast_math for the same approximations")
+        elif fn.options.get("fastmath"):
+            notes.append("fastmath=True in Numba, but not every kernel here has it and --use_fast_math is one "
+                         "flag per file: built exact; translate this kernel alone (--kernel) for Numba's "
+                         "approximations")
         if fn.options.get("debug"):
             notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
                          "Numba's default (x // 0 == 0)")
@@ -287,6 +291,20 @@ class Renderer:
                     out.append(f"__constant__ {c_type(arr.dtype)} {arr.name}{dims} = {{{values}}};")
         return out
 
+    def linked(self) -> list[str]:
+        """The CUDA sources cuda.declare_device links (each once), then the wrappers of Numba-ABI functions."""
+        foreign = {}
+        for fn in self.program.kernels + self.program.device_functions():
+            foreign.update(getattr(fn, "foreign", {}))
+        out, seen = [], set()
+        for f in foreign.values():
+            for path, text in f.sources:
+                if path not in seen:
+                    seen.add(path)
+                    out.append(f"// ---- {Path(path).name}, linked by cuda.declare_device (link=): the user's own "
+                               f"CUDA source, as Numba links it\n{text.strip()}\n// ---- end of {Path(path).name}")
+        return out + [f.wrapper() for f in foreign.values() if f.wrapper()]
+
     def render(self) -> str:
         program = self.program
         device = [self.function_text(fn, kernel=False) for fn in program.device_functions()]
@@ -298,12 +316,14 @@ class Renderer:
         order = list(sections)
         helpers = "\n\n".join(sections[h] for h in sorted(program.helpers | self.printer.helpers_printed,
                                                            key=order.index))
+        linked = self.linked()
         cooperative = any(k["cooperative"] for k in kernels)
         text = environment().get_template("module.cu.j2").render(cooperative=cooperative,
                                                                  fp16="fp16" in program.helpers,
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
-            kernels=kernels, helpers=helpers, constants=self.constants(), functions=device + kernel_codes,
+            kernels=kernels, helpers=helpers, linked=linked, constants=self.constants(),
+            functions=device + kernel_codes,
             provenance=getattr(program, "provenance", None) or [])
         return re.sub(r"\n{3,}", "\n\n", text)
 

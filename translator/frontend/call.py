@@ -13,6 +13,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
+from .ffi import declared
 from .names import dotted, from_unread_module, resolve
 from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
                    scalar_type_of_name)
@@ -69,6 +70,10 @@ class CallLowerer:
         if isinstance(node.func, cst.Name) and node.func.value in self.info.failed_functions:
             self.info.report_deferred(self.info.failed_functions[node.func.value])  # its definition's problem
             raise Reported(node.func.value)
+        if isinstance(node.func, cst.Name) and node.func.value not in self.scope:
+            made_by = self.info.value_nodes.get(node.func.value)
+            if isinstance(made_by, cst.Call) and resolve(self.info, made_by.func) == "cuda.declare_device":
+                return self.foreign_call(node, made_by, args, kwargs)
         canon = canonical_call(self.info, node.func)
         if canon is None and isinstance(node.func, cst.Attribute) and isinstance(head, (cst.Name, cst.Subscript)) \
                 and isinstance(self.value(node.func.value), ir.ArrayVar):
@@ -122,6 +127,20 @@ class CallLowerer:
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "
                                "it with the functions README 'Supported kernel language' lists")
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
+
+    def foreign_call(self, node, decl, args, kwargs):
+        """A function declared with cuda.declare_device: called as declared, its linked source carried."""
+        foreign = declared(self.info, decl)
+        if kwargs or len(args) != len(foreign.args):
+            raise Unsupported(node, f"call to {foreign.symbol}()", f"takes {len(foreign.args)} positional "
+                              f"argument(s), as declared, got {len(args) + len(kwargs)}")
+        if any(isinstance(t, T.Array) for t in foreign.args):
+            raise Unsupported(node, f"call to {foreign.symbol}()", "numba2cuda passes numbers to foreign functions, "
+                              "not pointers (CPointer)", "use the LLM backend for this kernel (--backend auto)")
+        self.foreign[foreign.symbol] = foreign
+        entry = intrinsics.Intrinsic(f"ffi.{foreign.symbol}", foreign.c_name, lambda ts: foreign.ret,
+                                     (len(foreign.args),) * 2, arg_types=lambda ts: list(foreign.args))
+        return ir.Call(entry, [self.expr(a) for a in args])
 
     def use_helper(self, name):
         self.helpers.add(name)
@@ -255,8 +274,11 @@ class CallLowerer:
 
     # ------------------------------------------------------------ cooperative groups
     def call_cuda_cg_this_grid(self, node, args, kwargs):
+        """The grid group: numba-cuda launches a kernel that makes one cooperatively (its code then calls the
+        device runtime's grid handle), whether or not it syncs, and so does the translation's launcher."""
         if args or kwargs:
             raise Unsupported(node, "cuda.cg.this_grid()", "takes no arguments")
+        self.cooperative = True
         return GridGroup()
 
     def grid_sync(self, node, args, kwargs):
@@ -370,7 +392,7 @@ def numba_has(canon: str) -> bool:
     module, _, attr = canon.partition(".")
     if module in ("math", "cmath") and "." not in attr:
         return callable(getattr(math if module == "math" else cmath, attr, None))
-    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith("cuda.bf16.")
+    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith(("cuda.bf16.", "cuda.libdevice."))
 
 
 def _dim3(name, axis):

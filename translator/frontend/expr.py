@@ -119,6 +119,7 @@ class ExprLowerer:
         self.scope: dict = {}  # name -> ArrayVar | Dim3 | TupleValue
         self.scalar_names: set = set()  # names assigned as scalars anywhere in the function
         self.helpers: set = set()
+        self.foreign: dict = {}  # symbol -> frontend.ffi.Foreign of the cuda.declare_device functions it calls
         self.counters: set = set()  # loop counters the translator made, which run from 0 up
 
     # ------------------------------------------------------------ entry
@@ -322,9 +323,9 @@ class ExprLowerer:
                               "read without running it", "translate with --import-module (numba2cuda then imports "
                               "the module as Numba would and reads the value), or pass it as a kernel argument")
         if intrinsics.lookup(canon) is not None or canon.startswith("cuda.atomic."):
-            raise Unsupported(node, f"function '{canon}' used as a value", "it can be called here, not passed or "
-                              "kept (numba2cuda does not specialise a device function on a function given to it)",
-                              f"call {canon}(...) where it is needed, e.g. inside the device function")
+            raise Unsupported(node, f"function '{canon}' used as a value", "it can be called, or passed to a device "
+                              "function as an argument, not kept in a variable or a tuple",
+                              f"call {canon}(...) where it is needed, or pass it to the device function that calls it")
         raise Unsupported(node, canon, "is not supported in kernels",
                           "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
 

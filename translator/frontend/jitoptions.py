@@ -27,8 +27,8 @@ IGNORED = {
              "default behaviour",
     "opt": "the translation is always built with optimisation",
     "cache": "the translation's builds are cached by content anyway",
-    "link": "the files it links are not translated; a call to a function declared with cuda.declare_device "
-            "is not supported",
+    "link": "the files a kernel's link= names are not carried (cuda.declare_device(..., link=...) carries "
+            "its own)",
     "lto": "link-time optimisation is the CUDA compiler's choice here",
     "shared_memory_carveout": "the driver's default shared memory carveout is used",
     "extensions": "Numba typing extensions are not translated",

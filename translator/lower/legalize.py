@@ -148,6 +148,7 @@ class Legalizer:
             arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
             if arr.pitch is not None:
                 arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
+            self.unnamed_view(arr.base)  # `c = a[i, :3]`: the row a[i] it slices is a view of its own
 
     def value_into(self, e, to):
         e = self.expr(e)

@@ -89,6 +89,7 @@ class Program:
             raise UserError(reporter.diagnostics)  # this function's own problems: do not type it
         fn.arrays = lowerer.arrays
         fn.helpers = set(lowerer.helpers)
+        fn.foreign = dict(lowerer.foreign)
         try:
             Typer(fn, self, reporter).run()
         except Unsupported as exc:

@@ -75,8 +75,10 @@ def extension_name(path) -> str:
 
 
 def fast_math(program) -> bool:
-    """Whether a kernel has fastmath=True in Numba."""
-    return any(k.options.get("fastmath") for k in program.kernels)
+    """Whether the file builds with fast math: every kernel has fastmath=True in Numba. --use_fast_math is one flag
+    for the whole file, and Numba's fastmath is per kernel: where only some ask for it, none gets it (the others'
+    division and square roots stay exact, as in Numba), and the .cu says so above the kernel."""
+    return bool(program.kernels) and all(k.options.get("fastmath") for k in program.kernels)
 
 
 def nvcc_flags(program) -> list[str]:

@@ -1,5 +1,5 @@
-# expect: 12:16: call to mul(): 'mul' is a foreign device function (cuda.declare_device)
-"""Calls a CUDA C function declared with cuda.declare_device and linked from a .cu file."""
+# expect: 5:76: link 'functions.cu': no such file (a relative path is looked for next to the module, then in the working folder)
+"""Calls a CUDA C function declared with cuda.declare_device, linked from a .cu file that is not there."""
 from numba import cuda
 
 mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link="functions.cu")
