@@ -1180,3 +1180,26 @@ def test_fastmath_of_one_kernel_does_not_reach_the_others():
     assert nvcc_flags(program(src)) == []
     assert "built exact; translate this kernel alone (--kernel) for Numba's approximations" in translate(src)
     assert nvcc_flags(program(src, kernels=["fast"])) == ["--use_fast_math"]
+
+
+def test_kernel_option_takes_the_end_of_a_qualified_name():
+    """numba-cuda's tests make kernels inside test methods: `--kernel test_one.k` picks `TestX.test_one.k`, and
+    the names listed when NAME is not there are the ones --kernel takes (was 'kernels here: k' for both)."""
+    src = """
+        from numba import cuda
+
+        class TestX:
+            def test_one(self):
+                @cuda.jit("void(float32[::1])")
+                def k(a):
+                    a[0] = 1.0
+
+            def test_two(self):
+                @cuda.jit("void(float32[::1])")
+                def k(a):
+                    a[0] = 2.0
+    """
+    assert "a[0] = 1.0f;" in translate(src, kernels=["test_one.k"])
+    assert "a[0] = 2.0f;" in translate(src, kernels=["TestX.test_two.k"])
+    text = error(src, kernels=["nope"])
+    assert "no kernel named nope (kernels here: TestX.test_one.k, TestX.test_two.k)" in text

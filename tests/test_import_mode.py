@@ -254,3 +254,21 @@ def test_a_device_function_of_a_module_next_to_it_is_translated_with_the_kernel(
     """, "kern.py")
     cu = translate(path)
     assert "return x + OFFSET;  // helpers.py:7" in cu and "a[0] = shift(a[0]);" in cu
+
+
+def test_a_kernel_importing_does_not_make_is_not_sent_back_to_the_import_mode(tmp_path):
+    """With --import-module on, 'no kernel named X' must not suggest --import-module again (it did: a circle)."""
+    path = write(tmp_path, """
+        from numba import cuda
+
+        def make(sig):
+            return cuda.jit(sig)
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = 1.0
+    """)
+    with pytest.raises(UserError) as exc:
+        translate(path, kernels=["later"])
+    assert "no kernel named later" in exc.value.text and "--import-module" not in exc.value.text
+    assert "exists only when that function runs" in exc.value.text

@@ -853,3 +853,20 @@ def test_types_functions_and_array_sizes_passed_to_a_device_function_are_compile
     module.atomic_max[1, 16](out, idx)
     hit = set(int(v % 16) for v in idx)
     assert out.tolist() == [1.5 if t in hit else -1.0 for t in range(16)]
+
+
+@pytest.mark.needs("g++")
+def test_zip_of_an_enumerate_unpacks_into_a_nested_target():
+    """`for (i, xv), yv in zip(enumerate(x), y)` (numba-cuda's iterator tests): the enumerate's index is the loop
+    counter (was 'zip() gives 2 items: unpack them into 2 names', which it already did)."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1])")
+def zipped(x, y, out):
+    for (i, xv), yv in zip(enumerate(x), y):
+        out[i] = xv * yv + i
+''')
+    x, y, out = np.arange(6.0), np.arange(4.0) + 0.5, np.full(6, -1.0)
+    module.zipped[1, 1](x, y, out)
+    assert out.tolist() == [x[i] * y[i] + i for i in range(4)] + [-1.0, -1.0]

@@ -8,6 +8,7 @@ import libcst as cst
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from .expr import TupleValue
+from .scan import find_nodes
 
 
 class ElementLoopLowerer:
@@ -30,9 +31,11 @@ class ElementLoopLowerer:
         iterables = [a.value for a in it.args] if zipped else [it]
         if zipped:
             if not (isinstance(target, cst.Tuple) and len(target.elements) == len(iterables)
-                    and all(isinstance(el.value, cst.Name) for el in target.elements)):
+                    and all(isinstance(el.value, cst.Name) or self._enumerated(it, el.value)
+                            for it, el in zip(iterables, target.elements))):
                 raise Unsupported(target, "for loop target", f"zip() gives {len(iterables)} items: unpack them "
-                                  f"into {len(iterables)} names", "for x, y in zip(a, b): ...")
+                                  f"into {len(iterables)} names (an enumerate() of them into two)",
+                                  "for x, y in zip(a, b): ...")
             targets = [el.value for el in target.elements]
         elif isinstance(target, cst.Name):
             targets = [target]
@@ -41,14 +44,19 @@ class ElementLoopLowerer:
         else:
             raise Unsupported(target, "for loop target", "only a name can take each element",
                               "for k, v in enumerate(a): ...")
+        hint = find_nodes(targets[0], lambda n: isinstance(n, cst.Name), first=True)[0].value
         prelude, lengths, items = [], [], []
         for node, target in zip(iterables, targets):
+            if isinstance(target, cst.Tuple):  # `(i, x)` of enumerate(a) inside zip(): i is the counter itself
+                node = node.args[0].value
+                items.append(lambda k: k)
+                target = target.elements[1].value
             if zipped and self._builtin_call(node, "range"):
                 length, item = self._range_items(node, prelude, stmt, target.value)
                 lengths.append(length)
                 items.append(item)
                 continue
-            name = self._array_name(node, prelude, stmt, targets[0].value)
+            name = self._array_name(node, prelude, stmt, hint)
             if name is None:
                 if zipped or index is not None or prelude:
                     what = "zip()" if zipped else "enumerate()"
@@ -63,6 +71,7 @@ class ElementLoopLowerer:
                                   ".shape[0]): ...")
             lengths.append(cst.Call(cst.Name("len"), [cst.Arg(name)]))
             items.append(lambda k, a=name: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
+        targets = [n for t in targets for n in ([el.value for el in t.elements] if isinstance(t, cst.Tuple) else [t])]
         counter = cst.Name(index or self.fresh_name(f"{targets[0].value}_index"))
         stop = lengths[0] if len(lengths) == 1 else cst.Call(cst.Name("min"), [cst.Arg(n) for n in lengths])
         loads = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t)], item(counter))])
@@ -73,6 +82,12 @@ class ElementLoopLowerer:
         for load in lowered[0].body[:len(loads)]:
             load.node = stmt  # the element loads belong to the `for` line
         return prelude + lowered
+
+    def _enumerated(self, iterable, target) -> bool:
+        """`(i, x)` taking enumerate(a) inside a zip()."""
+        return self._builtin_call(iterable, "enumerate") and len(iterable.args) == 1 \
+            and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+            and all(isinstance(el.value, cst.Name) for el in target.elements)
 
     def tuple_loop(self, stmt: cst.For, it, tup: TupleValue) -> list:
         """`for off in (16, 8, 4, 2, 1)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter): Numba iterates a

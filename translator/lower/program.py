@@ -206,7 +206,8 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
         if exact is not None and (not exact.is_device or exact.ufunc is not None):
             chosen.append(exact)
             continue
-        named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as]
+        named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as] \
+            or [f for f in kernels if f.key.endswith("." + want)]  # `method.k` of `Class.method.k`
         if not named and want not in info.deferred:
             vouched = vouched_kernel(info, want)
             if vouched is not None:
@@ -254,13 +255,15 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
         return UserError(info.reporter.diagnostics)
     if info.reporter.diagnostics:
         return UserError(info.reporter.diagnostics)
-    names = ", ".join(sorted({f.name for f in kernels})) or "none"
+    names = ", ".join(sorted({f.key if f.key != f.name else f.name for f in kernels})) or "none"
     failed = sorted(k.rsplit(".", 1)[-1] for k in info.deferred)
     if failed:
         names += f"; with a problem in their decorator: {', '.join(failed)}"
-    return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n"
-                     "    hint: a kernel the module makes when it runs (a factory called with computed arguments, a "
-                     "decorator numba2cuda cannot read) is found with --import-module")
+    hint = ("a kernel the module makes when it runs (a factory called with computed arguments, a decorator "
+            "numba2cuda cannot read) is found with --import-module") if info.imported is None else \
+        ("importing the module did not make it: a kernel made inside a function (a test method, a factory called "
+         "there) exists only when that function runs; make it at module level to translate it")
+    return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n    hint: {hint}")
 
 
 @deep_stack  # the lowering and the typer recurse once per level of an expression
