@@ -1203,3 +1203,66 @@ def test_kernel_option_takes_the_end_of_a_qualified_name():
     assert "a[0] = 2.0f;" in translate(src, kernels=["TestX.test_two.k"])
     text = error(src, kernels=["nope"])
     assert "no kernel named nope (kernels here: TestX.test_one.k, TestX.test_two.k)" in text
+
+
+def test_a_name_from_a_package_that_is_not_installed_says_so():
+    """`from scipy.constants import c` where scipy is missing (fbpic), `from mcni.utils import V2K` (mcvine): the
+    message said 'cannot read without running it' and sent the user to --import-module, whose import then fails
+    for the same missing package."""
+    text = error("""
+        from numba import cuda
+        from package_nobody_installed.constants import c
+
+        @cuda.jit("void(float64[::1])")
+        def k(a):
+            a[0] = c
+    """)
+    assert "'c' comes from package_nobody_installed.constants, which is not installed here" in text
+    assert "install package_nobody_installed where numba2cuda runs" in text
+
+
+def test_a_dotted_absolute_import_starts_at_a_folder_above_the_file(tmp_path):
+    """`from model_numba.Layers.init import *` in model_numba/Layers/x.py, run from the project's root, whose
+    folders have no __init__.py (namespace packages): the dotted path names a file above (was 'unknown name')."""
+    from translator import translate_file
+
+    layers = tmp_path / "model_numba" / "Layers"
+    layers.mkdir(parents=True)
+    (layers / "init.py").write_text("from numba import cuda\nfrom numba.cuda.cudadrv.devicearray import "
+                                    "DeviceNDArray\nSTRIDE = 2\n")
+    (layers / "pool.py").write_text(textwrap.dedent("""
+        from model_numba.Layers.init import *
+
+        @cuda.jit("void(float32[::1], float32[::1])")
+        def pool(x: DeviceNDArray, out: DeviceNDArray):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = max(x[i * STRIDE], x[i * STRIDE + 1])
+    """))
+    assert "x[i * STRIDE]" in translate_file(layers / "pool.py")
+
+
+def test_a_plain_function_imported_from_a_module_next_to_it_and_compiled_here(tmp_path):
+    """fbpic's style: inline_functions.py holds plain Python functions (shared with its CPU code), and the GPU
+    module compiles them: `f = cuda.jit(f, device=True, inline=True)` (was: 'it comes from .inline_functions')."""
+    from translator import translate_file
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "inline_functions.py").write_text(
+        "WEIGHT = 0.25\n\n\ndef weighted(a, b):\n    return a + WEIGHT * b\n")
+    path = tmp_path / "pkg" / "gpu.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+        from .inline_functions import weighted
+        weighted = cuda.jit(weighted, device=True, inline=True)
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def k(a, out):
+            i = cuda.grid(1)
+            if i < a.size:
+                out[i] = weighted(a[i], out[i])
+    """))
+    cu = translate_file(path)
+    assert "__device__ __forceinline__ double weighted(double a, double b)" in cu
+    assert "return a + WEIGHT * b;  // inline_functions.py:5" in cu and "WEIGHT = 0.25;" in cu

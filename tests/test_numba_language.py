@@ -870,3 +870,27 @@ def zipped(x, y, out):
     x, y, out = np.arange(6.0), np.arange(4.0) + 0.5, np.full(6, -1.0)
     module.zipped[1, 1](x, y, out)
     assert out.tolist() == [x[i] * y[i] + i for i in range(4)] + [-1.0, -1.0]
+
+
+@pytest.mark.needs("g++")
+def test_a_power_of_a_literal_base_keeps_numbas_int64():
+    """`(index & 2**ctrl) // 2**ctrl` (a quantum simulator's bit test): 2 ** k is int64 in Numba, but C deduced
+    n2c::ipow's type from the literal 2 (an int), and n2c::floordiv(int64_t, int) matched no template: nvcc
+    refused it, exit 70."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit(device=True)
+def extract_bit(ctrl, index):
+    return (index & (2**ctrl)) // (2**ctrl)
+
+@cuda.jit("void(int64[::1], int64)")
+def bits(out, ctrl):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = extract_bit(ctrl, i) + 3 ** ctrl
+''')
+    assert "n2c::ipow((int64_t)2, ctrl)" in module.cu
+    out = np.zeros(16, np.int64)
+    module.bits[1, 32](out, 2)
+    assert out.tolist() == [((i >> 2) & 1) + 9 for i in range(16)]

@@ -1,14 +1,10 @@
-# expect: 11:29: imported name 'BLOCK': 'BLOCK' comes from lab_settings, which numba2cuda cannot read without running it
-"""The block size lives in a settings package that is installed, not next to the file."""
-from numba import cuda, float32
+# expect: 10:14: imported name 'MAX_WBITS': 'MAX_WBITS' comes from zlib, which numba2cuda cannot read without running it
+"""Reads a constant of an installed module (zlib's), whose value only importing it gives."""
+from numba import cuda
 
-from lab_settings import BLOCK
+from zlib import MAX_WBITS
 
 
-@cuda.jit("void(float32[::1], float32[::1])")
-def copy_through_shared(x, out):
-    i = cuda.grid(1)
-    buf = cuda.shared.array(BLOCK, float32)
-    buf[cuda.threadIdx.x] = x[i]
-    cuda.syncthreads()
-    out[i] = buf[cuda.threadIdx.x]
+@cuda.jit("void(int64[::1])")
+def window_bits(out):
+    out[0] = MAX_WBITS

@@ -304,16 +304,27 @@ class Binder:
                                             else f"is defined at {why.loc}, where {why.construct}: {why.message}")
             return True
         fi = sibling.functions.get(name)
+        plain = sibling.plain_functions.get(name)
+        if plain is not None and fi is None:  # a plain function this module compiles: `f = cuda.jit(f, device=True)`
+            self._adopt(sibling)
+            self.view.plain_functions[local] = (plain[0], plain[1], f"{sibling.path}:")
+            return True
         if fi is None or not fi.is_device or fi.ufunc is not None:
             return False
-        root.reporter.adopt(sibling.reporter)
-        if sibling.module_info is sibling:  # its constants are declared by the importer's names
-            sibling.root = root
-        for other in sibling.functions.values():  # the program instantiates callees by key from the root's table
-            if other.is_device:
-                root.functions.setdefault(other.key, other)
+        self._adopt(sibling)
         self.view.functions[local] = fi
         return True
+
+    def _adopt(self, sibling) -> None:
+        """SIBLING's functions are lowered in this translation: located in its file, its constants declared by
+        this module's names, its device functions in the table the program instantiates from."""
+        root = self.view.module_info
+        root.reporter.adopt(sibling.reporter)
+        if sibling.module_info is sibling:
+            sibling.root = root
+        for other in sibling.functions.values():
+            if other.is_device:
+                root.functions.setdefault(other.key, other)
 
     def star_import(self, mod: str, level: int) -> None:
         """`from helpers import *`: the public names of a module next to the file, read as it is; of any other

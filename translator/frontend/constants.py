@@ -345,3 +345,13 @@ def reads_argv(info: ModuleInfo, node) -> bool:
     """Whether evaluating NODE read sys.argv (taken as a run without arguments)."""
     return bool(find_nodes(node, lambda n: isinstance(n, cst.Attribute) and resolve(info, n) == "sys.argv",
                            first=True))
+
+
+def installed(module: str) -> bool:
+    """Whether MODULE's top-level package can be imported where numba2cuda runs (not importing it)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False

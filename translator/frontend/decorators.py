@@ -209,6 +209,8 @@ def _looks_like_numba_type(view, node) -> bool:
         return any(c in text for c in "[(") or T.scalar_by_name(name) is not None
     base = node.value if isinstance(node, cst.Subscript) else node
     canon = resolve(view, base) or ""
+    if ".cudadrv." in canon or canon.endswith("DeviceNDArray"):  # a Python class of numba's driver, not a type
+        return False
     return canon.startswith(("numba.", "cuda.")) or (
         isinstance(base, cst.Name) and base.value in ("float32", "float64", "int32", "int64"))
 

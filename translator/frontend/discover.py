@@ -123,7 +123,7 @@ class Discoverer:
         self.info.deferred.pop(key, None)
         view.failed_functions.maps[0].pop(name, None)
         self.info.functions[key] = fi  # a second definition of one name replaces the first, as in Python
-        if view is not self.info:
+        if view is not self.info and view.path == self.info.path:  # (a sibling module's table is its own)
             view.functions.maps[0][name] = fi
         return fi
 
@@ -242,6 +242,8 @@ class Discoverer:
             self.made_at[call] = fi
             if bound and view is not self.info and view is not fn_view:
                 view.functions.maps[0][bound] = fi
+            elif bound and fn_view.path != self.info.path:  # `f = cuda.jit(f, device=True)` of an imported f
+                self.info.functions[bound] = fi
             if bound and view is not self.info and fi.is_device:
                 self.bind_global(bound, fi)
 

@@ -11,8 +11,8 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
 from .bindings import called_at_import
-from .constants import (CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray, TimeDelta, Typed,
-                        library_constant)
+from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray,
+                        TimeDelta, Typed, installed, library_constant)
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import is_pure, root_array
 
@@ -197,7 +197,14 @@ class ExprLowerer:
                 return const_expr(value, node)
             if what.count(".") and not what.startswith(("numba", "numpy", "math", "cmath", ".")) or \
                     what.startswith("."):
-                raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {what.rsplit('.', 1)[0]}, "
+                module = what.rsplit('.', 1)[0]
+                if not what.startswith(".") and not installed(module):
+                    library = canonical(what).startswith(CONSTANT_LIBRARIES)
+                    raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {module}, which is not "
+                                      "installed here", f"install {module.split('.')[0]} where numba2cuda runs ("
+                                      + ("it reads the constant from it)" if library else "then translate with "
+                                         "--import-module, which imports the module and reads the value)"))
+                raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {module}, "
                                   "which numba2cuda cannot read without running it",
                                   "translate with --import-module (numba2cuda then imports the module as Numba "
                                   "would and reads the value), or pass it as a kernel argument")

@@ -160,6 +160,7 @@ class _SiblingLoader:
     (or up the package), read the same way: parsed, never run. Each is read once per translation."""
 
     MAX_FILES = 16
+    ANCESTORS = 6  # folders up from the file where a dotted absolute import may start
 
     def __init__(self, path: str, cache: dict):
         self.base = Path(path).resolve().parent if path and not path.startswith("<") else None
@@ -171,12 +172,15 @@ class _SiblingLoader:
         roots = [self.base]
         for _ in range(max(level - 1, 0)):
             roots = [roots[0].parent]
+        parts = module.split(".") if module else []
         if level == 0:  # absolute: next to the file (run as a script), or beside its top-level package
             top = self.base
             while (top / "__init__.py").is_file() and top.parent != top:
                 top = top.parent
             roots.append(top)
-        parts = module.split(".") if module else []
+            if len(parts) > 1:  # `from model_numba.Layers.init import *`: a project run from its root, whose
+                # folders need no __init__.py (namespace packages); the dotted path names the file
+                roots += list(self.base.parents)[:self.ANCESTORS]
         candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
                                                      root.joinpath(*parts, "__init__.py"))]
         for candidate in candidates:

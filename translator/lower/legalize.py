@@ -257,7 +257,10 @@ class Legalizer:
                 out.type, out.node = R, e.node
                 return out
             self.helpers.add("ipow")
-            call = self.helper_call("n2c::ipow", [cast_to(base, R), exp], R, e, explicit=False)
+            # the template deduces its result type from the base: a literal base (`2 ** k`) is written as R,
+            # not left an int, or 2 ** k (int64 in Numba) would be an int in C
+            base = _exact(base, R) if isinstance(base, ir.Const) and base.ctype.is_int else cast_to(base, R)
+            call = self.helper_call("n2c::ipow", [base, exp], R, e, explicit=False)
             return call
         fn = "powf" if R == T.FLOAT32 else "pow"
         return self.helper_call(fn, [cast_to(base, R), cast_to(exp, R)], R, e, explicit=False)
