@@ -894,3 +894,27 @@ def bits(out, ctrl):
     out = np.zeros(16, np.int64)
     module.bits[1, 32](out, 2)
     assert out.tolist() == [((i >> 2) & 1) + 9 for i in range(16)]
+
+
+@pytest.mark.needs("g++")
+def test_default_parameter_values():
+    """A device function called without its defaulted arguments gets the defaults, as Numba compiles them in, and
+    a keyword argument binds its parameter; a kernel's default is noted (a launch passes every argument). Both
+    were errors ('cannot have defaults', 'pass them positionally')."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit(device=True)
+def scaled(x, k=2.0, off=1):
+    return x * k + off
+
+@cuda.jit("void(float64[::1], float64)")
+def kern(a, eps=0.5):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = scaled(a[i]) + scaled(a[i], 3.0) + eps + scaled(0.0, off=2) - 2
+''')
+    assert "a[i] = scaled(a[i], 2.0, 1) + scaled(a[i], 3.0, 1) + eps + scaled(0.0, 2.0, 2) - 2;" in module.cu
+    a = np.arange(4.0)
+    module.kern[1, 32](a, 0.25)
+    assert a.tolist() == [(x * 2 + 1) + (x * 3 + 1) + 0.25 for x in range(4)]  # scaled(0.0, off=2) - 2 is 0

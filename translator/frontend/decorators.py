@@ -163,10 +163,11 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
             params_node.kwonly_params:
         raise Unsupported(fn.name, "*args/**kwargs", "kernels take a fixed list of positional parameters")
     params = [p.name.value for p in params_node.posonly_params] + [p.name.value for p in params_node.params]
-    for p in list(params_node.params):
-        if p.default is not None:
-            raise Unsupported(p, "default parameter value", "kernels and device functions cannot have defaults",
-                              "pass the value explicitly at every call")
+    defaults = {p.name.value: p.default for p in params_node.params if p.default is not None}
+    if defaults and not is_device:  # Numba compiles an omitted argument in; a C launch passes every one
+        first = next(p for p in params_node.params if p.default is not None)
+        notes.append((first.default, f"default value of '{first.name.value}'", "a launch of the translation "
+                      "passes every argument (the launcher does not fill in defaults)"))
     annotations, failed = {}, []
     for p in list(params_node.posonly_params) + list(params_node.params):
         if p.annotation is None:
@@ -194,7 +195,7 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
                           "a device function is compiled for the argument types each call passes",
                           "keep one signature, or remove it")
     fi = FunctionInfo(name or fn.name.value, fn, is_device, params, signatures[0] if signatures else None,
-                      annotations, options, enclosing, key=key, signatures=signatures, site=site)
+                      annotations, options, enclosing, key=key, signatures=signatures, site=site, defaults=defaults)
     fi.notices = [view.reporter.make(node, construct, message) for node, construct, message in notes]
     fi.also_known_as = {fn.name.value, fi.name}
     return fi

@@ -29,8 +29,15 @@ class DeviceCallLowerer:
         target = self.info.functions[name]
         if not target.is_device:
             target = self.device_twin(target, node)
-        if kwargs:
-            raise Unsupported(node, f"keyword arguments to '{name}'", "pass them positionally")
+        for kw in kwargs:
+            if kw not in target.params[len(args):]:
+                raise Unsupported(kwargs[kw], f"keyword argument '{kw}' of '{name}'",
+                                  "it names no parameter after the positional arguments" if kw not in target.params
+                                  else "its parameter is given positionally too")
+        if len(args) < len(target.params) and all(p in kwargs or p in target.defaults
+                                                  for p in target.params[len(args):]):
+            # `f(x, k=3)`, `f(x)` of `def f(x, k=2)`: the rest by name or by default, as Numba binds them
+            args = args + [kwargs.get(p, target.defaults.get(p)) for p in target.params[len(args):]]
         if len(args) != len(target.params):
             raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
         bound = self.compile_time_args(target, args)

@@ -36,6 +36,7 @@ class FunctionInfo:
     site: cst.CSTNode | None = None  # where it was made (decorator or cuda.jit(...)(fn) call), for errors
     listed: bool = True  # False: made only through a factory call or another kernel (not translated alone)
     ufunc: object = None  # a frontend.ufuncs.UfuncSpec for @vectorize/@guvectorize(target="cuda")
+    defaults: dict = field(default_factory=dict)  # param -> its default value's expression (`def f(x, k=2)`)
 
     def __post_init__(self):
         self.key = self.key or self.name
