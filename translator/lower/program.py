@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import libcst as cst
+
 from ..ir import nodes as ir
 from ..analysis.calls import device_calls, reachable_functions
 from ..analysis import specialize
@@ -239,6 +241,13 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
                           "name a kernel that calls it")
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
+    if plain is not None and plain[0].decorators and unbound_decorator(info, plain[0]) is not None:
+        dec, head = unbound_decorator(info, plain[0])
+        info.reporter.add(dec, f"--kernel {want}", f"its decorator @{info.code(dec)} names '{head}', which this "
+                          "module never imports or defines (Python stops here with a NameError)",
+                          f"import it: from numba import {head}" if head in ("cuda", "jit") else
+                          f"import or define '{head}' before the kernel")
+        return UserError(info.reporter.diagnostics)
     if plain is not None and plain[0].decorators:
         foreign = foreign_decorator(info, plain[0])
         dec = plain[0].decorators[0].decorator
@@ -266,11 +275,34 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n    hint: {hint}")
 
 
+def unbound_decorator(info: ModuleInfo, fn):
+    """(decorator node, its first name) when the module binds that name nowhere (a notebook cell saved without
+    its imports), else None."""
+    import builtins
+
+    dec = fn.decorators[0].decorator
+    head = dec.func if isinstance(dec, cst.Call) else dec
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name) or info.star_imports or hasattr(builtins, head.value):
+        return None
+    tables = (info.aliases, info.constants, info.nonconstant, info.functions, info.plain_functions,
+              info.value_nodes, info.failed_functions)
+    return None if any(head.value in t for t in tables) else (dec, head.value)
+
+
 @deep_stack  # the lowering and the typer recurse once per level of an expression
 def build_program(info: ModuleInfo, options: Options) -> Program:
     kernels = selected_kernels(info, options)
     if not kernels:
         info.reporter.raise_if_any()  # a decorator problem may be why no kernel was found
+        for fn, _, _ in list(info.plain_functions.values()):
+            unbound = unbound_decorator(info, fn) if fn.decorators else None
+            if unbound is not None:
+                info.reporter.add(unbound[0], f"@{info.code(unbound[0])}", f"names '{unbound[1]}', which this module "
+                                  "never imports or defines (Python stops here with a NameError)",
+                                  "add the import: from numba import cuda")
+                info.reporter.raise_if_any()
         info.reporter.add(None, "no @cuda.jit kernel found", "this module defines no function decorated with @cuda.jit",
                           "decorate a kernel with @cuda.jit (from numba import cuda); a kernel the module makes when "
                           "it runs is found with --import-module")
