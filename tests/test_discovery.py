@@ -1266,3 +1266,29 @@ def test_a_plain_function_imported_from_a_module_next_to_it_and_compiled_here(tm
     cu = translate_file(path)
     assert "__device__ __forceinline__ double weighted(double a, double b)" in cu
     assert "return a + WEIGHT * b;  // inline_functions.py:5" in cu and "WEIGHT = 0.25;" in cu
+
+
+def test_a_constant_read_from_a_dict_literal_of_a_config_module(tmp_path):
+    """stumpy's config.py: `_DEFAULTS = {"THRESHOLD": 1e-14, "FLAGS": {...}}`, `THRESHOLD = _DEFAULTS["THRESHOLD"]`,
+    read as `config.THRESHOLD` after `from . import config` (the submodule, not the package's __init__). Only the
+    entry read is evaluated; a dict stored into is not a constant."""
+    from translator import translate_file
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from . import config\nfrom .kern import *\n")
+    (tmp_path / "pkg" / "config.py").write_text(
+        'import numpy as np\n_DEFAULTS = {"THRESHOLD": 1e-14, "FLAGS": {"nsz", "arcp"}, "BIG": np.finfo(np.float64).max}\n'
+        'THRESHOLD = _DEFAULTS["THRESHOLD"]\n_MUTABLE = {"K": 1}\n_MUTABLE["K"] = 2\nK = _MUTABLE["K"]\n')
+    path = tmp_path / "pkg" / "kern.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+        from . import config
+
+        @cuda.jit("void(float64[::1])")
+        def k(a):
+            a[0] = max(a[0], config.THRESHOLD)
+    """))
+    assert "n2c::py_max<double>(a[0], 1e-14)" in translate_file(path)
+    path.write_text(path.read_text().replace("config.THRESHOLD", "config.K"))
+    with pytest.raises(UserError):
+        translate_file(path)

@@ -918,3 +918,33 @@ def kern(a, eps=0.5):
     a = np.arange(4.0)
     module.kern[1, 32](a, 0.25)
     assert a.tolist() == [(x * 2 + 1) + (x * 3 + 1) + 0.25 for x in range(4)]  # scaled(0.0, off=2) - 2 is 0
+
+
+@pytest.mark.needs("g++")
+def test_tuple_slices_and_the_rows_of_a_2d_array():
+    """`ny, nx = a.shape[2:4]` (gpu_specter), `t[::-1]`, and `for row in nb:` over a 2-D array (a path finder's
+    neighbour table): Numba slices a tuple with constant bounds and iterates a 2-D array by its row views. Both
+    were refused ('tuple slice', 'iterating it yields row views')."""
+    module = load_cpu(source='''
+from numba import cuda, int32
+
+@cuda.jit("void(float64[:, :, :, ::1], float64[:, ::1], float64[::1])")
+def k(a, g, out):
+    ny, nx = a.shape[2:4]
+    t = (1, 2, 3, 4)
+    r = t[::-1]
+    nb = cuda.local.array((4, 2), int32)
+    for j in range(4):
+        nb[j, 0] = j
+        nb[j, 1] = 3 - j
+    s = 0.0
+    for row in nb:
+        s += g[row[0], row[1]]
+    for i, grow in enumerate(g):
+        out[i] = s + grow[0] + ny * 10 + nx + r[0] + len(t[1:])
+''')
+    g = np.arange(16.0).reshape(4, 4)
+    out = np.zeros(4)
+    module.k[1, 1](np.zeros((1, 1, 5, 6)), g, out)
+    s = sum(g[j, 3 - j] for j in range(4))
+    assert out.tolist() == [s + g[i, 0] + 56 + 4 + 3 for i in range(4)]

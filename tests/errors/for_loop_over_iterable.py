@@ -1,4 +1,4 @@
-# expect: 9:14: for loop over sorted: only range() loops are supported
+# expect: 9:14: for loop over sorted: numba2cuda iterates range(), arrays, tuples, zip() and enumerate() of them
 """Iterates over sorted(x), which has no meaning on the device."""
 from numba import cuda
 

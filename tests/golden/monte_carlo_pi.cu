@@ -91,7 +91,7 @@ __global__ void monte_carlo_pi(n2c::xoroshiro128p_state *states, int64_t states_
     const int darts = DARTS > 0 ? DARTS : darts_arg;  // DARTS = 0: the generic kernel, any darts
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;  // monte_carlo_pi.py:29
     if (i < states_shape0) {  // monte_carlo_pi.py:30
-        int64_t inside = 0;  // monte_carlo_pi.py:31
+        int inside = 0;  // monte_carlo_pi.py:31
         for (int v_ = 0; v_ < darts; ++v_) {  // monte_carlo_pi.py:32 (renamed: _ -> v_)
             float x = n2c::xoroshiro128p_uniform_float32(&states[i]);  // monte_carlo_pi.py:33
             float y = n2c::xoroshiro128p_uniform_float32(&states[i]);  // monte_carlo_pi.py:34

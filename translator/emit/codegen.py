@@ -294,13 +294,13 @@ class CPrinter:
         return [pad + line if line else line for line in method(s, depth)]
 
     def stmt_Declare(self, s, depth):
-        return [f"{c_type(s.var.type)} {s.var.c_name};"]
+        return [f"{c_type(s.var.c_type or s.var.type)} {s.var.c_name};"]
 
     def stmt_Assign(self, s, depth):
         value = self.expr(s.value)
         name = s.target.var.c_name
         if getattr(s, "declare", False):
-            return [f"{c_type(s.target.var.type)} {name} = {value};" + self.comment(s)]
+            return [f"{c_type(s.target.var.c_type or s.target.var.type)} {name} = {value};" + self.comment(s)]
         if isinstance(s.value, ir.BinOp) and isinstance(s.value.left, ir.Name) and s.value.left.var is s.target.var \
                 and s.value.op in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"):
             rhs = self.wrap(s.value.right, PRECEDENCE["?:"])

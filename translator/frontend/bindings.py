@@ -266,6 +266,11 @@ class Binder:
         self.bound.add(local)
         if from_parts is not None and self.sibling is not None:
             mod, level, name = from_parts
+            submodule = self.sibling(f"{mod}.{name}" if mod else name, level) if level or mod else None
+            if submodule is not None:  # `from . import config`: the module config.py, not its package's __init__
+                self._module_names(local, submodule)
+                self.view.aliases[local] = qualified
+                return
             sibling = self.sibling(mod, level)
             if sibling is not None and name in sibling.constants:
                 self._set_constant(local, sibling.constants[name], None)
@@ -275,8 +280,6 @@ class Binder:
                 return
             if sibling is not None and self._import_function(local, sibling, name):
                 return
-            if sibling is None or name not in sibling.aliases:  # `from . import helpers`: a module
-                self._module_names(local, self.sibling(f"{mod}.{name}" if mod else name, level))
         elif from_parts is None and self.sibling is not None and level == 0 and "." not in qualified:
             self._module_names(local, self.sibling(qualified, 0))
         self.view.aliases[local] = qualified

@@ -169,6 +169,9 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
         test = _plain(const_eval(info, node.test, local_consts))
         return const_eval(info, node.body if test else node.orelse, local_consts)
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        entry = _dict_entry(info, node, local_consts)
+        if entry is not None:  # `_DEFAULTS["THRESHOLD"]` of a module-level dict literal (stumpy's config)
+            return const_eval(info, entry, local_consts)
         seq = const_eval(info, node.value, local_consts)
         idx = const_eval(info, node.slice[0].slice.value, local_consts)
         idx = idx.value if isinstance(idx, Typed) else idx
@@ -178,6 +181,31 @@ def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
     if isinstance(node, cst.Call):
         return _const_call(info, node, local_consts)
     raise ConstEvalError(type(node).__name__)
+
+
+def _dict_entry(info: ModuleInfo, node: cst.Subscript, local_consts):
+    """The value expression of `D[key]` where D is a dict literal bound once and never stored into, else None.
+    Only that entry is evaluated: the others may be anything (sets, np.finfo(...).max)."""
+    if not isinstance(node.value, cst.Name):
+        return None
+    bound = info.value_nodes.get(node.value.value)
+    if not isinstance(bound, cst.Dict):
+        return None
+    index = node.slice[0].slice.value
+    key = index.evaluated_value if isinstance(index, cst.SimpleString) else const_eval(info, index, local_consts)
+    name = node.value.value
+
+    def stores_into(n) -> bool:
+        return isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript) \
+            and isinstance(n.target.value, cst.Name) and n.target.value.value == name
+
+    for stored in find_nodes(info.module, stores_into):
+        raise ConstEvalError(f"'{name}' is changed in place (line {info.reporter.location(stored).line})")
+    for el in bound.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, (cst.SimpleString, cst.Integer)) \
+                and el.key.evaluated_value == key:
+            return el.value
+    return None
 
 
 #: beyond these, a constant is of no use to a kernel (C has no wider integer) and computing it could take

@@ -63,12 +63,7 @@ class ElementLoopLowerer:
                     raise Unsupported(node, f"{what} of this iterable", "only 1-D arrays and their views are "
                                       "iterated here", "loop over indices: for i in range(len(a)): x = a[i]")
                 return None
-            arr = self.scope[name.value]
-            if arr.ndim != 1:
-                shown = self.info.code(node)
-                raise Unsupported(node, f"for loop over '{shown}'", f"'{shown}' has {arr.ndim} dimensions, and "
-                                  "iterating it yields row views", f"loop over indices: for i in range({shown}"
-                                  ".shape[0]): ...")
+            # a 2-D array yields its rows, each a view (`for row in nb: g[row[0], row[1]]`)
             lengths.append(cst.Call(cst.Name("len"), [cst.Arg(name)]))
             items.append(lambda k, a=name: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
         targets = [n for t in targets for n in ([el.value for el in t.elements] if isinstance(t, cst.Tuple) else [t])]

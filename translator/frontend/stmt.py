@@ -304,10 +304,14 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ElementLoop
             raise Unsupported(it, "for loop over literal_unroll()", "numba2cuda does not unroll a loop per item "
                               "type; a tuple of numbers is iterated without it",
                               "write for x in t for a tuple of numbers; for arrays, write the body once per array")
+        if isinstance(it, cst.List):
+            raise Unsupported(it, "for loop over a list", "kernels cannot build Python lists (Numba's CUDA target "
+                              "refuses them too)", f"iterate a tuple: for {self.info.code(stmt.target)} in "
+                              f"({', '.join(self.info.code(e.value) for e in it.elements)})")
         if not is_range:
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
-            raise Unsupported(it, f"for loop over {what}", "only range() loops are supported",
-                              "loop over indices: for i in range(len(a)): x = a[i]")
+            raise Unsupported(it, f"for loop over {what}", "numba2cuda iterates range(), arrays, tuples, zip() and "
+                              "enumerate() of them", "loop over indices: for i in range(len(a)): x = a[i]")
         args = [a.value for a in it.args]
         if not 1 <= len(args) <= 3 or any(a.keyword is not None for a in it.args):
             raise Unsupported(it, "range()", "takes 1 to 3 positional arguments")

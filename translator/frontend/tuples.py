@@ -15,8 +15,10 @@ class TupleLowerer:
     """Needs, from the class it is mixed into: expr(), counters (the loop counters the translator made)."""
 
     def tuple_subscript(self, base: TupleValue, node: cst.Subscript):
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-            raise Unsupported(node, "tuple slice", "only constant indexing of tuples is supported")
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+            return self.tuple_slice(base, node, node.slice[0].slice)
+        if len(node.slice) != 1:
+            raise Unsupported(node, "tuple index", "a tuple takes one index")
         idx = self.expr(node.slice[0].slice.value)
         # a constant through an integer cast counts (`cuda.grid(2)[types.uint32(0)]`, as sgkit writes it)
         while isinstance(idx, ir.Cast) and idx.to.is_int and isinstance(idx.value, ir.Const) and \
@@ -28,6 +30,20 @@ class TupleLowerer:
                                   f"{len(base.items)}", "index with 0 .. len(t) - 1")
             return base.items[idx.value]
         return self.select_item(base, idx, node)
+
+    def tuple_slice(self, base: TupleValue, node, sl: cst.Slice) -> TupleValue:
+        """`a.shape[2:4]`, `t[1:]`, `t[::-1]`: a slice with constant bounds is the tuple of those items, as Numba
+        types it (its length is part of the type, so the bounds must be constants)."""
+        bounds = []
+        for part in (sl.lower, sl.upper, sl.step):
+            v = self.expr(part) if part is not None else None
+            if v is not None and not (isinstance(v, ir.Const) and isinstance(v.value, int)):
+                raise Unsupported(part, "tuple slice", "its bounds must be integer constants (a tuple's length is "
+                                  "part of its type)", "slice with constants: t[1:3]")
+            bounds.append(v.value if v is not None else None)
+        if bounds[2] == 0:
+            raise Unsupported(sl.step, "tuple slice", "slice step cannot be zero")
+        return TupleValue(list(base.items[slice(*bounds)]))
 
     def select_item(self, tup: TupleValue, idx: ir.Expr, node) -> ir.Expr:
         """`t[k]` with k known only at run time (`OFFS[k]`, `for off in OFFS`): Numba allows it on a tuple of one

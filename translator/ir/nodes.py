@@ -73,6 +73,10 @@ class Name(Expr):
     maybe_undefined: bool = False  # some path reaches this use without an assignment
     var: "Variable | None" = None
 
+    @property
+    def ctype(self):
+        return self.var.c_type if self.var is not None and self.var.c_type is not None else self.type
+
 
 @dataclass(eq=False)
 class Builtin(Expr):
@@ -303,6 +307,7 @@ class Variable:
     type: object = None
     declared_at: object = None  # Assign/ForRange that declares it, or None for a separate Declare
     is_param: bool = False
+    c_type: object = None  # the C declaration's type where narrower than Numba's (analysis/counters.py)
 
 
 @dataclass(eq=False)

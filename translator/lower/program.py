@@ -9,6 +9,7 @@ import libcst as cst
 from ..ir import nodes as ir
 from ..analysis.calls import device_calls, reachable_functions
 from ..analysis import specialize
+from ..analysis.counters import narrow_counters
 from ..ir import typesys as T
 from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
@@ -98,6 +99,7 @@ class Program:
             reporter.add_unsupported(exc)
         if len(reporter.diagnostics) > known:
             raise UserError(reporter.diagnostics)
+        narrow_counters(fn)
         if legalize:
             self.legalize(fn)
         _propagate_writes(fn)
