@@ -302,6 +302,28 @@ def test_gpu_real_world_constructs_match_numba():
 
 
 @pytest.mark.needs("g++")
+def test_more_real_world_constructs_are_equivalent_and_a_wrapping_counter_is_rejected():
+    """Compile-time arguments of a device function, zip(enumerate()), tuple slices, rows of a 2-D array, a named row
+    slice, 2 ** k and an int counter (real_world_constructs_2.py): EQUIVALENT to the Numba original; the counter
+    read without its int64 conversion (hits * 10**9 wraps in an int) is NOT EQUIVALENT."""
+    path = F / "real_world_constructs_2.py"
+    result = verify(path, dists=("uniform", "negative"))
+    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
+    assert {c.kernel for c in result.cases} == {"atomic_bins", "atomic_peaks", "mixed"}
+    text = translation(path)
+    read = "(int64_t)hits * 1000000000"
+    assert text.count(read) == 1, text
+    wrong = verify(path, kernel="mixed", cu_text=text.replace(read, "hits * 1000000000"), dists=())
+    assert wrong.verdict == "NOT EQUIVALENT"
+
+
+@pytest.mark.gpu
+def test_gpu_more_real_world_constructs_match_numba():
+    result = verify(F / "real_world_constructs_2.py", device="cuda", dists=("uniform", "negative", "limits"))
+    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
+
+
+@pytest.mark.needs("g++")
 def test_a_module_of_a_package_runs_with_its_relative_imports(tmp_path, capsys):
     """verify imports the original as Python does (`pkg.kern`), so `from .helpers import weight` works there
     too; the translation reads weight from helpers.py."""

@@ -1,0 +1,110 @@
+"""More constructs of kernels collected from public projects (issue 17), each verified against the Numba
+original: a dtype, an array size, cuda.atomic.add and a device function passed to one device function (numba-cuda's
+atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
+a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
+bits read in int64 arithmetic."""
+import math
+
+import numpy as np
+from numba import cuda, float64, int32, uint32
+
+
+@cuda.jit(device=True)
+def cast_none(num):
+    return num
+
+
+@cuda.jit(device=True)
+def cast_int(num):
+    return int(num)
+
+
+@cuda.jit(device=True)
+def shared_op(ary, idx, op2, ary_dtype, nelem, binop_func, cast_func, init):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(nelem, ary_dtype)
+    sm[tid] = init
+    cuda.syncthreads()
+    b = cast_func(idx[tid] % nelem)
+    binop_func(sm, b, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit("void(uint32[::1], uint32[::1])")
+def atomic_bins(idx, ary):
+    shared_op(ary, idx, 1, uint32, 32, cuda.atomic.add, cast_none, 0)
+
+
+@cuda.jit("void(float64[::1], float64[::1])")
+def atomic_peaks(idx, ary):
+    shared_op(ary, idx, 1.5, float64, 32, cuda.atomic.max, cast_int, -1.0)
+
+
+@cuda.jit(device=True)
+def scaled(x, k=2.0, off=1):
+    return x * k + off
+
+
+@cuda.jit(device=True)
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@cuda.jit(device=True)
+def extract_bit(ctrl, index):
+    return (index & (2**ctrl)) // (2**ctrl)
+
+
+@cuda.jit("void(float64[:, ::1], float64[::1], int32, float64[::1])")
+def mixed(spheres, y, m, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        center = spheres[i, :3]
+        ny, nx = spheres.shape[0:2]
+        acc = 0.0
+        for (k, xv), yv in zip(enumerate(center), y):
+            acc += xv * yv + k
+        hits = 0
+        for k in range(m):
+            if spheres[i, k % nx] > 0:
+                hits += 1
+        nb = cuda.local.array((2, 2), int32)
+        nb[0, 0], nb[0, 1], nb[1, 0], nb[1, 1] = 0, 1, 1, 2
+        s = 0.0
+        for row in nb:
+            s += spheres[i, row[0]] * row[1]
+        out[i] = (acc + dot3(center, center) + scaled(center[0]) + scaled(s, 2.0, 3) + hits * 1000000000
+                  + extract_bit(2, i) + ny + math.remainder(acc, 0.75))
+
+
+def example_atomic_bins(rng, size="small"):
+    idx = rng.integers(0, 1000, 32).astype(np.uint32)
+    expected = np.zeros(32, np.uint32)
+    np.add.at(expected, idx % 32, 1)
+    return dict(kernel=atomic_bins, griddim=1, blockdim=32, args=[idx, np.zeros(32, np.uint32)],
+                expected={1: expected})
+
+
+def example_atomic_peaks(rng, size="small"):
+    idx = rng.uniform(0, 100, 32)
+    hit = {int(v % 32) for v in idx}
+    expected = np.array([1.5 if t in hit else -1.0 for t in range(32)])
+    return dict(kernel=atomic_peaks, griddim=1, blockdim=32, args=[idx, np.zeros(32)], expected={1: expected})
+
+
+def example_mixed(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    spheres = rng.standard_normal((n, 5))
+    y = rng.standard_normal(4)
+    m = 7
+    expected = np.zeros(n)
+    for i in range(n):
+        c = spheres[i, :3]
+        acc = sum(c[k] * y[k] + k for k in range(3))
+        hits = sum(1 for k in range(m) if spheres[i, k % 5] > 0)
+        s = spheres[i, 0] * 1 + spheres[i, 1] * 2
+        expected[i] = (acc + (c * c).sum() + (c[0] * 2 + 1) + (s * 2 + 3) + hits * 1000000000
+                       + ((i >> 2) & 1) + n + math.remainder(acc, 0.75))
+    return dict(kernel=mixed, griddim=math.ceil(n / 32), blockdim=32, args=[spheres, y, m, np.zeros(n)],
+                expected={3: expected}, rtol=1e-12)
