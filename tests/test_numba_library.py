@@ -894,3 +894,44 @@ def test_foreign_device_functions_carry_their_linked_source(tmp_path):
     module.vector_affine[1, 32](np.float32(1.5), x, y, res)
     assert r.tolist() == (x * y).tolist()
     assert res.tolist() == ((np.float32(3.0) * x + y) + x * np.float32(0.5)).tolist()
+
+
+FFI_MODULE = '''
+import os
+from numba import cuda
+
+basedir = os.path.dirname(os.path.abspath(__file__))
+product = cuda.declare_device("product", "float32(float32, float32)", link=os.path.join(basedir, "functions.cu"))
+halve = cuda.declare_device("halve", "float32(float32)", link=os.path.join(basedir, "plain.cu"), abi="c")
+
+
+@cuda.jit("void(float32[::1], float32[::1], float32[::1])")
+def multiply(r, x, y):
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = product(x[i], y[i]) + halve(x[i])
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_foreign_device_functions_match_numbas(tmp_path):
+    """The linked CUDA source carried into the translation computes what Numba's linked call does, on the GPU."""
+    import importlib.util
+
+    import numba2cuda
+
+    (tmp_path / "functions.cu").write_text(
+        'extern "C" __device__ int product(float *out, float a, float b)\n{\n    *out = a * b;\n    return 0;\n}\n')
+    (tmp_path / "plain.cu").write_text('extern "C" __device__ float halve(float v) { return v * 0.5f; }\n')
+    path = tmp_path / "ffi_module.py"
+    path.write_text(FFI_MODULE)
+    spec = importlib.util.spec_from_file_location("ffi_module", path)
+    original = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    translated = numba2cuda.load(path, progress=False)
+    x = np.random.default_rng(5).standard_normal(1000).astype(np.float32)
+    y = np.random.default_rng(6).standard_normal(1000).astype(np.float32)
+    want, got = np.zeros_like(x), np.zeros_like(x)
+    original.multiply[8, 128](want, x, y)
+    translated.multiply[8, 128](got, x, y)
+    assert np.array_equal(got, want)

@@ -138,6 +138,7 @@ class CallLowerer:
             raise Unsupported(node, f"call to {foreign.symbol}()", "numba2cuda passes numbers to foreign functions, "
                               "not pointers (CPointer)", "use the LLM backend for this kernel (--backend auto)")
         self.foreign[foreign.symbol] = foreign
+        self.cooperative |= foreign.cooperative
         entry = intrinsics.Intrinsic(f"ffi.{foreign.symbol}", foreign.c_name, lambda ts: foreign.ret,
                                      (len(foreign.args),) * 2, arg_types=lambda ts: list(foreign.args))
         return ir.Call(entry, [self.expr(a) for a in args])

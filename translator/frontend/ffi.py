@@ -39,6 +39,7 @@ class Foreign:
     args: list  # its Numba argument types
     abi: str  # "numba" or "c"
     sources: list = field(default_factory=list)  # [(path, text)] of the files it links, includes carried
+    cooperative: bool = False  # use_cooperative=True: its code syncs the grid, so the kernel launches cooperatively
 
     @property
     def c_name(self) -> str:
@@ -79,7 +80,7 @@ def declared(info, decl: cst.Call) -> Foreign:
         raise Unsupported(decl, f"foreign device function '{symbol}'", "no link= names the CUDA source that "
                           "defines it, which the translation must carry", "pass link=PATH to cuda.declare_device")
     link = kwargs["link"]
-    paths = [path_of(info, el.value) for el in link.elements] if isinstance(link, (cst.List, cst.Tuple)) \
+    paths = [path_of(info, el.value) for el in link.elements] if isinstance(link, (cst.List, cst.Tuple, cst.Set)) \
         else [path_of(info, link)]
     search = _search_paths(info)
     here = os.path.dirname(os.path.abspath(info.path))
@@ -91,7 +92,9 @@ def declared(info, decl: cst.Call) -> Foreign:
             raise Unsupported(link, f"link '{os.path.basename(path)}'", "numba2cuda carries CUDA C++ source (.cu); "
                               "PTX, cubins and libraries are not translated", "link the .cu the function is in")
         sources.append((path, _carry(path, search, link, set())))
-    return Foreign(symbol, ret, types, abi, sources)
+    cooperative = kwargs.get("use_cooperative")
+    return Foreign(symbol, ret, types, abi, sources,
+                   cooperative=isinstance(cooperative, cst.Name) and cooperative.value == "True")
 
 
 def _string(info, node) -> str:
