@@ -1292,3 +1292,18 @@ def test_a_constant_read_from_a_dict_literal_of_a_config_module(tmp_path):
     path.write_text(path.read_text().replace("config.THRESHOLD", "config.K"))
     with pytest.raises(UserError):
         translate_file(path)
+
+
+def test_kernel_option_names_the_decorator_of_a_kernel_made_inside_a_method():
+    """spinsim makes its kernels inside a method under `@jit_host(sig, max_registers)`, a decorator chosen when the
+    code runs: --kernel NAME said 'no kernel named NAME (kernels here: none)'; it now points at the decorator."""
+    text = error("""
+        from numba import cuda
+
+        class Simulator:
+            def compile(self, jit_host):
+                @jit_host("(float64[:],)", 63)
+                def get_spin(state):
+                    state[0] = 1.0
+    """, kernels=["get_spin"])
+    assert "mod.py:6:10: error: --kernel get_spin: 'get_spin' is defined here under @jit_host(" in text

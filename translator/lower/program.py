@@ -18,7 +18,7 @@ from ..frontend.module import FunctionInfo, ModuleInfo
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
-from ..frontend.scan import random_state_params
+from ..frontend.scan import find_nodes, random_state_params
 from .names import name_program
 from ..frontend.stmt import FunctionLowerer
 from ..analysis.typer import Typer
@@ -265,6 +265,15 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
                           f"decorate it with @cuda.jit, or compile it with {want}_gpu = cuda.jit(signature)({want})")
         return UserError(info.reporter.diagnostics)
     if info.reporter.diagnostics:
+        return UserError(info.reporter.diagnostics)
+    nested = [fn for fn in find_nodes(info.module, lambda n: isinstance(n, cst.FunctionDef) and n.name.value == want)
+              if fn.decorators]
+    if nested:  # inside a class or function, under a decorator only running makes (spinsim's self.jit_host(...))
+        dec = nested[0].decorators[0].decorator
+        info.reporter.add(dec, f"--kernel {want}", f"'{want}' is defined here under @{info.code(dec)}, which "
+                          "numba2cuda does not read as cuda.jit (a decorator that code makes when it runs)",
+                          "decorate it with @cuda.jit, or make the kernel where the module's import makes it "
+                          "and translate with --import-module")
         return UserError(info.reporter.diagnostics)
     names = ", ".join(sorted({f.key if f.key != f.name else f.name for f in kernels})) or "none"
     failed = sorted(k.rsplit(".", 1)[-1] for k in info.deferred)
