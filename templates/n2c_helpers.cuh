@@ -157,6 +157,40 @@ __device__ __forceinline__ int64_t py_round(T x)
     return (int64_t)rint(x);
 }
 
+// @helper round_ndigits
+// round(x, ndigits) as numba-cuda computes it (CPython's fallback double_round): scaled by powers of ten in
+// float64, rounded half to even, scaled back; the result in x's type.
+template <typename T>
+__device__ __forceinline__ T round_ndigits(T xin, int64_t ndigits)
+{
+    const double x = xin;
+    if (isinf(x) || isnan(x))
+        return xin;
+    double pow1, pow2 = 1.0, y;
+    if (ndigits >= 0) {
+        if (ndigits > 22) {
+            pow1 = ipow(10.0, ndigits - 22);
+            pow2 = 1e22;
+        } else {
+            pow1 = ipow(10.0, ndigits);
+        }
+        y = (x * pow1) * pow2;
+        if (isinf(y))
+            return xin;
+    } else {
+        pow1 = ipow(10.0, -ndigits);
+        y = x / pow1;
+    }
+    double z = (double)py_round(y);
+    if (fabs(y - z) == 0.5)
+        z = 2.0 * (double)py_round(y / 2.0);
+    if (ndigits >= 0)
+        z = (z / pow2) / pow1;
+    else
+        z *= pow1;
+    return (T)z;
+}
+
 // @helper dynamic_smem_bytes
 // Size of the dynamic shared memory of this launch: Numba sizes dynamic shared arrays from it.
 __device__ __forceinline__ unsigned int dynamic_smem_bytes()

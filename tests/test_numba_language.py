@@ -948,3 +948,47 @@ def k(a, g, out):
     module.k[1, 1](np.zeros((1, 1, 5, 6)), g, out)
     s = sum(g[j, 3 - j] for j in range(4))
     assert out.tolist() == [s + g[i, 0] + 56 + 4 + 3 for i in range(4)]
+
+
+def numba_round_ndigits(x: float, ndigits: int) -> float:
+    """numba-cuda's round(x, ndigits) (CPython's fallback double_round), step for step in float64."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    if ndigits >= 0:
+        pow1, pow2 = (10.0 ** (ndigits - 22), 1e22) if ndigits > 22 else (10.0 ** ndigits, 1.0)
+        y = (x * pow1) * pow2
+        if math.isinf(y):
+            return x
+    else:
+        pow1 = 10.0 ** -ndigits
+        y = x / pow1
+    z = float(round(y))
+    if math.fabs(y - z) == 0.5:
+        z = 2.0 * round(y / 2.0)
+    return (z / pow2) / pow1 if ndigits >= 0 else z * pow1
+
+
+@pytest.mark.needs("g++")
+def test_round_with_ndigits_follows_numba_cuda():
+    """round(x, n) of numba-cuda's intrinsics tests: its float64 scaling and half-to-even rounding, x's type back
+    (was 'round() with ndigits: only round(x) is supported')."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float32[::1], int64[::1], float64[::1], float32[::1])")
+def rounding(x, x32, n, out, out32):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = round(x[i], n[i])
+        out32[i] = round(x32[i], n[i])
+''')
+    assert "n2c::round_ndigits(x[i], n[i])" in module.cu
+    x = np.array([2.675, 1.5, 2.5, -0.5, 1234.5678, 1234.5678, 0.125, float("inf"), 1e300, -7.45])
+    n = np.array([2, 0, 0, 0, -2, 2, 2, 3, 30, 1], np.int64)
+    with np.errstate(over="ignore"):  # 1e300 is inf in float32
+        x32 = x.astype(np.float32)
+    out, out32 = np.zeros_like(x), np.zeros_like(x32)
+    module.rounding[1, 32](x, x32, n, out, out32)
+    assert out.tolist() == [numba_round_ndigits(float(v), int(k)) for v, k in zip(x, n)]
+    with np.errstate(over="ignore"):  # 1e300 is inf in float32
+        assert out32.tolist() == [float(np.float32(numba_round_ndigits(float(v), int(k)))) for v, k in zip(x32, n)]

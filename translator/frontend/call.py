@@ -32,7 +32,8 @@ NATIVE_ATOMICS = {
     "dec": ("atomicDec", {"uint32"}),
     "cas": ("atomicCAS", {"int32", "uint32"}),
 }
-HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"}}
+HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"},
+                       "round_ndigits": {"py_round", "ipow"}}
 
 
 class CallLowerer:
@@ -195,12 +196,20 @@ class CallLowerer:
         return ir.Call(entry, [self.expr(a) for a in args])
 
     def call_round(self, node, args, kwargs):
+        if len(args) == 2 and not kwargs:
+            return self.round_ndigits(node, args)
         if len(args) != 1 or kwargs:
-            raise Unsupported(node, "round() with ndigits", "only round(x) is supported",
-                              "scale, round and divide: round(x * 100) / 100")
+            raise Unsupported(node, "round()", "takes the number and, optionally, the number of digits")
         self.use_helper("py_round")
         entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64 if ts[0].is_float else ts[0], (1, 1))
         return ir.Call(entry, [self.expr(args[0])])
+
+    def round_ndigits(self, node, args):
+        """round(x, n) of a float: numba-cuda's own algorithm (float64 scaling, half to even), x's type back."""
+        self.use_helper("round_ndigits")
+        entry = intrinsics.Intrinsic("round", "n2c::round_ndigits", lambda ts: ts[0] if ts[0].is_float else None,
+                                     (2, 2), arg_types=lambda ts: [ts[0], T.INT64])
+        return ir.Call(entry, [self.expr(a) for a in args])
 
     def call_pow(self, node, args, kwargs):
         """pow(a, b): Numba types and computes it as a ** b."""
