@@ -4,6 +4,7 @@ against NumPy, or against Numba's own CPU compilation where the typing is what i
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -414,7 +415,6 @@ def test_tuples_iterated_and_indexed_at_run_time_as_numba_does():
     """`for off in (16, 8, 4)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter) and `t[k]`, `t[-k]`:
     Numba compiles a switch over the index; translated as a chain of conditionals, checked against njit."""
     import numba
-    from pathlib import Path
 
     def body(xi, t):  # real_world_constructs.tuples, one thread's work
         s = 0
@@ -797,62 +797,27 @@ def eq(w_in, out):
     assert out.tolist() == [w[i % 3] * 2 for i in range(7)]
 
 
-COMPILE_TIME_ARGS = '''
-from numba import cuda, uint32, float64
-
-
-@cuda.jit(device=True)
-def cast_none(num):
-    return num
-
-
-@cuda.jit(device=True)
-def cast_int(num):
-    return int(num)
-
-
-@cuda.jit(device=True)
-def shared_op(ary, idx, op2, ary_dtype, nelem, binop_func, cast_func, init):
-    tid = cuda.threadIdx.x
-    sm = cuda.shared.array(nelem, ary_dtype)
-    sm[tid] = init
-    cuda.syncthreads()
-    b = cast_func(idx[tid] % nelem)
-    binop_func(sm, b, op2)
-    cuda.syncthreads()
-    ary[tid] = sm[tid]
-
-
-@cuda.jit("void(uint32[:])")
-def atomic_add(ary):
-    shared_op(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0)
-
-
-@cuda.jit("void(float64[:], float64[:])")
-def atomic_max(ary, idx):
-    shared_op(ary, idx, 1.5, float64, 16, cuda.atomic.max, cast_int, -1.0)
-'''
-
-
 @pytest.mark.needs("g++")
 def test_types_functions_and_array_sizes_passed_to_a_device_function_are_compiled_in():
     """numba-cuda's atomics tests pass a dtype, an array size, cuda.atomic.add and a device function to one device
-    function; Numba compiles a copy per such binding, and so does the translation (was: 'type argument')."""
-    module = load_cpu(source=COMPILE_TIME_ARGS)
+    function (real_world_constructs_2.shared_op); Numba compiles a copy per such binding, and so does the
+    translation (was: 'type argument')."""
+    module = load_cpu(Path(__file__).parent / "verify_fixtures" / "real_world_constructs_2.py")
     cu = module.cu
-    assert "__shared__ unsigned int sm[nelem];" in cu and "__shared__ double sm[nelem_2];" in cu
+    assert "__shared__ unsigned int sm[nelem];" in cu and "__shared__ double sm[nelem];" in cu
     assert "atomicAdd(&sm[" in cu and "n2c::atomic_max(&sm[" in cu
-    assert "int64_t b = cast_int(n2c::float_mod<double>(idx[tid], nelem_2));" in cu
-    ary = np.arange(32, dtype=np.uint32) * 3
-    module.atomic_add[1, 32](ary)
+    assert "int64_t b = cast_int(n2c::float_mod<double>(idx[tid], nelem));" in cu
+    idx = np.arange(32, dtype=np.uint32) * 3
+    ary = np.zeros(32, np.uint32)
+    module.atomic_bins[1, 32](idx, ary)
     want = np.zeros(32, np.uint32)
     np.add.at(want, (np.arange(32) * 3) % 32, 1)
     assert ary.tolist() == want.tolist()
-    idx = np.arange(16, dtype=np.float64) * 2.5
-    out = np.zeros(16)
-    module.atomic_max[1, 16](out, idx)
-    hit = set(int(v % 16) for v in idx)
-    assert out.tolist() == [1.5 if t in hit else -1.0 for t in range(16)]
+    fidx = np.arange(32, dtype=np.float64) * 2.5
+    out = np.zeros(32)
+    module.atomic_peaks[1, 32](fidx, out)
+    hit = set(int(v % 32) for v in fidx)
+    assert out.tolist() == [1.5 if t in hit else -1.0 for t in range(32)]
 
 
 @pytest.mark.needs("g++")

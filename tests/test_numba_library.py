@@ -12,6 +12,7 @@ import pytest
 from translator import translate_source
 from translator.runtime.cpu_launch import load_cpu
 from translator.runtime.cpurun import CpuLaunchError
+from translator.userimport import import_path
 
 HEAD = "import math\nimport numpy as np\nfrom numba import cuda, float32, float64, int32, int64\n"
 
@@ -591,8 +592,6 @@ def test_guvectorize_call_loops_over_the_outer_dimensions(ufunc_module):
 
 @pytest.mark.gpu
 def test_gpu_ufuncs_match_numbas(tmp_path):
-    import importlib.util
-
     import torch
     from numba import cuda
 
@@ -600,9 +599,7 @@ def test_gpu_ufuncs_match_numbas(tmp_path):
 
     path = tmp_path / "ufuncs.py"
     path.write_text(UFUNCS)
-    spec = importlib.util.spec_from_file_location("ufuncs", path)
-    original = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(original)
+    original = import_path(str(path))
     translated = numba2cuda.load(path, progress=False)
     x = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
     y = np.random.default_rng(2).standard_normal(7).astype(np.float32)
@@ -760,8 +757,6 @@ def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_pat
     """The drop-in spreads a tuple into its items and a complex scalar into its parts for the binding; on the GPU
     both must launch and give Numba's numbers bit for bit. Complex powers, the literal z ** 2 included, must be
     numba-cuda's cpow: which columns differ is part of the message, so that a failure says which spelling."""
-    import importlib.util
-
     import torch
     from numba import cuda
 
@@ -916,8 +911,6 @@ def multiply(r, x, y):
 @pytest.mark.gpu
 def test_gpu_foreign_device_functions_match_numbas(tmp_path):
     """The linked CUDA source carried into the translation computes what Numba's linked call does, on the GPU."""
-    import importlib.util
-
     import numba2cuda
 
     (tmp_path / "functions.cu").write_text(
@@ -925,9 +918,7 @@ def test_gpu_foreign_device_functions_match_numbas(tmp_path):
     (tmp_path / "plain.cu").write_text('extern "C" __device__ float halve(float v) { return v * 0.5f; }\n')
     path = tmp_path / "ffi_module.py"
     path.write_text(FFI_MODULE)
-    spec = importlib.util.spec_from_file_location("ffi_module", path)
-    original = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(original)
+    original = import_path(str(path))
     translated = numba2cuda.load(path, progress=False)
     x = np.random.default_rng(5).standard_normal(1000).astype(np.float32)
     y = np.random.default_rng(6).standard_normal(1000).astype(np.float32)
