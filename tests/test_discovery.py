@@ -1307,3 +1307,23 @@ def test_kernel_option_names_the_decorator_of_a_kernel_made_inside_a_method():
                     state[0] = 1.0
     """, kernels=["get_spin"])
     assert "mod.py:6:10: error: --kernel get_spin: 'get_spin' is defined here under @jit_host(" in text
+
+
+def test_a_fortran_ordered_constant_array_is_baked_by_index():
+    """numba-cuda's constant-memory tests: `CONST2D = np.asfortranarray(np.arange(6).reshape(2, 3))` read through
+    cuda.const.array_like; a baked array is read by index, so its values go in as C[i][j] (was 'computed when the
+    module runs')."""
+    cu = translate("""
+        import numpy as np
+        from numba import cuda
+
+        CONST2D = np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+
+        @cuda.jit("void(int32[:, ::1])")
+        def k(a):
+            C = cuda.const.array_like(CONST2D)
+            i, j = cuda.grid(2)
+            if i < 2 and j < 3:
+                a[i, j] = C[i, j]
+    """)
+    assert "__constant__ int CONST2D[2][3] = {0, 1, 2, 3, 4, 5};" in cu

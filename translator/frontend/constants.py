@@ -299,8 +299,9 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         if len(flat) > MAX_CONST_ELEMENTS:
             raise ConstEvalError(f"an array of {len(flat)} elements")
         return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)
-    if canon == "np.ascontiguousarray" and len(args) == 1:
-        value = const_eval(info, args[0].value, local_consts)  # a copy: the same shape and values
+    if canon in ("np.ascontiguousarray", "np.asfortranarray") and len(args) == 1:
+        # a copy: the same shape and values; a baked array is read by index, so its memory order is not seen
+        value = const_eval(info, args[0].value, local_consts)
         if isinstance(value, ConstArray):
             return value
         raise ConstEvalError(canon)
