@@ -957,3 +957,36 @@ def rounding(x, x32, n, out, out32):
     assert out.tolist() == [numba_round_ndigits(float(v), int(k)) for v, k in zip(x, n)]
     with np.errstate(over="ignore"):  # 1e300 is inf in float32
         assert out32.tolist() == [float(np.float32(numba_round_ndigits(float(v), int(k)))) for v, k in zip(x32, n)]
+
+
+ROUNDING = '''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float32[::1], int64[::1], float64[::1], float32[::1])")
+def rounding(x, x32, n, out, out32):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = round(x[i], n[i])
+        out32[i] = round(x32[i], n[i])
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_round_with_ndigits_matches_numba(tmp_path):
+    """round(x, n) on the GPU: the translation against numba-cuda's own, on values near halfway points."""
+    import numba2cuda
+    from translator.userimport import import_path
+
+    path = tmp_path / "rounding.py"
+    path.write_text(ROUNDING)
+    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    rng = np.random.default_rng(7)
+    n = rng.integers(-3, 6, 4000).astype(np.int64)
+    x = np.round(rng.standard_normal(4000) * 1000, 3) + rng.choice([0.0, 0.0005, -0.0005, 5e-4 + 1e-12], 4000)
+    x32 = x.astype(np.float32)
+    results = []
+    for run in (original.rounding, translated.rounding):
+        out, out32 = np.zeros_like(x), np.zeros_like(x32)
+        run[32, 128](x, x32, n, out, out32)
+        results.append((out, out32))
+    assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1])
