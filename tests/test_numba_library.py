@@ -289,8 +289,6 @@ def test_the_states_parameter_needs_no_declaration():
 def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
     """On the GPU: states from create_xoroshiro128p_states give Numba's numbers bit for bit (passed as Numba's
     device array, as a NumPy copy and as torch words), and a cooperative launch matches Numba's."""
-    import importlib.util
-
     import torch
     from numba import cuda
     from numba.cuda.random import create_xoroshiro128p_states
@@ -299,9 +297,7 @@ def test_gpu_draws_and_grid_sync_match_numba(tmp_path):
 
     path = tmp_path / "gpu_library.py"
     path.write_text(RANDOM + GRID_SYNC.replace(HEAD, "\nimport math\nfrom numba import float32, float64, int32, int64\n"))
-    spec = importlib.util.spec_from_file_location("gpu_library", path)
-    original = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(original)
+    original = import_path(str(path))
     translated = numba2cuda.load(path, progress=False)
 
     n = 5000
@@ -764,9 +760,7 @@ def test_gpu_tuple_and_complex_parameters_and_complex_powers_match_numba(tmp_pat
 
     path = tmp_path / "params_and_powers.py"
     path.write_text(PARAMS_AND_POWERS + COMPLEX_SCALARS)
-    spec = importlib.util.spec_from_file_location("params_and_powers", path)
-    original = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(original)
+    original = import_path(str(path))
     translated = numba2cuda.load(path, progress=False)
 
     theirs = cuda.to_device(np.zeros((13, 21), np.float32))
