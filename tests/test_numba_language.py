@@ -11,6 +11,8 @@ import pytest
 
 from translator import translate_source
 from translator.frontend.module import parse_source
+from translator.ir.typesys import parse_types_option
+from translator.lower.program import Options
 from translator.lower.shells import written_arrays
 from translator.runtime.cpu_launch import load_cpu
 
@@ -990,3 +992,22 @@ def test_gpu_round_with_ndigits_matches_numba(tmp_path):
         run[32, 128](x, x32, n, out, out32)
         results.append((out, out32))
     assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.needs("g++")
+def test_enumerate_of_a_range_and_a_kernel_default_typed_from_its_literal():
+    """`for iy, y in enumerate(range(iyc, iyc + ny))` (gpu_specter) was 'only 1-D arrays and their views are
+    iterated'; a kernel parameter `eps=1e-5` with no other type is float64, what Numba makes of the float a launch
+    passes."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit
+def k(A, iyc, ny, eps=0.5):
+    for iy, y in enumerate(range(iyc, iyc + ny)):
+        A[iy, 0] = y + eps
+''', options=Options(types=parse_types_option("A=float64[:, ::1], iyc=int64, ny=int64")))
+    assert "double eps" in module.cu
+    A = np.zeros((4, 2))
+    module.k[1, 1](A, 10, 3, 0.25)
+    assert A[:, 0].tolist() == [10.25, 11.25, 12.25, 0.0]

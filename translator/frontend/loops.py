@@ -51,7 +51,7 @@ class ElementLoopLowerer:
                 node = node.args[0].value
                 items.append(lambda k: k)
                 target = target.elements[1].value
-            if zipped and self._builtin_call(node, "range"):
+            if (zipped or index is not None) and self._builtin_call(node, "range"):  # enumerate(range(a, b))
                 length, item = self._range_items(node, prelude, stmt, target.value)
                 lengths.append(length)
                 items.append(item)

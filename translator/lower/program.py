@@ -174,6 +174,8 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list
         t = override.get(p) or (signature[1][i] if signature else None) or fi.annotations.get(p)
         if t is None and p in states:
             t = T.Array(T.XOROSHIRO128P, 1, "C")
+        if t is None and p in fi.defaults:  # `epsilon=1e-5`: Numba types the value a launch passes, this one's kind
+            t = _literal_type(fi.defaults[p])
         if t is None:
             missing.append(p)
         types.append(t)
@@ -185,6 +187,19 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list
                           f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
                           f"...\"}} in the module, or pass --types \"{spelled}, ...\"")
     return types
+
+
+def _literal_type(node):
+    """int64, float64 or bool for a number literal (what Numba makes of a Python int, float or bool), else None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    if isinstance(node, cst.Integer):
+        return T.INT64
+    if isinstance(node, cst.Float):
+        return T.FLOAT64
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return T.BOOL
+    return None
 
 
 def _propagate_writes(fn: ir.Function) -> None:
