@@ -13,7 +13,6 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
-from .ffi import declared
 from .names import dotted, from_unread_module, resolve
 from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
                    scalar_type_of_name)
@@ -128,21 +127,6 @@ class CallLowerer:
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "
                                "it with the functions README 'Supported kernel language' lists")
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
-
-    def foreign_call(self, node, decl, args, kwargs):
-        """A function declared with cuda.declare_device: called as declared, its linked source carried."""
-        foreign = declared(self.info, decl)
-        if kwargs or len(args) != len(foreign.args):
-            raise Unsupported(node, f"call to {foreign.symbol}()", f"takes {len(foreign.args)} positional "
-                              f"argument(s), as declared, got {len(args) + len(kwargs)}")
-        if any(isinstance(t, T.Array) for t in foreign.args):
-            raise Unsupported(node, f"call to {foreign.symbol}()", "numba2cuda passes numbers to foreign functions, "
-                              "not pointers (CPointer)", "use the LLM backend for this kernel (--backend auto)")
-        self.foreign[foreign.symbol] = foreign
-        self.cooperative |= foreign.cooperative
-        entry = intrinsics.Intrinsic(f"ffi.{foreign.symbol}", foreign.c_name, lambda ts: foreign.ret,
-                                     (len(foreign.args),) * 2, arg_types=lambda ts: list(foreign.args))
-        return ir.Call(entry, [self.expr(a) for a in args])
 
     def use_helper(self, name):
         self.helpers.add(name)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..errors import Unsupported
+from ..ir import intrinsics
+from ..ir import nodes as ir
 from ..ir import typesys as T
 from .names import resolve
 from .scan import find_nodes
@@ -55,6 +57,26 @@ class Foreign:
         return (f"// cuda.declare_device(\"{self.symbol}\"): Numba's ABI returns through the first argument\n"
                 f"__device__ __forceinline__ {ret} {self.c_name}({params})\n{{\n    {ret} r;\n"
                 f"    {self.symbol}(&r{args});\n    return r;\n}}")
+
+
+class ForeignCallLowerer:
+    """Calls of cuda.declare_device functions (mixed into the expression lowerer). Needs: info, expr(), foreign
+    (symbol -> Foreign), cooperative."""
+
+    def foreign_call(self, node, decl, args, kwargs):
+        """A function declared with cuda.declare_device: called as declared, its linked source carried."""
+        foreign = declared(self.info, decl)
+        if kwargs or len(args) != len(foreign.args):
+            raise Unsupported(node, f"call to {foreign.symbol}()", f"takes {len(foreign.args)} positional "
+                              f"argument(s), as declared, got {len(args) + len(kwargs)}")
+        if any(isinstance(t, T.Array) for t in foreign.args):
+            raise Unsupported(node, f"call to {foreign.symbol}()", "numba2cuda passes numbers to foreign functions, "
+                              "not pointers (CPointer)", "use the LLM backend for this kernel (--backend auto)")
+        self.foreign[foreign.symbol] = foreign
+        self.cooperative |= foreign.cooperative
+        entry = intrinsics.Intrinsic(f"ffi.{foreign.symbol}", foreign.c_name, lambda ts: foreign.ret,
+                                     (len(foreign.args),) * 2, arg_types=lambda ts: list(foreign.args))
+        return ir.Call(entry, [self.expr(a) for a in args])
 
 
 def declared(info, decl: cst.Call) -> Foreign:

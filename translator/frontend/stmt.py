@@ -12,6 +12,7 @@ from ..ir.facts import mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .devcalls import DeviceCallLowerer
+from .ffi import ForeignCallLowerer
 from .loops import ElementLoopLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
@@ -36,8 +37,8 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer,
-                      ExprLowerer):
+class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
+                      ArrayViewLowerer, TupleLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types

@@ -1,0 +1,96 @@
+"""Imports -> names, for the Binder (mixed in): what `from .helpers import f`, `from . import config`,
+`import params` and `from helpers import *` bring from modules next to the file, read as they are (parsed, never
+run): their constants, their device functions (lowered in their own module's names, located in their own
+file) and their plain functions (compiled here by `cuda.jit(f, device=True)`)."""
+
+from __future__ import annotations
+
+
+class SiblingImports:
+    """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
+
+    def import_name(self, local, qualified, from_parts, level) -> None:
+        self._unbind(local)
+        self.bound.add(local)
+        if from_parts is not None and self.sibling is not None:
+            mod, level, name = from_parts
+            submodule = self.sibling(f"{mod}.{name}" if mod else name, level) if level or mod else None
+            if submodule is not None:  # `from . import config`: the module config.py, not its package's __init__
+                self.module_names(local, submodule)
+                self.view.aliases[local] = qualified
+                return
+            sibling = self.sibling(mod, level)
+            if sibling is not None and name in sibling.constants:
+                self._set_constant(local, sibling.constants[name], None)
+                return
+            if sibling is not None and name in sibling.nonconstant:
+                self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
+                return
+            if sibling is not None and self.import_function(local, sibling, name):
+                return
+        elif from_parts is None and self.sibling is not None and level == 0 and "." not in qualified:
+            self.module_names(local, self.sibling(qualified, 0))
+        self.view.aliases[local] = qualified
+
+    def module_names(self, local, sibling) -> None:
+        """`import params`, `from . import params`: its constants as `params.N`, its functions as `params.f`."""
+        if sibling is None:
+            return
+        for name, value in sibling.constants.items():
+            if "." not in name:
+                self.view.constants[f"{local}.{name}"] = value
+        for name in list(sibling.functions):
+            if "." not in name:
+                self.import_function(f"{local}.{name}", sibling, name)
+
+    def import_function(self, local, sibling, name) -> bool:
+        """`from .helpers import f` of a device function (or @numba.jit function) of a module next to the file:
+        translated with the kernels that call it, from its own file, in its own module's names (as Numba
+        compiles it). Its callees come along; its nodes are located and its problems reported in its file."""
+        root = self.view.module_info
+        failed = sibling.failed_functions.get(name)
+        if failed is not None:  # its definition's problem, told where a kernel calls it
+            why = next(iter(sibling.deferred.get(failed, ())), None)
+            self.view.nonconstant[local] = (f"(imported from {sibling.path}) could not be read there" if why is None
+                                            else f"is defined at {why.loc}, where {why.construct}: {why.message}")
+            return True
+        fi = sibling.functions.get(name)
+        plain = sibling.plain_functions.get(name)
+        if plain is not None and fi is None:  # a plain function this module compiles: `f = cuda.jit(f, device=True)`
+            self.adopt_sibling(sibling)
+            self.view.plain_functions[local] = (plain[0], plain[1], f"{sibling.path}:")
+            return True
+        if fi is None or not fi.is_device or fi.ufunc is not None:
+            return False
+        self.adopt_sibling(sibling)
+        self.view.functions[local] = fi
+        return True
+
+    def adopt_sibling(self, sibling) -> None:
+        """SIBLING's functions are lowered in this translation: located in its file, its constants declared by
+        this module's names, its device functions in the table the program instantiates from."""
+        root = self.view.module_info
+        root.reporter.adopt(sibling.reporter)
+        if sibling.module_info is sibling:
+            sibling.root = root
+        for other in sibling.functions.values():
+            if other.is_device:
+                root.functions.setdefault(other.key, other)
+
+    def star_import(self, mod: str, level: int) -> None:
+        """`from helpers import *`: the public names of a module next to the file, read as it is; of any other
+        module, nothing is known (`star_imports` says which, for the messages)."""
+        sibling = self.sibling(mod, level) if self.sibling is not None else None
+        if sibling is None:
+            self.view.star_imports.append("." * level + mod)
+            return
+        for name, qualified in sibling.aliases.items():
+            if not name.startswith("_"):
+                self._unbind(name)
+                self.view.aliases[name] = qualified
+        for name, value in sibling.constants.items():
+            if not name.startswith("_") and "." not in name:
+                self._set_constant(name, value, None)
+        for name, reason in sibling.nonconstant.items():
+            if not name.startswith("_"):
+                self.view.nonconstant.setdefault(name, f"(from {mod}) {reason}")
