@@ -22,7 +22,7 @@ PACKAGE = ROOT / "translator"
 #: stage -> rank: a module may import modules of its own rank or lower, never higher.
 STAGES = {
     "errors": 0, "atomic": 0, "sandbox": 0, "confine": 0, "version": 0, "progress": 0, "extras": 0, "batch": 0,
-    "stack": 0,
+    "stack": 0, "userimport": 0,
     "ir": 1, "frontend": 2, "analysis": 3, "lower": 4, "emit": 5, "build": 6, "runtime": 7,
     "verify": 8, "llm": 9, "bench": 10, "package": 11,
     "translator": 12, "api": 12, "testing": 12, "pytest_plugin": 12, "doctor": 12, "settings": 12,
