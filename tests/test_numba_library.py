@@ -920,3 +920,26 @@ def test_gpu_foreign_device_functions_match_numbas(tmp_path):
     original.multiply[8, 128](want, x, y)
     translated.multiply[8, 128](got, x, y)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.needs("g++")
+def test_atomics_on_the_parts_of_complex_elements():
+    """`cuda.atomic.add(j.real, (iz, ir), v)` (fbpic's current deposition) and numba-cuda's complex tests add to one
+    part of a complex element in place (was 'array attribute .real: only .shape, .size, .ndim and .dtype')."""
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit("void(complex128[::1], complex64[:, ::1])")
+def deposit(values, grid):
+    i = cuda.grid(1)
+    if i < values.size:
+        cuda.atomic.add(values.real, i, 1)
+        cuda.atomic.add(values.imag, 0, 0.5)
+        cuda.atomic.add(grid.real, (0, i % 2), 1.0)
+        cuda.atomic.add(grid.imag, (1, 0), 2.0)
+''')
+    assert "atomicAdd(n2c::real_part(&values[i]), 1.0);" in module.cu
+    values, grid = np.zeros(8, np.complex128), np.zeros((2, 2), np.complex64)
+    module.deposit[1, 32](values, grid)
+    assert values.tolist() == [complex(1, 4.0)] + [complex(1, 0)] * 7
+    assert grid.tolist() == [[complex(4, 0), complex(4, 0)], [complex(0, 16), 0j]]

@@ -309,7 +309,7 @@ def test_more_real_world_constructs_are_equivalent_and_a_wrapping_counter_is_rej
     path = F / "real_world_constructs_2.py"
     result = verify(path, dists=("uniform", "negative"))
     assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
-    assert {c.kernel for c in result.cases} == {"atomic_bins", "atomic_peaks", "mixed"}
+    assert {c.kernel for c in result.cases} == {"atomic_bins", "atomic_peaks", "deposit", "mixed"}
     text = translation(path)
     read = "(int64_t)hits * 1000000000"
     assert text.count(read) == 1, text

@@ -2,7 +2,7 @@
 original: a dtype, an array size, cuda.atomic.add and a device function passed to one device function (numba-cuda's
 atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
 a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
-bits read in int64 arithmetic."""
+bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition)."""
 import math
 
 import numpy as np
@@ -39,6 +39,14 @@ def atomic_bins(idx, ary):
 @cuda.jit("void(float64[::1], float64[::1])")
 def atomic_peaks(idx, ary):
     shared_op(ary, idx, 1.5, float64, 32, cuda.atomic.max, cast_int, -1.0)
+
+
+@cuda.jit("void(complex128[::1], float64[::1])")
+def deposit(grid, w):
+    i = cuda.grid(1)
+    if i < w.shape[0]:  # one add per real part, only 1.0s to the imaginary parts: the same result in any order
+        cuda.atomic.add(grid.real, i % grid.shape[0], w[i])
+        cuda.atomic.add(grid.imag, (i * 7) % grid.shape[0], 1.0)
 
 
 @cuda.jit(device=True)
@@ -108,3 +116,15 @@ def example_mixed(rng, size="small"):
                        + ((i >> 2) & 1) + n + math.remainder(acc, 0.75))
     return dict(kernel=mixed, griddim=math.ceil(n / 32), blockdim=32, args=[spheres, y, m, np.zeros(n)],
                 expected={3: expected}, rtol=1e-12)
+
+
+def example_deposit(rng, size="small"):
+    n = {"small": 96}.get(size, size) if isinstance(size, str) else int(size)
+    w = rng.standard_normal(n)
+    grid = np.zeros(n, np.complex128)
+    expected = np.zeros(n, np.complex128)
+    for i in range(n):
+        expected[i] += w[i]
+        expected[(i * 7) % n] += 1j
+    return dict(kernel=deposit, griddim=math.ceil(n / 32), blockdim=32, args=[grid, w], expected={0: expected},
+                inout={0})

@@ -305,7 +305,13 @@ class CallLowerer:
             raise Unsupported(node.func, f"cuda.atomic.{op}", "is not a Numba atomic")
         if len(args) != expected:
             raise Unsupported(node, f"cuda.atomic.{op}()", f"takes {expected} arguments")
-        arr = self.value(args[0])
+        part = None  # `cuda.atomic.add(z.real, i, v)` (fbpic's deposition): the part of a complex element
+        if isinstance(args[0], cst.Attribute) and args[0].attr.value in ("real", "imag"):
+            whole = self.value(args[0].value)
+            if isinstance(whole, ir.ArrayVar) and whole.dtype.is_complex:
+                arr, part = whole, args[0].attr.value
+        if part is None:
+            arr = self.value(args[0])
         if not isinstance(arr, ir.ArrayVar):
             raise Unsupported(args[0], f"cuda.atomic.{op}()", "the first argument must be an array")
         if args[1] is None:
@@ -323,6 +329,12 @@ class CallLowerer:
             raise Unsupported(args[0], f"cuda.atomic.{op}() on a constant array", f"'{root.name}' lives in constant memory")
         mark_written(target.array)  # through a view too: the parameter it views is no longer const
         dtype = arr.dtype
+        address = ir.AddressOf(target)
+        if part is not None:
+            dtype = T.underlying(dtype)
+            self.use_helper("complex")
+            address = ir.Call(intrinsics.Intrinsic(f"complex.{part}", f"n2c::{part}_part", lambda ts: dtype, (1, 1)),
+                              [address])
         allowed = intrinsics.ATOMICS.get(op, ("", "", "iu"))[2]
         if dtype.kind not in allowed:
             raise Unsupported(node, f"cuda.atomic.{op}() on {dtype}", f"Numba supports it for kinds '{allowed}' only")
@@ -338,7 +350,7 @@ class CallLowerer:
         values = [self.expr(a) for a in args[2:]]
         entry = intrinsics.Intrinsic(f"cuda.atomic.{op}", c_name, lambda ts: dtype, (expected, expected),
                                      arg_types=lambda ts: [None] + [dtype] * len(values))
-        return ir.Call(entry, [ir.AddressOf(target)] + values)
+        return ir.Call(entry, [address] + values)
 
     # ------------------------------------------------------------ numba.cuda.random
     def random_draw(self, node, canon, args, kwargs):
