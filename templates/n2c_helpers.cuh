@@ -643,11 +643,6 @@ struct __align__(16) complex128 {
     __host__ __device__ constexpr complex128(const complex64 &z) : re(z.re), im(z.im) {}
 };
 __host__ __device__ inline complex64::complex64(const complex128 &z) : re((float)z.re), im((float)z.im) {}
-// the parts of an element in place: cuda.atomic.add(z.real, i, v) adds to the real part of z[i]
-__host__ __device__ inline float *real_part(complex64 *z) { return &z->re; }
-__host__ __device__ inline double *real_part(complex128 *z) { return &z->re; }
-__host__ __device__ inline float *imag_part(complex64 *z) { return &z->im; }
-__host__ __device__ inline double *imag_part(complex128 *z) { return &z->im; }
 
 template <typename C, typename R>
 __device__ __forceinline__ C complex_mul(C x, C y)
@@ -693,6 +688,13 @@ __device__ __forceinline__ C complex_div(C x, C y)
 N2C_COMPLEX_OPS(complex64, float)
 N2C_COMPLEX_OPS(complex128, double)
 #undef N2C_COMPLEX_OPS
+
+// @helper complex_part
+// the parts of an element in place: cuda.atomic.add(z.real, i, v) adds to the real part of z[i]
+__host__ __device__ inline float *real_part(complex64 *z) { return &z->re; }
+__host__ __device__ inline double *real_part(complex128 *z) { return &z->re; }
+__host__ __device__ inline float *imag_part(complex64 *z) { return &z->im; }
+__host__ __device__ inline double *imag_part(complex128 *z) { return &z->im; }
 
 // @helper cpow
 // z ** w as numba-cuda's cpow_implement computes it (CPython's _Py_c_pow, every step in C's precision), the

@@ -32,7 +32,7 @@ NATIVE_ATOMICS = {
     "cas": ("atomicCAS", {"int32", "uint32"}),
 }
 HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"},
-                       "round_ndigits": {"py_round", "ipow"}}
+                       "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
 
 
 class CallLowerer:
@@ -332,7 +332,7 @@ class CallLowerer:
         address = ir.AddressOf(target)
         if part is not None:
             dtype = T.underlying(dtype)
-            self.use_helper("complex")
+            self.use_helper("complex_part")
             address = ir.Call(intrinsics.Intrinsic(f"complex.{part}", f"n2c::{part}_part", lambda ts: dtype, (1, 1)),
                               [address])
         allowed = intrinsics.ATOMICS.get(op, ("", "", "iu"))[2]
