@@ -935,32 +935,6 @@ def numba_round_ndigits(x: float, ndigits: int) -> float:
     return (z / pow2) / pow1 if ndigits >= 0 else z * pow1
 
 
-@pytest.mark.needs("g++")
-def test_round_with_ndigits_follows_numba_cuda():
-    """round(x, n) of numba-cuda's intrinsics tests: its float64 scaling and half-to-even rounding, x's type back
-    (was 'round() with ndigits: only round(x) is supported')."""
-    module = load_cpu(source='''
-from numba import cuda
-
-@cuda.jit("void(float64[::1], float32[::1], int64[::1], float64[::1], float32[::1])")
-def rounding(x, x32, n, out, out32):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = round(x[i], n[i])
-        out32[i] = round(x32[i], n[i])
-''')
-    assert "n2c::round_ndigits(x[i], n[i])" in module.cu
-    x = np.array([2.675, 1.5, 2.5, -0.5, 1234.5678, 1234.5678, 0.125, float("inf"), 1e300, -7.45])
-    n = np.array([2, 0, 0, 0, -2, 2, 2, 3, 30, 1], np.int64)
-    with np.errstate(over="ignore"):  # 1e300 is inf in float32
-        x32 = x.astype(np.float32)
-    out, out32 = np.zeros_like(x), np.zeros_like(x32)
-    module.rounding[1, 32](x, x32, n, out, out32)
-    assert out.tolist() == [numba_round_ndigits(float(v), int(k)) for v, k in zip(x, n)]
-    with np.errstate(over="ignore"):  # 1e300 is inf in float32
-        assert out32.tolist() == [float(np.float32(numba_round_ndigits(float(v), int(k)))) for v, k in zip(x32, n)]
-
-
 ROUNDING = '''
 from numba import cuda
 
@@ -971,6 +945,23 @@ def rounding(x, x32, n, out, out32):
         out[i] = round(x[i], n[i])
         out32[i] = round(x32[i], n[i])
 '''
+
+
+@pytest.mark.needs("g++")
+def test_round_with_ndigits_follows_numba_cuda():
+    """round(x, n) of numba-cuda's intrinsics tests: its float64 scaling and half-to-even rounding, x's type back
+    (was 'round() with ndigits: only round(x) is supported')."""
+    module = load_cpu(source=ROUNDING)
+    assert "n2c::round_ndigits(x[i], n[i])" in module.cu
+    x = np.array([2.675, 1.5, 2.5, -0.5, 1234.5678, 1234.5678, 0.125, float("inf"), 1e300, -7.45])
+    n = np.array([2, 0, 0, 0, -2, 2, 2, 3, 30, 1], np.int64)
+    with np.errstate(over="ignore"):  # 1e300 is inf in float32
+        x32 = x.astype(np.float32)
+    out, out32 = np.zeros_like(x), np.zeros_like(x32)
+    module.rounding[1, 32](x, x32, n, out, out32)
+    assert out.tolist() == [numba_round_ndigits(float(v), int(k)) for v, k in zip(x, n)]
+    with np.errstate(over="ignore"):  # 1e300 is inf in float32
+        assert out32.tolist() == [float(np.float32(numba_round_ndigits(float(v), int(k)))) for v, k in zip(x32, n)]
 
 
 @pytest.mark.gpu
