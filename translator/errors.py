@@ -103,21 +103,21 @@ class Reporter:
                 self.foreign.append(reporter)
             reporter.diagnostics = self.diagnostics
 
-    def _owner(self, node) -> tuple[Reporter, object]:
+    def _owner(self, node) -> tuple[Reporter, Location]:
+        """The reporter of the file NODE is in, and where it is there (this file's first line if nowhere)."""
         for reporter in (self, *self.foreign):
             try:
-                return reporter, reporter.positions[node].start
+                pos = reporter.positions[node].start
             except KeyError:
                 continue
-        return self, None
+            return reporter, Location(reporter.path, pos.line, pos.column)
+        return self, Location(self.path, 1, 0)
 
     def location(self, node) -> Location:
-        reporter, pos = self._owner(node)
-        return Location(self.path, 1, 0) if pos is None else Location(reporter.path, pos.line, pos.column)
+        return self._owner(node)[1]
 
     def make(self, node, construct: str, message: str, hint: str = "") -> Diagnostic:
-        reporter, pos = self._owner(node)
-        loc = Location(self.path, 1, 0) if pos is None else Location(reporter.path, pos.line, pos.column)
+        reporter, loc = self._owner(node)
         lines = reporter.source_lines
         line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
         return Diagnostic(loc, construct, message, hint, line)

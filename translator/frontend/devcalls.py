@@ -15,7 +15,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from .expr import Dim3, TupleValue, TypeValue, const_expr, scalar_type_of_name
 from .info import FunctionInfo
-from .names import dotted, resolve
+from .names import qualified_name, resolve
 from .scan import find_nodes
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
@@ -125,12 +125,6 @@ class DeviceCallLowerer:
 def callable_name(canon: str) -> bool:
     """Whether CANON names a function a kernel calls (cuda.atomic.add, math.sqrt), passed here as a value."""
     return canon.startswith(("cuda.atomic.", "cuda.random.")) or intrinsics.lookup(canon) is not None
-
-
-def qualified_name(info, node) -> str:
-    """The import path an expression names (`atomic.add` after `from numba.cuda import atomic`)."""
-    head, _, rest = dotted(node).partition(".")
-    return info.aliases[head] + ("." + rest if rest else "")
 
 
 def constant_of(v):

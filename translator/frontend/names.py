@@ -49,16 +49,22 @@ def from_unread_module(canon: str) -> str | None:
     return module if module and not module.startswith(KNOWN_MODULES) else None
 
 
-def resolve(info: ModuleInfo, node) -> str | None:
-    """The canonical name an expression refers to through the module's imports, or None."""
+def qualified_name(info: ModuleInfo, node) -> str | None:
+    """The import path an expression names through the module's imports (`atomic.add` after
+    `from numba.cuda import atomic`: numba.cuda.atomic.add), or None."""
     name = dotted(node)
     if name is None:
         return None
     head, _, rest = name.partition(".")
     if head not in info.aliases:
         return None
-    qualified = info.aliases[head] + ("." + rest if rest else "")
-    return canonical(qualified)
+    return info.aliases[head] + ("." + rest if rest else "")
+
+
+def resolve(info: ModuleInfo, node) -> str | None:
+    """The canonical name an expression refers to through the module's imports, or None."""
+    qualified = qualified_name(info, node)
+    return None if qualified is None else canonical(qualified)
 
 
 #: where Numba and NumPy spell their scalar types (longest first: `numba.core.types.` before `numba.`)

@@ -47,7 +47,6 @@ class SiblingImports:
         """`from .helpers import f` of a device function (or @numba.jit function) of a module next to the file:
         translated with the kernels that call it, from its own file, in its own module's names (as Numba
         compiles it). Its callees come along; its nodes are located and its problems reported in its file."""
-        root = self.view.module_info
         failed = sibling.failed_functions.get(name)
         if failed is not None:  # its definition's problem, told where a kernel calls it
             why = next(iter(sibling.deferred.get(failed, ())), None)

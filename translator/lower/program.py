@@ -258,8 +258,9 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
                           "name a kernel that calls it")
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
-    if plain is not None and plain[0].decorators and unbound_decorator(info, plain[0]) is not None:
-        dec, head = unbound_decorator(info, plain[0])
+    unbound = unbound_decorator(info, plain[0]) if plain is not None and plain[0].decorators else None
+    if unbound is not None:
+        dec, head = unbound
         info.reporter.add(dec, f"--kernel {want}", f"its decorator @{info.code(dec)} names '{head}', which this "
                           "module never imports or defines (Python stops here with a NameError)",
                           f"import it: from numba import {head}" if head in ("cuda", "jit") else
