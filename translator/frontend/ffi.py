@@ -64,8 +64,12 @@ class ForeignCallLowerer:
     (symbol -> Foreign), cooperative."""
 
     def foreign_call(self, node, decl, args, kwargs):
-        """A function declared with cuda.declare_device: called as declared, its linked source carried."""
-        foreign = declared(self.info, decl)
+        """A function declared with cuda.declare_device: called as declared, its linked source carried (read once
+        per declaration, however many calls and functions use it)."""
+        known = self.info.declared_devices
+        foreign = known.get(id(decl))
+        if foreign is None:
+            foreign = known[id(decl)] = declared(self.info, decl)
         if kwargs or len(args) != len(foreign.args):
             raise Unsupported(node, f"call to {foreign.symbol}()", f"takes {len(foreign.args)} positional "
                               f"argument(s), as declared, got {len(args) + len(kwargs)}")

@@ -63,6 +63,7 @@ class ModuleInfo:
     deferred: dict = field(default_factory=dict)  # function key -> [Diagnostic] of its header, reported if used
     deferred_nodes: dict = field(default_factory=dict)  # function key -> its FunctionDef, for a failed header
     emitted_constants: dict = field(default_factory=dict)  # C name -> value of constants from enclosing scopes
+    declared_devices: dict = field(default_factory=dict)  # id of a cuda.declare_device call -> its ffi.Foreign
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
     history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
