@@ -279,47 +279,39 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
     assert result.verdict == "NOT EQUIVALENT", result.cases[0].problems
 
 
-@pytest.mark.needs("g++")
-def test_real_world_constructs_are_equivalent_and_an_unclipped_slice_is_rejected():
-    """Windows, tuple loops, unpacked arrays, clipped slices and reassigned tuples (real_world_constructs.py):
-    EQUIVALENT to the Numba original; the same translation with the slice's length not clipped at the array's
-    end (what it printed before) reads past the array and is NOT EQUIVALENT."""
-    path = F / "real_world_constructs.py"
-    result = verify(path, dists=("uniform", "negative"))
-    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
-    assert {c.kernel for c in result.cases} == {"stencil", "block_sum", "tuples", "unpack_and_clip"}
-    text = translation(path)
-    clipped = "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)"
-    assert text.count(clipped) == 2, text
-    wrong = verify(path, kernel="unpack_and_clip", cu_text=text.replace(clipped, "4"), dists=())
-    assert wrong.verdict == "NOT EQUIVALENT"
-
-
-@pytest.mark.gpu
-def test_gpu_real_world_constructs_match_numba():
-    result = verify(F / "real_world_constructs.py", device="cuda", dists=("uniform", "negative", "limits"))
-    assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
+# Constructs of kernels collected from public projects (issue 17), each fixture EQUIVALENT to the Numba original,
+# and a wrong translation of one of its kernels (what numba2cuda printed before a fix) NOT EQUIVALENT:
+# - real_world_constructs.py: windows, tuple loops, unpacked arrays, clipped slices, reassigned tuples; the slice's
+#   length not clipped at the array's end reads past it;
+# - real_world_constructs_2.py: compile-time arguments of a device function, zip(enumerate()), tuple slices, rows of
+#   a 2-D array, a named row slice, 2 ** k, an int counter, atomics on complex parts; the counter read without its
+#   int64 conversion wraps (hits * 10**9 in an int).
+REAL_WORLD = [
+    ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
+     "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
+    ("real_world_constructs_2.py", {"atomic_bins", "atomic_peaks", "deposit", "mixed"}, "mixed",
+     "(int64_t)hits * 1000000000", 1, "hits * 1000000000"),
+]
 
 
 @pytest.mark.needs("g++")
-def test_more_real_world_constructs_are_equivalent_and_a_wrapping_counter_is_rejected():
-    """Compile-time arguments of a device function, zip(enumerate()), tuple slices, rows of a 2-D array, a named row
-    slice, 2 ** k and an int counter (real_world_constructs_2.py): EQUIVALENT to the Numba original; the counter
-    read without its int64 conversion (hits * 10**9 wraps in an int) is NOT EQUIVALENT."""
-    path = F / "real_world_constructs_2.py"
+@pytest.mark.parametrize("name, kernels, kernel, right, count, wrong", REAL_WORLD, ids=[r[0] for r in REAL_WORLD])
+def test_real_world_constructs_are_equivalent_and_the_old_translation_is_rejected(name, kernels, kernel, right, count,
+                                                                                  wrong):
+    path = F / name
     result = verify(path, dists=("uniform", "negative"))
     assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
-    assert {c.kernel for c in result.cases} == {"atomic_bins", "atomic_peaks", "deposit", "mixed"}
+    assert {c.kernel for c in result.cases} == kernels
     text = translation(path)
-    read = "(int64_t)hits * 1000000000"
-    assert text.count(read) == 1, text
-    wrong = verify(path, kernel="mixed", cu_text=text.replace(read, "hits * 1000000000"), dists=())
-    assert wrong.verdict == "NOT EQUIVALENT"
+    assert text.count(right) == count, text
+    rejected = verify(path, kernel=kernel, cu_text=text.replace(right, wrong), dists=())
+    assert rejected.verdict == "NOT EQUIVALENT"
 
 
 @pytest.mark.gpu
-def test_gpu_more_real_world_constructs_match_numba():
-    result = verify(F / "real_world_constructs_2.py", device="cuda", dists=("uniform", "negative", "limits"))
+@pytest.mark.parametrize("name", [r[0] for r in REAL_WORLD])
+def test_gpu_real_world_constructs_match_numba(name):
+    result = verify(F / name, device="cuda", dists=("uniform", "negative", "limits"))
     assert result.verdict == "EQUIVALENT", [c.problems for c in result.cases if c.problems]
 
 
