@@ -99,11 +99,67 @@ def test_several_signatures_and_project_machinery(tmp_path):
 
 
 def test_an_import_that_fails_is_a_user_error_with_its_message(tmp_path, capsys):
-    path = write(tmp_path, "import numba_no_such_module\n")
+    path = write(tmp_path, "import os\nos.environ['N2C_NO_SUCH_VARIABLE']\n")
     rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
     err = capsys.readouterr().err
-    assert rc == 2 and "importing the module raised ModuleNotFoundError" in err and "Traceback" not in err
-    assert f"{path}:1:1: error: --import-module" in err  # located at the statement that raised
+    assert rc == 2 and "importing the module raised KeyError: 'N2C_NO_SUCH_VARIABLE'" in err
+    assert "Traceback" not in err
+    assert f"{path}:2:1: error: --import-module" in err  # located at the statement that raised
+    assert not (tmp_path / "out.cu").exists()
+
+
+ABSENT_PACKAGE = """
+    import numpy as np
+    import numba_n2c_absent as cp
+    from numba_n2c_absent.cuda import runtime
+    from numba import cuda
+
+    SCALE = 1.0 / float(np.float64(4.0))
+    to_device = cp.asarray
+    ones = cp.ones((4, 4), dtype=cp.int64) * 2
+
+
+    class Grid(cp.ndarray):
+        pass
+
+
+    @cuda.jit("void(float32[::1])")
+    def scale(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = x[i] * SCALE
+
+
+    @cuda.jit("void(float32[::1])")
+    def uses_it(x):
+        x[0] = to_device(1.0)
+"""
+
+
+def test_a_package_missing_here_is_stood_in_for_when_the_kernels_do_not_use_it(tmp_path, capsys):
+    # GPU projects import cupy, mpi4py or a test harness for their host code: a kernel that does not use it
+    # translates where that package is not installed, with a note
+    path = write(tmp_path, ABSENT_PACKAGE)
+    rc = main(["translate", "--import-module", str(path), "--kernel", "scale", "-o", str(tmp_path / "out.cu")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert f"{path}:3:1: note: import of numba_n2c_absent: numba_n2c_absent is not installed here" in err
+    assert "static constexpr double SCALE = 0.25;" in (tmp_path / "out.cu").read_text()
+    rc = main(["translate", "--import-module", str(path), "--kernel", "uses_it", "-o", str(tmp_path / "o2.cu")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{path}:25:12: error: call to to_device(): 'to_device' comes from numba_n2c_absent, " \
+        "which is not installed here (the import stood in for it)" in err
+
+
+def test_a_module_that_decides_on_a_missing_package_says_so(tmp_path, capsys):
+    # a stand-in cannot know `if cupy.cuda.is_available():`; guessing could bake a wrong constant in
+    path = write(tmp_path, ABSENT_PACKAGE.replace("    class Grid", "    MODE = 1 if runtime.getDeviceCount() "
+                                                   "else 2\n\n\n    class Grid"))
+    rc = main(["translate", "--import-module", str(path), "--kernel", "scale", "-o", str(tmp_path / "out.cu")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{path}:12:1: error: --import-module: importing the module raised StandInDecided: the " \
+        "module uses the value of numba_n2c_absent.cuda.runtime.getDeviceCount(), and numba_n2c_absent is not " \
+        "installed here" in err and "Traceback" not in err
     assert not (tmp_path / "out.cu").exists()
 
 

@@ -265,6 +265,8 @@ class ExprLowerer:
         if factory is not None and not called_at_import(self.info, factory):
             hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
                     f"arguments (k = {factory}(...)) and translate k")
+        elif reason.endswith("(the import stood in for it)"):
+            hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
         elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                     "the value), or pass it as a kernel argument")

@@ -143,6 +143,12 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
         view.aliases.setdefault(name, desc["name"])
     elif kind == "function":
         view.aliases.setdefault(name, desc["qualified"])
+    elif kind == "missing":
+        view.constants.pop(name, None)
+        view.aliases.pop(name, None)
+        view.nonconstant[name] = (f"comes from {desc['package']}, which is not installed here (the import stood in "
+                                  "for it)")
+        view.needs_run.discard(name)
     elif kind == "other":
         view.constants.pop(name, None)
         view.nonconstant[name] = (f"is {desc['type']} when the module runs; kernels see numbers, tuples of them, "
@@ -156,6 +162,29 @@ def apply_globals(info: ModuleInfo, imported) -> None:
     result, arrays = imported
     for name, desc in result.get("globals", {}).items():
         apply_value(info, name, desc, arrays)
+    for package in result.get("stand_ins", []):
+        node, direct = _import_of(info, package)
+        how = "" if direct else " (a module this one imports needs it)"
+        info.notices.append(info.reporter.make(node, f"import of {package}", f"{package} is not installed here, so "
+                                               f"the import mode stood in for it{how}; the kernels do not use it, "
+                                               "or translating them says so"))
+
+
+def _import_of(info: ModuleInfo, package: str):
+    """(node, whether it names PACKAGE): the module's statement that imports PACKAGE, else its first import."""
+    first = None
+    for stmt in info.module.body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import):
+                names = [cst.Module([]).code_for_node(alias.name) for alias in small.names]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                names = [cst.Module([]).code_for_node(small.module)]
+            else:
+                continue
+            first = first or small
+            if any(n.split(".")[0] == package for n in names):
+                return small, True
+    return first or info.module.body[0], False
 
 
 # ------------------------------------------------------------------ dispatchers -> FunctionInfos

@@ -21,6 +21,7 @@ import os
 import sys
 
 from ..userimport import import_path
+from .standins import StandIn, StandInModule, import_with_stand_ins, package_of
 
 MAX_TUPLE = 64
 
@@ -38,6 +39,8 @@ class Describer:
     def value(self, v, depth: int = 0) -> dict:
         import numpy as np
 
+        if isinstance(v, (StandIn, StandInModule)):
+            return {"kind": "missing", "package": package_of(v)}
         if isinstance(v, bool):
             return {"kind": "number", "value": v, "dtype": "bool"}
         if isinstance(v, int):
@@ -240,7 +243,7 @@ def probe_module(args: dict, arrays: list):
     os.chdir(os.path.dirname(path))
     sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
     try:
-        module = _import(path)
+        module, stand_ins = import_with_stand_ins(lambda: _import(path), path)
     except Exception as exc:  # noqa: BLE001 - the user's module failed: where, and why, as data
         line = 0
         tb = exc.__traceback__
@@ -262,7 +265,8 @@ def probe_module(args: dict, arrays: list):
         described = describer.value(value)
         if described["kind"] in ("number", "tuple", "array", "dtype"):
             module_values[name] = described
-    return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator}, describer.arrays
+    return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
+            "stand_ins": stand_ins}, describer.arrays
 
 
 def describe_dispatcher(obj, max_array_bytes: int):

@@ -1,0 +1,138 @@
+"""The import mode's child side, continued: stand-ins for packages that are not installed where numba2cuda runs.
+
+A GPU project's module often imports cupy, dask, a test harness or its own optional extras at the top, for its
+host code; its kernels never touch them. Numba compiles such a kernel where those packages exist; numba2cuda's
+child may not have them. So when the import stops at `ModuleNotFoundError: No module named 'cupy'`, the child
+puts a stand-in in its place and imports the module again, a few times at most. A stand-in answers every
+attribute, call, index and arithmetic with another stand-in, so host code that only defines things with the
+package runs past it, and a kernel's free name that holds one is described as what it is: a value of a package
+that is not installed here (the parent's error says to install it). Where the module decides something on such
+a value (`if cupy.cuda.is_available():`, `int(...)`, a loop over it), the stand-in cannot know the answer, and a
+guess could bake a wrong constant into a kernel: the import stops there with StandInDecided, located at that
+line. The parent notes each stand-in it was given.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import types
+
+#: packages never replaced: the kernel's own language; without them there is nothing to translate
+NEVER = {"numba", "numpy", "llvmlite"}
+MAX_STAND_INS = 6
+
+
+class StandInDecided(Exception):
+    """The module needs the real value of something from a package that is not installed here."""
+
+
+class StandIn:
+    """Any value read from a package that is not installed here."""
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_n2c_name", name)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(f"{self._n2c_name}.{attr}")
+
+    def __setattr__(self, attr, value):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return StandIn(f"{self._n2c_name}()")
+
+    def __getitem__(self, key):
+        return StandIn(f"{self._n2c_name}[]")
+
+    def __setitem__(self, key, value):
+        pass
+
+    def _decide(self, *args):
+        package = self._n2c_name.split(".")[0]
+        raise StandInDecided(f"the module uses the value of {self._n2c_name}, and {package} is not installed here "
+                             f"(numba2cuda stood in for it); install {package} where numba2cuda runs")
+
+    __bool__ = __iter__ = __len__ = __int__ = __float__ = __index__ = __str__ = __format__ = __eq__ = _decide
+    __hash__ = object.__hash__
+
+    def __mro_entries__(self, bases):  # `class Grid(cupy.ndarray):` makes a plain class
+        return (object,)
+
+    def __repr__(self):
+        return f"<stand-in for {self._n2c_name}>"
+
+    def _same(self, *other):
+        return StandIn(self._n2c_name)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __or__ = __ror__ = _same
+    __and__ = __rand__ = __lt__ = __le__ = __gt__ = __ge__ = _same
+
+
+class StandInModule(types.ModuleType):
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(f"{self.__name__}.{attr}")
+
+
+def package_of(value) -> str:
+    """The package a StandIn or StandInModule stands in for."""
+    name = value.__name__ if isinstance(value, StandInModule) else object.__getattribute__(value, "_n2c_name")
+    return name.split(".")[0]
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves ROOT and every ROOT.sub as a stand-in module, for each root given."""
+
+    def __init__(self):
+        self.roots: list = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.roots:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = StandInModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def replaceable(missing: str | None, path: str) -> bool:
+    """Whether a ModuleNotFoundError for MISSING is a package numba2cuda may stand in for: a third-party one, not
+    the user's own module next to PATH (a typo there is the user's to see)."""
+    if not missing:
+        return False
+    root = missing.split(".")[0]
+    if root in NEVER or root in sys.builtin_module_names:
+        return False
+    folder = os.path.dirname(os.path.realpath(path))
+    for here in (folder, os.path.dirname(folder)):
+        if os.path.exists(os.path.join(here, root + ".py")) or os.path.isdir(os.path.join(here, root)):
+            return False
+    return True
+
+
+def import_with_stand_ins(load, path: str):
+    """(module, stand-in roots) of LOAD(): each package missing here is stood in for, and LOAD runs again."""
+    finder = _Finder()
+    sys.meta_path.append(finder)  # last: a package that is installed is always the real one
+    while True:
+        try:
+            return load(), list(finder.roots)
+        except ModuleNotFoundError as exc:
+            root = (exc.name or "").split(".")[0]
+            if len(finder.roots) >= MAX_STAND_INS or root in finder.roots or not replaceable(exc.name, path):
+                raise
+            finder.roots.append(root)
+            for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
+                del sys.modules[name]  # a half-imported package of that name: the stand-in takes its place
