@@ -328,3 +328,25 @@ def test_a_kernel_importing_does_not_make_is_not_sent_back_to_the_import_mode(tm
         translate(path, kernels=["later"])
     assert "no kernel named later" in exc.value.text and "--import-module" not in exc.value.text
     assert "exists only when that function runs" in exc.value.text
+
+
+def test_a_computed_value_the_import_cannot_use_is_named_as_what_it_holds(tmp_path, capsys):
+    # under --import-module the module did run: its record array is named, not "numba2cuda does not run the module"
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        def make():
+            return np.zeros(3, dtype=[("x", np.float64), ("y", np.int64)])
+
+        RECORDS = make()
+
+        @cuda.jit("void(float64[::1])")
+        def first(out):
+            c = cuda.const.array_like(RECORDS)
+            out[0] = c[0].x
+    """)
+    rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "module variable 'RECORDS': is a NumPy array of records [('x', '<f8'), ('y', '<i8')] " \
+        "when the module runs" in err and "does not run the module" not in err

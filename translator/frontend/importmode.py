@@ -152,7 +152,7 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
     elif kind == "other":
         view.constants.pop(name, None)
         view.nonconstant[name] = (f"is {desc['type']} when the module runs; kernels see numbers, tuples of them, "
-                                  "NumPy arrays, dtypes and other kernels")
+                                  "NumPy arrays of numbers, dtypes and other kernels")
         view.needs_run.discard(name)
 
 
@@ -161,6 +161,8 @@ def apply_globals(info: ModuleInfo, imported) -> None:
     found, so every scope sees them."""
     result, arrays = imported
     for name, desc in result.get("globals", {}).items():
+        if desc["kind"] in ("other", "missing") and name not in info.nonconstant:
+            continue  # a class, a helper object: only what the source could not tell is told anew
         apply_value(info, name, desc, arrays)
     for package in result.get("stand_ins", []):
         node, direct = _import_of(info, package)

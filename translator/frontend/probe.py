@@ -53,7 +53,9 @@ class Describer:
             return {"kind": "tuple", "items": [self.value(x, depth + 1) for x in v]}
         if isinstance(v, np.ndarray):
             if v.dtype.kind not in "biuf" or v.ndim == 0:
-                return {"kind": "other", "type": f"a NumPy array of {v.dtype}"}
+                what = f"records {v.dtype}" if v.dtype.names else f"{v.dtype} with 0 dimensions" if v.ndim == 0 \
+                    else str(v.dtype)
+                return {"kind": "other", "type": f"a NumPy array of {what}"}
             if v.nbytes > self.max_array_bytes:
                 return {"kind": "array", "too_big": int(v.nbytes), "dtype": str(v.dtype), "shape": list(v.shape)}
             self.arrays.append(np.ascontiguousarray(v))
@@ -263,7 +265,7 @@ def probe_module(args: dict, arrays: list):
         if name.startswith("__"):
             continue
         described = describer.value(value)
-        if described["kind"] in ("number", "tuple", "array", "dtype"):
+        if described["kind"] in ("number", "tuple", "array", "dtype", "other", "missing"):
             module_values[name] = described
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
             "stand_ins": stand_ins}, describer.arrays
