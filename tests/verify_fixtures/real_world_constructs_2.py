@@ -2,7 +2,8 @@
 original: a dtype, an array size, cuda.atomic.add and a device function passed to one device function (numba-cuda's
 atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
 a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
-bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition)."""
+bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
+to a local array, and a local array name bound twice (a ray tracer's shading)."""
 import math
 
 import numpy as np
@@ -47,6 +48,28 @@ def deposit(grid, w):
     if i < w.shape[0]:  # one add per real part, only 1.0s to the imaginary parts: the same result in any order
         cuda.atomic.add(grid.real, i % grid.shape[0], w[i])
         cuda.atomic.add(grid.imag, (i * 7) % grid.shape[0], 1.0)
+
+
+@cuda.jit(device=True)
+def shade(light, p):
+    light = cuda.local.array(3, dtype=float64)  # the caller's light is not used from here on
+    for k in range(3):
+        light[k] = p[k] * 2.0 - k
+    return light[0] * p[0] + light[1] * p[1] + light[2] * p[2]
+
+
+@cuda.jit("void(float64[::1], float64[:, ::1], float64[::1])")
+def rebound(light, points, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        acc = cuda.local.array(2, dtype=float64)
+        acc[0] = shade(light, points[i])
+        acc[1] = light[i % 3]
+        first = acc[0] + acc[1]
+        acc = cuda.local.array(3, dtype=float64)
+        for k in range(3):
+            acc[k] = first * k
+        out[i] = acc[0] + acc[1] + acc[2]
 
 
 @cuda.jit(device=True)
@@ -99,6 +122,18 @@ def example_atomic_peaks(rng, size="small"):
     hit = {int(v % 32) for v in idx}
     expected = np.array([1.5 if t in hit else -1.0 for t in range(32)])
     return dict(kernel=atomic_peaks, griddim=1, blockdim=32, args=[idx, np.zeros(32)], expected={1: expected})
+
+
+def example_rebound(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    light, points = rng.standard_normal(3), rng.standard_normal((n, 3))
+    expected = np.zeros(n)
+    for i in range(n):
+        p = points[i]
+        first = sum((p[k] * 2.0 - k) * p[k] for k in range(3)) + light[i % 3]
+        expected[i] = first * 0 + first * 1 + first * 2
+    return dict(kernel=rebound, griddim=math.ceil(n / 32), blockdim=32, args=[light, points, np.zeros(n)],
+                expected={2: expected}, rtol=1e-12)
 
 
 def example_mixed(rng, size="small"):

@@ -108,12 +108,10 @@ class AssignLowerer:
         """Give a translation-time object (array, view, dim3, tuple) a name."""
         if isinstance(value, TupleValue) and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
             return self.assign_tuple_variable(name, value, node)
-        if self.assign_counts.get(name, 0) > 1 or name in self.scope:
-            raise Unsupported(node, f"'{name}' assigned more than once",
-                              "names of arrays, views and tuples must be assigned exactly once", "use a new name")
+        c_name = self.binding_name(name, node, "names of arrays, views and tuples must be assigned exactly once")
         self.scalar_names.discard(name)
         if isinstance(value, ir.ArrayVar) and value.kind == "view" and not value.name:
-            value.name = name
+            value.name = c_name
             self.scope[name] = value
             self.arrays.append(value)
             return [ir.ArrayDecl(array=value)]
@@ -121,6 +119,20 @@ class AssignLowerer:
             return self.bind_tuple(name, value, node)
         self.scope[name] = value
         return []
+
+    def binding_name(self, name, node, rule) -> str:
+        """The C name of a new binding of NAME to an array, view or tuple. A name bound only by statements of one
+        block outside loops and used only there (a parameter rebound to a local array, `a = ...` written twice) is
+        taken over by each binding from there on, in the order written, as Numba's SSA gives each binding a
+        variable of its own; otherwise it must be bound once, by RULE."""
+        if name not in self.scope and self.assign_counts.get(name, 0) <= 1:
+            return name
+        if self.blocks and self.straight.get(name) is self.blocks[-1] and name not in self.tuple_vars and \
+                not isinstance(self.scope.get(name), Poisoned):
+            fresh = self.fresh_name(name)  # never the name itself: a number may have been bound to it before
+            self.scalar_names.discard(fresh)
+            return fresh
+        raise Unsupported(node, f"'{name}' assigned more than once", rule, "use a new name")
 
     def assign_tuple_variable(self, name, value, node) -> list:
         """`pos = (i + k, j + l)` assigned on several branches or in a loop (cuSignal's convolutions): a tuple of
@@ -265,9 +277,8 @@ class AssignLowerer:
                     raise Unsupported(shape_node, f"{canon}() shape", "dimensions must be positive")
                 kind = "shared" if canon == "cuda.shared.array" else "local"
                 arr = ir.ArrayVar(name, dtype, dims, kind, c_dims=True)
-        if self.assign_counts.get(name, 0) > 1 or name in self.scope:
-            raise Unsupported(call, f"'{name}' assigned more than once", "array names must be assigned exactly once",
-                              "use a new name")
+        arr.name = self.binding_name(name, call, "array names must be assigned exactly once") \
+            if arr.kind != "const" else arr.name
         self.scalar_names.discard(name)
         self.scope[name] = arr
         self.arrays.append(arr)

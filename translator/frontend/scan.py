@@ -100,3 +100,82 @@ def random_state_params(fn: cst.FunctionDef) -> set:
 
     fn.body.visit(V())
     return found
+
+
+
+def straight_line_names(fn: cst.FunctionDef) -> dict:
+    """name -> the block whose own statements bind it, where every binding of the name is a statement of that one
+    block, no loop holds the block, and the name is used nowhere else: each binding then happens once, in the
+    order written, and may simply take the name over from there on (a parameter rebound to a local array)."""
+    counts = assignment_counts(fn)
+    direct: dict[str, list] = {}  # name -> [(block, in a loop)] per binding statement
+    uses: dict[str, int] = {}
+    inside: dict[int, dict] = {}  # id(block) -> {name: uses inside it}
+
+    class Blocks(cst.CSTVisitor):
+        def __init__(self):
+            self.loops = 0
+
+        def visit_FunctionDef(self, node):
+            return node is fn
+
+        def visit_For(self, node):
+            self.loops += 1
+
+        def leave_For(self, node):
+            self.loops -= 1
+
+        def visit_While(self, node):
+            self.loops += 1
+
+        def leave_While(self, node):
+            self.loops -= 1
+
+        def visit_IndentedBlock(self, node):
+            for stmt in node.body:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    for name in _bound_by(small):
+                        direct.setdefault(name, []).append((node, self.loops > 0))
+
+    class Uses(cst.CSTVisitor):
+        def __init__(self, counter):
+            self.counter = counter
+
+        def visit_Attribute(self, node):
+            node.value.visit(self)  # `cuda.threadIdx.x` does not use a variable x
+            return False
+
+        def visit_Arg(self, node):
+            node.value.visit(self)  # nor does a keyword argument's name
+            return False
+
+        def visit_Name(self, node):
+            self.counter[node.value] = self.counter.get(node.value, 0) + 1
+
+    fn.visit(Blocks())
+    fn.body.visit(Uses(uses))
+    out = {}
+    for name, found in direct.items():
+        blocks = {id(b) for b, _ in found}
+        block, looped = found[0]
+        if len(found) != counts.get(name) or len(blocks) != 1 or any(l for _, l in found):
+            continue
+        if id(block) not in inside:
+            inside[id(block)] = {}
+            block.visit(Uses(inside[id(block)]))
+        if inside[id(block)].get(name) == uses.get(name):
+            out[name] = block
+    return out
+
+
+def _bound_by(small) -> list:
+    """The names an assignment statement binds (its targets, unpacked)."""
+    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+        [small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else []
+    names = []
+    for target in targets:
+        if isinstance(target, cst.Name):
+            names.append(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            names += [el.value.value for el in target.elements if isinstance(el.value, cst.Name)]
+    return names

@@ -18,7 +18,7 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import assignment_counts, bound_names
+from .scan import assignment_counts, bound_names, straight_line_names
 
 UNSUPPORTED_STMTS = {
     cst.Raise: ("raise statement", "kernels cannot raise exceptions", "write an error flag into an output array"),
@@ -43,6 +43,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
+        self.straight = straight_line_names(fn_info.node)  # name -> the one block whose statements rebind it
+        self.blocks: list = []  # the blocks being lowered, innermost last
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
         self.local_consts: dict = {}  # names bound once to an integer constant (for array shapes)
@@ -110,6 +112,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         else:
             stmts = body.body
         out = []
+        self.blocks.append(body)
         for stmt in stmts:
             try:
                 out.extend(self.statement(stmt))
@@ -119,6 +122,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                 self.info.reporter.add_unsupported(exc)
             except Reported:
                 pass
+        self.blocks.pop()
         return out
 
     def statement(self, stmt) -> list:
