@@ -3,7 +3,8 @@ original: a dtype, an array size, cuda.atomic.add and a device function passed t
 atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
 a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
 bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
-to a local array, and a local array name bound twice (a ray tracer's shading)."""
+to a local array, a local array name bound twice, and a device function that returns the array it was given (a ray
+tracer's shading)."""
 import math
 
 import numpy as np
@@ -58,6 +59,13 @@ def shade(light, p):
     return light[0] * p[0] + light[1] * p[1] + light[2] * p[2]
 
 
+@cuda.jit(device=True)
+def tint(color, w):
+    for k in range(3):
+        color[k] = color[k] * w
+    return color
+
+
 @cuda.jit("void(float64[::1], float64[:, ::1], float64[::1])")
 def rebound(light, points, out):
     i = cuda.grid(1)
@@ -69,7 +77,9 @@ def rebound(light, points, out):
         acc = cuda.local.array(3, dtype=float64)
         for k in range(3):
             acc[k] = first * k
-        out[i] = acc[0] + acc[1] + acc[2]
+        tint(acc, 0.5)
+        t = tint(acc, 3.0)
+        out[i] = t[0] + t[1] + t[2]
 
 
 @cuda.jit(device=True)
@@ -131,7 +141,7 @@ def example_rebound(rng, size="small"):
     for i in range(n):
         p = points[i]
         first = sum((p[k] * 2.0 - k) * p[k] for k in range(3)) + light[i % 3]
-        expected[i] = first * 0 + first * 1 + first * 2
+        expected[i] = (first * 0 + first * 1 + first * 2) * 1.5
     return dict(kernel=rebound, griddim=math.ceil(n / 32), blockdim=32, args=[light, points, np.zeros(n)],
                 expected={2: expected}, rtol=1e-12)
 

@@ -86,6 +86,9 @@ class AssignLowerer:
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
+        if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
+            # `c = shade(color, ...)` of a device function that returns the array it was given: that array
+            return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
             self.poison([name])
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "

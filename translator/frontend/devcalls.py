@@ -16,7 +16,7 @@ from ..ir import typesys as T
 from .expr import Dim3, TupleValue, TypeValue, const_expr, scalar_type_of_name
 from .info import FunctionInfo
 from .names import qualified_name, resolve
-from .scan import find_nodes
+from .scan import find_nodes, returned_param
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -45,8 +45,11 @@ class DeviceCallLowerer:
             args = [a for p, a in zip(target.params, args) if p not in bound]
             target = specialised(target, bound, self.info.module_info)
         lowered, groups = [], []
-        for a in args:
+        returned, returned_array = returned_param(target.node), None
+        for param, a in zip(target.params, args):
             v = self.value(a)
+            if param == returned and isinstance(v, ir.ArrayVar):
+                returned_array = v
             items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
             groups.append(len(items) if items is not None else None)
             if items is not None:
@@ -63,8 +66,10 @@ class DeviceCallLowerer:
                                   "pass .x, .y and .z separately")
             else:
                 lowered.append(v)
-        return ir.DeviceCall(name, lowered, key=target.key,
+        call = ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None)
+        call.returned_array = returned_array  # the caller's array that `return param` gives back
+        return call
 
     def compile_time_args(self, target, args) -> dict:
         """The arguments Numba compiles into the callee rather than passing (numba-cuda's atomics tests pass

@@ -179,3 +179,13 @@ def _bound_by(small) -> list:
         elif isinstance(target, (cst.Tuple, cst.List)):
             names += [el.value.value for el in target.elements if isinstance(el.value, cst.Name)]
     return names
+
+
+def returned_param(fn: cst.FunctionDef) -> str | None:
+    """The parameter that every `return` with a value gives back (`return color`), if there is one."""
+    params = {p.name.value for p in fn.params.params}
+    values = [n.value for n in find_nodes(fn.body, lambda n: isinstance(n, cst.Return) and n.value is not None)]
+    names = {v.value for v in values if isinstance(v, cst.Name)}
+    if values and len(names) == 1 and all(isinstance(v, cst.Name) for v in values) and names <= params:
+        return names.pop()
+    return None

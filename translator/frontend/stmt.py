@@ -257,6 +257,11 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                               "write the result into an output array")
         if isinstance(small.value, cst.Tuple):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
+        returned = self.value(small.value)
+        if isinstance(returned, ir.ArrayVar) and returned.kind == "param" and returned.name == small.value.value:
+            # `return color` of the array it was given (a ray tracer's shading): the caller holds that array
+            # already, so C returns nothing; a caller that uses the value is told to use its own array
+            return [ir.Return()]
         return [ir.Return(values=[self.expr(small.value)])]
 
     def annotated_assignment(self, small: cst.AnnAssign) -> list:

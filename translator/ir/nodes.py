@@ -192,6 +192,7 @@ class DeviceCall(Expr):
     # per Python argument, how many of ARGS a tuple passed whole became (None: one plain argument); None when no
     # tuple is passed. The callee takes the items as parameters of their own, so ARGS and its params stay 1:1.
     groups: list = None
+    returned_array: object = None  # the ArrayVar passed for the parameter the callee returns (`return color`)
 
 
 @dataclass(eq=False)
