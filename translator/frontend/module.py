@@ -19,6 +19,7 @@ from ..stack import deep_stack
 from .guard import check_source, decode_source
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import KNOWN_JIT_OPTIONS, type_text
+from .scan import names_bound_anywhere
 
 __all__ = ["FunctionInfo", "ModuleInfo", "KNOWN_JIT_OPTIONS", "parse_file", "parse_source", "reparse", "type_text"]
 
@@ -98,6 +99,8 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     _mutated_arrays(info)
     if info.star_imports:
         _assume_conventional_names(info)
+    else:
+        _assume_snippet_names(info)
     info.imported = imported
     if imported is not None:
         apply_globals(info, imported)
@@ -142,6 +145,49 @@ def _assume_conventional_names(info: ModuleInfo) -> None:
             info.notices.append(info.reporter.make(star, f"'{name}'", f"taken to be {qualified}: this module does "
                                                    f"not import it, and `from {info.star_imports[0]} import *` "
                                                    "cannot be read without running it"))
+
+
+# What a snippet from docs or a notebook cell means by a numba type it never imports (`cuda.local.array(3, float32)`).
+SNIPPET_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "complex64", "complex128", "boolean", "void", "intp", "uintp")
+
+
+def _assume_snippet_names(info: ModuleInfo) -> None:
+    """A file that uses cuda, np or math without importing them anywhere (a code block of numba-cuda's docs, a
+    notebook cell whose imports came in an earlier cell): read with their conventional meaning, with a note, since
+    the kernel means nothing else; Python itself would stop at the first use with a NameError."""
+    conventional = {**CONVENTIONAL_NAMES, **{t: f"numba.{t}" for t in SNIPPET_TYPES}}
+    uses = {}
+
+    class Reads(cst.CSTVisitor):
+        def visit_Import(self, node) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node) -> bool:
+            return False
+
+        def visit_Attribute(self, node) -> bool:
+            node.value.visit(self)  # `numba.cuda.jit` reads numba, not a variable cuda
+            return False
+
+        def visit_Arg(self, node) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node) -> None:
+            if node.value in conventional:
+                uses.setdefault(node.value, node)
+
+    info.module.visit(Reads())
+    missing = set(uses) - names_bound_anywhere(info.module)
+    for name in sorted(missing, key=lambda m: info.reporter.location(uses[m]).line):
+        info.aliases[name] = conventional[name]
+        module, _, attr = conventional[name].rpartition(".")
+        spelt = f"import {attr}" if not module else f"from {module} import {attr}" if name == attr else \
+            f"import {conventional[name]} as {name}"
+        info.notices.append(info.reporter.make(uses[name], f"'{name}'", f"taken to be {conventional[name]}: this "
+                                               f"file never imports it (a snippet whose imports are elsewhere); add "
+                                               f"`{spelt}` to run it"))
 
 
 def _names_in(node) -> list:

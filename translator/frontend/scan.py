@@ -189,3 +189,60 @@ def returned_param(fn: cst.FunctionDef) -> str | None:
     if values and len(names) == 1 and all(isinstance(v, cst.Name) for v in values) and names <= params:
         return names.pop()
     return None
+
+
+def names_bound_anywhere(module: cst.Module) -> set:
+    """Every name the module binds in any scope: imports, definitions, parameters, assignment and loop targets."""
+    bound: set = set()
+
+    def targets(node) -> None:
+        for n in find_nodes(node, lambda x: isinstance(x, cst.Name),
+                            enter=lambda x: not isinstance(x, (cst.Attribute, cst.Subscript))):
+            bound.add(n.value)
+
+    class Binds(cst.CSTVisitor):
+        def visit_Import(self, node) -> None:
+            for alias in node.names:
+                bound.add(alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)
+                          .split(".")[0])
+
+        def visit_ImportFrom(self, node) -> None:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    bound.add(alias.asname.name.value if alias.asname else alias.name.value)
+
+        def visit_FunctionDef(self, node) -> None:
+            bound.add(node.name.value)
+
+        def visit_ClassDef(self, node) -> None:
+            bound.add(node.name.value)
+
+        def visit_Param(self, node) -> None:
+            bound.add(node.name.value)
+
+        def visit_AssignTarget(self, node) -> None:
+            targets(node.target)
+
+        def visit_AnnAssign(self, node) -> None:
+            targets(node.target)
+
+        def visit_AugAssign(self, node) -> None:
+            targets(node.target)
+
+        def visit_For(self, node) -> None:
+            targets(node.target)
+
+        def visit_CompFor(self, node) -> None:
+            targets(node.target)
+
+        def visit_AsName(self, node) -> None:
+            targets(node.name)
+
+        def visit_NamedExpr(self, node) -> None:
+            targets(node.target)
+
+        def visit_Global(self, node) -> None:
+            bound.update(item.name.value for item in node.names)
+
+    module.visit(Binds())
+    return bound
