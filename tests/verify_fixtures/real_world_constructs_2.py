@@ -3,7 +3,7 @@ original: a dtype, an array size, cuda.atomic.add and a device function passed t
 atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
 a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
 bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
-to a local array, a local array name bound twice, and a device function that returns the array it was given (a ray
+to a local array or to a view of itself, a local array name bound twice, and a device function that returns the array it was given (a ray
 tracer's shading)."""
 import math
 
@@ -69,9 +69,10 @@ def tint(color, w):
 @cuda.jit("void(float64[::1], float64[:, ::1], float64[::1])")
 def rebound(light, points, out):
     i = cuda.grid(1)
-    if i < out.shape[0]:
+    if i < points.shape[0]:
         acc = cuda.local.array(2, dtype=float64)
-        acc[0] = shade(light, points[i])
+        points = points[i]  # a parameter rebound to a view of itself, after the bounds check read it
+        acc[0] = shade(light, points)
         acc[1] = light[i % 3]
         first = acc[0] + acc[1]
         acc = cuda.local.array(3, dtype=float64)

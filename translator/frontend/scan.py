@@ -105,16 +105,19 @@ def random_state_params(fn: cst.FunctionDef) -> set:
 
 def straight_line_names(fn: cst.FunctionDef) -> dict:
     """name -> the block whose own statements bind it, where every binding of the name is a statement of that one
-    block, no loop holds the block, and the name is used nowhere else: each binding then happens once, in the
-    order written, and may simply take the name over from there on (a parameter rebound to a local array)."""
+    block, no loop holds the block, and the name is not used after the block: each binding then happens once, in
+    the order written, and may simply take the name over from there on (a parameter rebound to a local array, or
+    to a view of itself under the kernel's bounds check, which reads the parameter before the block)."""
     counts = assignment_counts(fn)
     direct: dict[str, list] = {}  # name -> [(block, in a loop)] per binding statement
-    uses: dict[str, int] = {}
-    inside: dict[int, dict] = {}  # id(block) -> {name: uses inside it}
+    uses: dict[str, list] = {}  # name -> the order of each use
+    spans: dict[int, tuple] = {}  # id(block) -> (first, last) order of the uses inside it
 
-    class Blocks(cst.CSTVisitor):
+    class Walk(cst.CSTVisitor):
         def __init__(self):
             self.loops = 0
+            self.order = 0
+            self.open: dict = {}
 
         def visit_FunctionDef(self, node):
             return node is fn
@@ -132,14 +135,14 @@ def straight_line_names(fn: cst.FunctionDef) -> dict:
             self.loops -= 1
 
         def visit_IndentedBlock(self, node):
+            self.open[id(node)] = self.order
             for stmt in node.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     for name in _bound_by(small):
                         direct.setdefault(name, []).append((node, self.loops > 0))
 
-    class Uses(cst.CSTVisitor):
-        def __init__(self, counter):
-            self.counter = counter
+        def leave_IndentedBlock(self, node):
+            spans[id(node)] = (self.open.pop(id(node)), self.order)
 
         def visit_Attribute(self, node):
             node.value.visit(self)  # `cuda.threadIdx.x` does not use a variable x
@@ -150,20 +153,17 @@ def straight_line_names(fn: cst.FunctionDef) -> dict:
             return False
 
         def visit_Name(self, node):
-            self.counter[node.value] = self.counter.get(node.value, 0) + 1
+            self.order += 1
+            uses.setdefault(node.value, []).append(self.order)
 
-    fn.visit(Blocks())
-    fn.body.visit(Uses(uses))
+    fn.visit(Walk())
     out = {}
     for name, found in direct.items():
-        blocks = {id(b) for b, _ in found}
-        block, looped = found[0]
-        if len(found) != counts.get(name) or len(blocks) != 1 or any(l for _, l in found):
+        block = found[0][0]
+        if len(found) != counts.get(name) or any(b is not block or looped for b, looped in found):
             continue
-        if id(block) not in inside:
-            inside[id(block)] = {}
-            block.visit(Uses(inside[id(block)]))
-        if inside[id(block)].get(name) == uses.get(name):
+        first, last = spans[id(block)]
+        if all(u <= last for u in uses.get(name, [])):  # used before the block or in it, never after it
             out[name] = block
     return out
 
