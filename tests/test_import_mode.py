@@ -350,3 +350,42 @@ def test_a_computed_value_the_import_cannot_use_is_named_as_what_it_holds(tmp_pa
     err = capsys.readouterr().err
     assert rc == 2 and "module variable 'RECORDS': is a NumPy array of records [('x', '<f8'), ('y', '<i8')] " \
         "when the module runs" in err and "does not run the module" not in err
+
+
+def test_a_device_function_chosen_when_the_module_runs_points_at_the_import_mode(tmp_path, capsys):
+    # a factory given a device function (a molecular dynamics code's pair potentials): the static reading's hint
+    # names --import-module, and with it the kernel translates; a function exec() made has no source to read
+    path = write(tmp_path, """
+        from numba import cuda
+
+        @cuda.jit(device=True)
+        def lj(r):
+            return 4.0 * (r ** -12 - r ** -6)
+
+        def make_force(pot):
+            @cuda.jit("void(float64[::1])")
+            def force(r):
+                i = cuda.grid(1)
+                if i < r.shape[0]:
+                    r[i] = pot(r[i])
+            return force
+
+        force_lj = make_force(lj)
+
+        namespace = {}
+        exec("def made(x):\\n    return 2.0 * x\\n", namespace)
+        twice = cuda.jit(device=True)(namespace["made"])
+
+        @cuda.jit("void(float64[::1])")
+        def doubled(r):
+            r[0] = twice(r[0])
+    """)
+    out = str(tmp_path / "out.cu")
+    assert main(["translate", str(path), "--kernel", "force", "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert "call to pot(): 'pot' is a parameter of 'make_force'" in err
+    assert "hint: translate with --import-module" in err
+    assert main(["translate", "--import-module", str(path), "--kernel", "force_lj", "-o", out]) == 0
+    assert "lj(" in (tmp_path / "out.cu").read_text()
+    assert main(["translate", "--import-module", str(path), "--kernel", "doubled", "-o", out]) == 2
+    assert "'twice' is 'made', made by exec() of a string: it has no source for numba2cuda" in capsys.readouterr().err

@@ -4,6 +4,7 @@ against NumPy, or against Numba's own CPU compilation where the typing is what i
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -1002,3 +1003,25 @@ def k(A, iyc, ny, eps=0.5):
     A = np.zeros((4, 2))
     module.k[1, 1](A, 10, 3, 0.25)
     assert A[:, 0].tolist() == [10.25, 11.25, 12.25, 0.0]
+
+
+def test_a_nonlocal_the_kernel_only_reads_is_the_closure_value():
+    """`nonlocal scale` in a kernel that only reads scale (a systems biology simulator): Python and Numba read
+    the enclosing function's value; numba2cuda refused every nonlocal statement."""
+    text = translate_source(textwrap.dedent("""
+        from numba import cuda
+
+        def build():
+            scale = 3
+
+            @cuda.jit("void(float64[::1])")
+            def kern(a):
+                nonlocal scale
+                i = cuda.grid(1)
+                if i < a.shape[0]:
+                    a[i] = a[i] * scale
+            return kern
+
+        k = build()
+    """), "mod.py", Options())
+    assert "static constexpr int64_t scale = 3;" in text and ("* scale;" in text or "*= scale;" in text)

@@ -13,6 +13,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
+from .bindings import called_at_import
 from .names import dotted, from_unread_module, resolve
 from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
                    scalar_type_of_name)
@@ -120,8 +121,14 @@ class CallLowerer:
                                "the modules next to it (in its folder or package) that it imports",
                                "define the device function in this file or a module next to it")
         if name is not None and name in self.info.nonconstant:
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' {self.info.nonconstant[name]}",
-                               "call a @cuda.jit(device=True) function of this module instead")
+            reason = self.info.nonconstant[name]
+            factory = reason.split("'")[1] if reason.startswith("is a parameter of '") else None
+            hint = "call a @cuda.jit(device=True) function of this module instead"
+            if self.info.module_info.imported is None and (
+                    name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
+                hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "
+                        "reads the function it holds), or " + hint)
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", hint)
         if numba_has(canon):
             return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "

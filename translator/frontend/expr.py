@@ -126,7 +126,8 @@ class ExprLowerer:
     def expr(self, node) -> ir.Expr:
         value = self.value(node)
         if isinstance(value, ir.ArrayVar):
-            raise Unsupported(node, "array used as a value", f"'{value.name}' is an array here",
+            spelt = value.name or self.info.code(node)  # a row, `inp[i]`, has no name of its own
+            raise Unsupported(node, "array used as a value", f"'{spelt}' is an array here",
                               "index it, or pass it to a device function")
         if isinstance(value, TypeValue):
             raise Unsupported(node, f"type {value.scalar} used as a number", "a type can be called to convert a value",

@@ -257,8 +257,11 @@ def apply_kernels(info: ModuleInfo, imported, make_info) -> None:
             elif not _read_from(fi.scope.functions.get(name), other):
                 fi.scope.functions.pop(name, None)
                 where = f"'{other['qualname']}', defined in {other['file']}" if other else "a function of another file"
-                fi.scope.nonconstant[name] = (f"is {where}, which numba2cuda does not read: it translates the "
-                                              "functions of this file and of the modules next to it that it imports")
+                reason = (f"is {where}, which numba2cuda does not read: it translates the functions of this file "
+                          "and of the modules next to it that it imports")
+                if other and other["file"].startswith("<"):  # exec() of a string made when the module ran
+                    reason = f"is '{other['qualname']}', made by exec() of a string: it has no source for numba2cuda"
+                fi.scope.nonconstant[name] = reason
 
 
 def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:

@@ -88,7 +88,7 @@ class Describer:
         code = fn.__code__
         entry = {"name": name or fn.__name__, "bound": bool(name), "func": code.co_name,
                  "qualname": getattr(fn, "__qualname__", code.co_name), "line": code.co_firstlineno,
-                 "file": os.path.realpath(inspect.getsourcefile(fn) or code.co_filename),
+                 "file": _source_file(fn, code),
                  "cpu": _is_cpu_dispatcher(obj), "device": bool(getattr(obj, "_device", False)) or bool(
                      getattr(getattr(obj, "targetoptions", {}), "get", lambda k, d=None: d)("device", False)),
                  "signatures": [], "options": {}, "free": {}}
@@ -120,6 +120,13 @@ class Describer:
                 continue  # a builtin, or an attribute name
             entry["free"][free] = self.value(value)
         return index
+
+
+def _source_file(fn, code) -> str:
+    """The real path of FN's source file, or its code's own name where it has none (`<string>` of an exec)."""
+    if code.co_filename.startswith("<"):
+        return code.co_filename
+    return os.path.realpath(inspect.getsourcefile(fn) or code.co_filename)
 
 
 def _plain(v):

@@ -134,6 +134,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             out = []
             for small in stmt.body:
                 try:
+                    if isinstance(small, (cst.Global, cst.Nonlocal)) and not any(
+                            item.name.value in self.assign_counts for item in small.names):
+                        continue  # `nonlocal scale` of a name the kernel only reads: Numba reads it as it would
                     for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
                         if isinstance(small, cls):
                             raise Unsupported(small, construct, message, hint)
