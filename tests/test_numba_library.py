@@ -885,6 +885,40 @@ def test_foreign_device_functions_carry_their_linked_source(tmp_path):
     assert res.tolist() == ((np.float32(3.0) * x + y) + x * np.float32(0.5)).tolist()
 
 
+@pytest.mark.needs("g++")
+def test_a_kernel_link_carries_the_source_of_a_function_declared_without_one(tmp_path):
+    """`cuda.declare_device("inject", sig)` with the file in the kernel's own @cuda.jit(link=[...]), as Numba
+    documents and a fault-injection matmul writes it: was 'no link= names the CUDA source that defines it'."""
+    (tmp_path / "inject.cu").write_text(
+        'extern "C" __device__ int inject(float *out, float v, int bit)\n{\n    *out = bit ? -v : v;\n'
+        "    return 0;\n}\n")
+    path = tmp_path / "faults.py"
+    path.write_text('''
+import os
+from numba import cuda
+
+inject = cuda.declare_device("inject", "float32(float32, int32)")
+SRC = os.path.join(os.path.dirname(__file__), "inject.cu")
+
+
+@cuda.jit("void(float32[::1], int32)", link=[SRC])
+def flip(x, bit):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] = inject(x[i], bit)
+
+
+@cuda.jit("void(float32[::1])", link=[SRC])
+def keep(x):
+    x[0] = inject(x[0], 0)
+''')
+    module = load_cpu(path)
+    assert module.cu.count("extern \"C\" __device__ int inject(") == 1  # two kernels link it: carried once
+    x = np.arange(1, 6, dtype=np.float32)
+    module.flip[1, 32](x, np.int32(1))
+    assert x.tolist() == [-1.0, -2.0, -3.0, -4.0, -5.0]
+
+
 FFI_MODULE = '''
 import os
 from numba import cuda

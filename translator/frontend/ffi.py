@@ -102,12 +102,13 @@ def declared(info, decl: cst.Call) -> Foreign:
     abi = _string(info, kwargs["abi"]) if "abi" in kwargs else "numba"
     if abi not in ("numba", "c"):
         raise Unsupported(kwargs["abi"], "cuda.declare_device() abi", f"'{abi}' is not one of 'numba' and 'c'")
-    if "link" not in kwargs:
+    links = [kwargs["link"]] if "link" in kwargs else _kernel_links(info)
+    if not links:
         raise Unsupported(decl, f"foreign device function '{symbol}'", "no link= names the CUDA source that "
-                          "defines it, which the translation must carry", "pass link=PATH to cuda.declare_device")
-    link = kwargs["link"]
-    paths = [path_of(info, el.value) for el in link.elements] if isinstance(link, (cst.List, cst.Tuple, cst.Set)) \
-        else [path_of(info, link)]
+                          "defines it, which the translation must carry",
+                          "pass link=PATH to cuda.declare_device, or to the @cuda.jit of the kernel that calls it")
+    link = links[0]
+    paths = list(dict.fromkeys(path_of(info, item) for node in links for item in _link_items(node)))
     search = _search_paths(info)
     here = os.path.dirname(os.path.abspath(info.path))
     paths = [p if os.path.isabs(p) or not os.path.isfile(os.path.join(here, p)) else os.path.join(here, p)
@@ -121,6 +122,19 @@ def declared(info, decl: cst.Call) -> Foreign:
     cooperative = kwargs.get("use_cooperative")
     return Foreign(symbol, ret, types, abi, sources,
                    cooperative=isinstance(cooperative, cst.Name) and cooperative.value == "True")
+
+
+def _kernel_links(info) -> list:
+    """The link= arguments of the module's @cuda.jit decorators: Numba links those files with the kernel, so a
+    function declared without a link= of its own is found there (flauers' matmul kernels)."""
+    return [arg.value for call in find_nodes(info.module, lambda n: isinstance(n, cst.Call))
+            if resolve(info, call.func) == "cuda.jit"
+            for arg in call.args if arg.keyword is not None and arg.keyword.value == "link"]
+
+
+def _link_items(node) -> list:
+    """link=[a, b] or link=a: the path expressions."""
+    return [el.value for el in node.elements] if isinstance(node, (cst.List, cst.Tuple, cst.Set)) else [node]
 
 
 def _string(info, node) -> str:

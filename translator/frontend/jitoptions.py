@@ -27,15 +27,14 @@ IGNORED = {
              "default behaviour",
     "opt": "the translation is always built with optimisation",
     "cache": "the translation's builds are cached by content anyway",
-    "link": "the files a kernel's link= names are not carried (cuda.declare_device(..., link=...) carries "
-            "its own)",
     "lto": "link-time optimisation is the CUDA compiler's choice here",
     "shared_memory_carveout": "the driver's default shared memory carveout is used",
     "extensions": "Numba typing extensions are not translated",
     "bind": "it has no meaning in CUDA C",
 }
+# link=: its files are carried for the functions cuda.declare_device declares without a link= (frontend/ffi.py)
 HONOURED = {"device", "fastmath", "lineinfo", "max_registers", "launch_bounds", "inline", "forceinline",
-            "boundscheck", "argtypes", "restype"}
+            "boundscheck", "argtypes", "restype", "link"}
 KNOWN_JIT_OPTIONS = HONOURED | set(IGNORED)
 
 
