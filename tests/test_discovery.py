@@ -485,7 +485,7 @@ def test_launch_bounds_and_max_registers_are_kernel_attributes():
 
 
 def test_an_ignored_option_is_a_note_not_an_error():
-    src = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', link=['f.cu'], cache=True)\ndef k(a):\n    a[0] = 1\n"
+    src = "from numba import cuda\n\n@cuda.jit('void(float32[::1])', debug=True, cache=True)\ndef k(a):\n    a[0] = 1\n"
     notes = [n.render_note() for n in program(src).notices]
     assert len(notes) == 2 and all(":3:" in n and "note: @cuda.jit option" in n for n in notes)
 
