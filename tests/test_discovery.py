@@ -1243,6 +1243,37 @@ def test_a_dotted_absolute_import_starts_at_a_folder_above_the_file(tmp_path):
     assert "x[i * STRIDE]" in translate_file(layers / "pool.py")
 
 
+def test_a_module_of_another_subpackage_imported_under_a_name(tmp_path):
+    """`import pkg.geo.box as box; box.wrap(d, L)` in pkg/sim/step.py (a molecular dynamics package): the module
+    is read like `from pkg.geo import box` (was 'it comes from pkg.geo.box, which numba2cuda does not read')."""
+    from translator import translate_file
+
+    for folder in ("pkg", "pkg/geo", "pkg/sim"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "geo" / "box.py").write_text(textwrap.dedent("""
+        from numba import cuda
+
+        HALF = 0.5
+
+        @cuda.jit(device=True)
+        def wrap(d, length):
+            return d - length if d > HALF * length else d
+    """))
+    (tmp_path / "pkg" / "sim" / "step.py").write_text(textwrap.dedent("""
+        from numba import cuda
+        import pkg.geo.box as box
+
+        @cuda.jit("void(float32[::1], float32)")
+        def step(dx, length):
+            i = cuda.grid(1)
+            if i < dx.shape[0]:
+                dx[i] = box.wrap(dx[i], length) * box.HALF
+    """))
+    text = translate_file(tmp_path / "pkg" / "sim" / "step.py")
+    assert "__device__ float wrap(float d, float length)" in text and "wrap(dx[i], length) * 0.5;" in text
+
+
 def test_a_plain_function_imported_from_a_module_next_to_it_and_compiled_here(tmp_path):
     """fbpic's style: inline_functions.py holds plain Python functions (shared with its CPU code), and the GPU
     module compiles them: `f = cuda.jit(f, device=True, inline=True)` (was: 'it comes from .inline_functions')."""

@@ -28,8 +28,9 @@ class SiblingImports:
                 return
             if sibling is not None and self.import_function(local, sibling, name):
                 return
-        elif from_parts is None and self.sibling is not None and level == 0 and "." not in qualified:
-            self.module_names(local, self.sibling(qualified, 0))
+        elif from_parts is None and self.sibling is not None and level == 0 and ("." not in qualified or
+                                                                              local != qualified.split(".")[0]):
+            self.module_names(local, self.sibling(qualified, 0))  # `import params`, `import pkg.geo.box as box`
         self.view.aliases[local] = qualified
 
     def module_names(self, local, sibling) -> None:
