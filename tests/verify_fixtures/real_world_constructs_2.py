@@ -3,8 +3,9 @@ original: a dtype, an array size, cuda.atomic.add and a device function passed t
 atomics tests); default arguments; zip() of an enumerate(); tuple slices; the rows of a 2-D array;
 a named slice of a row (a ray tracer); a power of a literal base (a quantum simulator); a counter that fits 32
 bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
-to a local array or to a view of itself, a local array name bound twice, and a device function that returns the array it was given (a ray
-tracer's shading)."""
+to a local array or to a view of itself, a local array name bound twice, and a device function that returns the
+array it was given (a ray tracer's shading); a device function that returns None on some paths, an Optional
+(numba-examples' histogram)."""
 import math
 
 import numpy as np
@@ -84,6 +85,29 @@ def rebound(light, points, out):
 
 
 @cuda.jit(device=True)
+def bin_of(x, lo, hi, n):
+    if x == hi:
+        return n - 1
+    b = int(n * (x - lo) / (hi - lo))
+    if b < 0 or b >= n:
+        return None
+    return b
+
+
+@cuda.jit("void(float64[::1], int64[::1], float64[::1])")
+def binned(x, hist, where):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        b = bin_of(x[i], -2.0, 2.0, hist.shape[0])
+        if b is not None:
+            cuda.atomic.add(hist, b, 1)
+        if b is None:
+            where[i] = -1.0
+            return
+        where[i] = b * 0.5
+
+
+@cuda.jit(device=True)
 def scaled(x, k=2.0, off=1):
     return x * k + off
 
@@ -145,6 +169,20 @@ def example_rebound(rng, size="small"):
         expected[i] = (first * 0 + first * 1 + first * 2) * 1.5
     return dict(kernel=rebound, griddim=math.ceil(n / 32), blockdim=32, args=[light, points, np.zeros(n)],
                 expected={2: expected}, rtol=1e-12)
+
+
+def example_binned(rng, size="small"):
+    n = {"small": 200}.get(size, size) if isinstance(size, str) else int(size)
+    x = rng.standard_normal(n) * 1.5
+    hist, where = np.zeros(10, np.int64), np.full(n, -1.0)
+    for i, v in enumerate(x):
+        b = 9 if v == 2.0 else int(10 * (v + 2.0) / 4.0)
+        if 0 <= b < 10:
+            hist[b] += 1
+            where[i] = b * 0.5
+    return dict(kernel=binned, griddim=math.ceil(n / 64), blockdim=64, args=[x, np.zeros(10, np.int64),
+                                                                             np.zeros(n)],
+                expected={1: hist, 2: where})
 
 
 def example_mixed(rng, size="small"):

@@ -86,6 +86,14 @@ class AssignLowerer:
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
+        if isinstance(value, ir.DeviceCall) and value.optional:
+            # `b = compute_bin(x)` of a function that may return None: the value and whether it is not None
+            if name in self.scope:
+                raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
+                                  "use a new name")
+            flag = self.optionals.get(name) or self.fresh_name(f"{name}_is_some")
+            self.optionals[name] = flag
+            return [ir.TupleCall(targets=[ir.Name(name), ir.Name(flag)], call=value)]
         if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
             # `c = shade(color, ...)` of a device function that returns the array it was given: that array
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)

@@ -16,7 +16,7 @@ from ..ir import typesys as T
 from .expr import Dim3, TupleValue, TypeValue, const_expr, scalar_type_of_name
 from .info import FunctionInfo
 from .names import qualified_name, resolve
-from .scan import find_nodes, returned_param
+from .scan import find_nodes, returned_param, returns_optional
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -69,6 +69,7 @@ class DeviceCallLowerer:
         call = ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None)
         call.returned_array = returned_array  # the caller's array that `return param` gives back
+        call.optional = returns_optional(target.node)
         return call
 
     def compile_time_args(self, target, args) -> dict:

@@ -246,3 +246,11 @@ def names_bound_anywhere(module: cst.Module) -> set:
 
     module.visit(Binds())
     return bound
+
+
+def returns_optional(fn: cst.FunctionDef) -> bool:
+    """Whether FN returns None on some paths and a value on others: Numba types its result an Optional."""
+    returns = find_nodes(fn.body, lambda n: isinstance(n, cst.Return),
+                         enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
+    none = [r for r in returns if r.value is None or isinstance(r.value, cst.Name) and r.value.value == "None"]
+    return bool(none) and len(none) < len(returns) and not any(isinstance(r.value, cst.Tuple) for r in returns)

@@ -18,7 +18,7 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import assignment_counts, bound_names, straight_line_names
+from .scan import assignment_counts, bound_names, returns_optional, straight_line_names
 
 UNSUPPORTED_STMTS = {
     cst.Raise: ("raise statement", "kernels cannot raise exceptions", "write an error flag into an output array"),
@@ -53,6 +53,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
         self.tuple_vars: dict = {}  # a tuple name assigned more than once -> the locals holding its items
+        self.optionals: dict = {}  # a name bound to an Optional result -> the local saying it is not None
+        self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
         self.loop_depth = 0
 
     # ------------------------------------------------------------ function
@@ -113,6 +115,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             stmts = body.body
         out = []
         self.blocks.append(body)
+        held = set(self.unwrapped)
         for stmt in stmts:
             try:
                 out.extend(self.statement(stmt))
@@ -123,6 +126,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             except Reported:
                 pass
         self.blocks.pop()
+        self.unwrapped = held  # an early `if b is None: return` holds to the end of its block only
         return out
 
     def statement(self, stmt) -> list:
@@ -253,7 +257,12 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
 
     # ------------------------------------------------------------ assignments
     def return_(self, small: cst.Return) -> list:
-        if small.value is None or (isinstance(small.value, cst.Name) and small.value.value == "None"):
+        none = small.value is None or (isinstance(small.value, cst.Name) and small.value.value == "None")
+        if self.fn.is_device and returns_optional(self.fn.node):
+            # Numba's Optional result: C returns (value, is not None); a placeholder False unifies with any type
+            value = const_expr(False, small) if none else self.expr(small.value)
+            return [ir.Return(values=[value, const_expr(not none, small)])]
+        if none:
             return [ir.Return()]  # `return None` is a bare return, in a kernel too
         if not self.fn.is_device:
             raise Unsupported(small, "return with a value in a kernel", "kernels cannot return values",
@@ -280,12 +289,19 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
     # ------------------------------------------------------------ compound statements
     def stmt_If(self, stmt: cst.If) -> list:
         cond = self.expr(stmt.test)
+        held = set(self.unwrapped)
+        self.unwrapped |= self.unwrapped_by(stmt.test)  # `if b is not None:` of an Optional b
         body = self.block(stmt.body)
+        self.unwrapped = held
+        if stmt.orelse is None and ends_in_jump(stmt.body):
+            self.unwrapped |= self.unwrapped_by(stmt.test, positive=False)  # `if b is None: continue`
         orelse = []
         if isinstance(stmt.orelse, cst.If):
             orelse = self.statement(stmt.orelse)
         elif isinstance(stmt.orelse, cst.Else):
+            self.unwrapped |= self.unwrapped_by(stmt.test, positive=False)
             orelse = self.block(stmt.orelse.body)
+            self.unwrapped = held
         return [ir.If(cond=cond, body=body, orelse=orelse)]
 
     def stmt_While(self, stmt: cst.While) -> list:
@@ -353,6 +369,14 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         return name
 
 
+
+
+def ends_in_jump(body) -> bool:
+    """Whether BODY's last statement leaves it (return, continue, break): what follows runs only when the test
+    that guarded BODY was false."""
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else body
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return bool(smalls) and isinstance(smalls[-1], (cst.Return, cst.Continue, cst.Break))
 
 
 def _names_read(body) -> set:

@@ -193,6 +193,7 @@ class DeviceCall(Expr):
     # tuple is passed. The callee takes the items as parameters of their own, so ARGS and its params stay 1:1.
     groups: list = None
     returned_array: object = None  # the ArrayVar passed for the parameter the callee returns (`return color`)
+    optional: bool = False  # the callee returns None on some paths: it returns (value, is not None)
 
 
 @dataclass(eq=False)
