@@ -143,6 +143,13 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
     notes: list = []
     options = read_options(at, kwargs, notes)
     is_device = bool(options.get("device"))
+    result_name = at.code(args[0]).rsplit(".", 1)[-1] if args else ""
+    if len(args) > 1 and (result_name == "void" or T.scalar_by_name(result_name) is not None):
+        # `@cuda.jit(void, int32[::1])`: cuda.jit's second argument is device=, so Numba rejects it too
+        types = ", ".join(at.code(a) for a in args[1:])
+        raise Unsupported(args[0], "signature", f"cuda.jit takes one signature; '{at.code(args[0])}, {types}' gives "
+                          "it the result type and the argument types apart", f"write @cuda.jit({at.code(args[0])}"
+                          f"({types}))")
     try:
         signatures = read_signatures(at, args[0], site) if args else []
     except Unsupported:

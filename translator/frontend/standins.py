@@ -25,8 +25,10 @@ NEVER = {"numba", "numpy", "llvmlite"}
 MAX_STAND_INS = 6
 
 
-class StandInDecided(Exception):
-    """The module needs the real value of something from a package that is not installed here."""
+class StandInDecided(ImportError):
+    """The module needs the real value of something from a package that is not installed here. An ImportError,
+    so code that probes for an optional package (`try: import scipy; scipy.__config__... except ImportError:`)
+    takes its fallback, as it would where the package is missing."""
 
 
 class StandIn:
