@@ -389,3 +389,22 @@ def test_a_device_function_chosen_when_the_module_runs_points_at_the_import_mode
     assert "lj(" in (tmp_path / "out.cu").read_text()
     assert main(["translate", "--import-module", str(path), "--kernel", "doubled", "-o", out]) == 2
     assert "'twice' is 'made', made by exec() of a string: it has no source for numba2cuda" in capsys.readouterr().err
+
+
+def test_code_probing_a_missing_package_takes_its_fallback(tmp_path, capsys):
+    # `try: ... except ImportError:` around a use of the package: where it is missing, the fallback runs
+    path = write(tmp_path, """
+        import numba_n2c_absent as cp
+        from numba import cuda
+
+        try:
+            WIDTH = int(cp.cuda.Device().attributes["WarpSize"])
+        except ImportError:
+            WIDTH = 32
+
+        @cuda.jit("void(int64[::1])")
+        def width(out):
+            out[0] = WIDTH
+    """)
+    assert main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")]) == 0
+    assert "static constexpr int64_t WIDTH = 32;" in (tmp_path / "out.cu").read_text()
