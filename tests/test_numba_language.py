@@ -1025,3 +1025,31 @@ def test_a_nonlocal_the_kernel_only_reads_is_the_closure_value():
         k = build()
     """), "mod.py", Options())
     assert "static constexpr int64_t scale = 3;" in text and ("* scale;" in text or "*= scale;" in text)
+
+
+def test_a_debugger_stop_for_the_simulator_is_dropped_with_a_note():
+    """numba-cuda's simulator docs stop one thread in pdb (`from pdb import set_trace; set_trace()` inside the
+    kernel); the simulator runs it in Python, compiled CUDA has no such stop (was 'imports belong at module
+    level')."""
+    info = parse_source(textwrap.dedent("""
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], float32[::1], float32[::1])")
+        def vec_add(A, B, out):
+            x = cuda.threadIdx.x
+            bx = cuda.blockIdx.x
+            if x == 1 and bx == 3:
+                from pdb import set_trace; set_trace()
+            if x == 2:
+                breakpoint()
+            i = bx * cuda.blockDim.x + x
+            out[i] = A[i] + B[i]
+    """), "mod.py")
+    from translator.emit.render import render_program
+    from translator.lower.program import build_program
+
+    program = build_program(info, Options())
+    text = render_program(program, "mod.py")
+    assert "set_trace" not in text.split("#include", 1)[1] and "out[i] = A[i] + B[i];" in text
+    notes = [n for fn in info.functions.values() for n in fn.notices]
+    assert [n.construct for n in notes] == ["set_trace()", "breakpoint()"]

@@ -121,6 +121,8 @@ class ExprLowerer:
         self.helpers: set = set()
         self.foreign: dict = {}  # symbol -> frontend.ffi.Foreign of the cuda.declare_device functions it calls
         self.counters: set = set()  # loop counters the translator made, which run from 0 up
+        self.optionals: dict = {}  # a name bound to an Optional result -> the local saying it is not None
+        self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
 
     # ------------------------------------------------------------ entry
     def expr(self, node) -> ir.Expr:
@@ -183,7 +185,7 @@ class ExprLowerer:
                 return self.tuple_copy(value)
             return value
         if name in self.scalar_names:
-            if name in getattr(self, "optionals", {}) and name not in self.unwrapped:
+            if name in self.optionals and name not in self.unwrapped:
                 raise Unsupported(node, f"'{name}' used where it may be None", "it holds the result of a function "
                                   "that returns None on some paths: Numba raises where such a None is used, and the "
                                   "translation does not", f"use it under `if {name} is not None:`")
@@ -410,33 +412,6 @@ class ExprLowerer:
             parts.append(ir.Compare(op, left, right))
             left = right
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", parts)
-
-    def unwrapped_by(self, test, positive: bool = True) -> set:
-        """The Optional names TEST, when it is true (or, POSITIVE false, when it is false), says are not None:
-        `b is not None`, `b is not None and ...`; `b is None` (or `... or b is None`) when false."""
-        optionals = getattr(self, "optionals", {})
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if positive else cst.Or):
-            return self.unwrapped_by(test.left, positive) | self.unwrapped_by(test.right, positive)
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
-                and test.left.value in optionals:
-            target = test.comparisons[0]
-            wanted = cst.IsNot if positive else cst.Is
-            if isinstance(target.operator, wanted) and isinstance(target.comparator, cst.Name) \
-                    and target.comparator.value == "None":
-                return {test.left.value}
-        return set()
-
-    def none_test(self, node):
-        """`b is not None` / `b is None` of a name bound to an Optional result: its flag, or not it."""
-        optionals = getattr(self, "optionals", {})
-        if len(node.comparisons) != 1 or not isinstance(node.left, cst.Name) or node.left.value not in optionals:
-            return None
-        target = node.comparisons[0]
-        if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-                and isinstance(target.operator, (cst.Is, cst.IsNot))):
-            return None
-        flag = ir.Name(optionals[node.left.value])
-        return flag if isinstance(target.operator, cst.IsNot) else ir.Unary("not", flag)
 
     def lower_IfExp(self, node):
         cond = self.expr(node.test)

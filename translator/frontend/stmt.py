@@ -13,7 +13,9 @@ from .assign import AssignLowerer
 from .call import CallLowerer
 from .devcalls import DeviceCallLowerer
 from .ffi import ForeignCallLowerer
+from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
+from .optionals import OptionalLowerer, ends_in_jump
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
@@ -38,7 +40,7 @@ UNSUPPORTED_STMTS = {
 
 
 class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
-                      ArrayViewLowerer, TupleLowerer, ExprLowerer):
+                      ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
@@ -53,8 +55,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
         self.tuple_vars: dict = {}  # a tuple name assigned more than once -> the locals holding its items
-        self.optionals: dict = {}  # a name bound to an Optional result -> the local saying it is not None
-        self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
+        self.debugger_names: set = set()  # pdb's names imported in the kernel (the simulator's debugging)
         self.loop_depth = 0
 
     # ------------------------------------------------------------ function
@@ -138,6 +139,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             out = []
             for small in stmt.body:
                 try:
+                    if self.debugger_import(small):
+                        continue
                     if isinstance(small, (cst.Global, cst.Nonlocal)) and not any(
                             item.name.value in self.assign_counts for item in small.names):
                         continue  # `nonlocal scale` of a name the kernel only reads: Numba reads it as it would
@@ -202,6 +205,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             return [self.print_(value)]
         if isinstance(value, tuple(UNSUPPORTED_EXPRS)):
             self.value(value)  # `yield x`, `await f()`: named by their own error, not as a statement
+        if isinstance(value, cst.Call) and self.is_breakpoint(value.func):
+            self.fn.notices.append(self.info.reporter.make(value, f"{self.info.code(value)}", "the CUDA simulator's "
+                                                           "debugger stops here; the translation runs on"))
+            return []
         if not isinstance(value, cst.Call):  # Numba compiles `cuda.syncthreads` or `out[i] == x[i]` to nothing: a bug
             raise Unsupported(small, "expression statement", "has no effect", "assign it or remove it")
         ufunc = self.ufunc_into_array(value)
@@ -369,14 +376,6 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         return name
 
 
-
-
-def ends_in_jump(body) -> bool:
-    """Whether BODY's last statement leaves it (return, continue, break): what follows runs only when the test
-    that guarded BODY was false."""
-    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else body
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return bool(smalls) and isinstance(smalls[-1], (cst.Return, cst.Continue, cst.Break))
 
 
 def _names_read(body) -> set:
