@@ -105,6 +105,8 @@ def binned(x, hist, where):
             where[i] = -1.0
             return
         where[i] = b * 0.5
+        c = bin_of(x[i] * 3.0, -2.0, 2.0, hist.shape[0])  # None where |3x| > 2: Numba stops the thread there
+        where[i] += c * 100.0
 
 
 @cuda.jit(device=True)
@@ -180,6 +182,9 @@ def example_binned(rng, size="small"):
         if 0 <= b < 10:
             hist[b] += 1
             where[i] = b * 0.5
+            c = 9 if v * 3.0 == 2.0 else int(10 * (v * 3.0 + 2.0) / 4.0)
+            if 0 <= c < 10:
+                where[i] += c * 100.0
     return dict(kernel=binned, griddim=math.ceil(n / 64), blockdim=64, args=[x, np.zeros(10, np.int64),
                                                                              np.zeros(n)],
                 expected={1: hist, 2: where})

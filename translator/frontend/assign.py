@@ -93,6 +93,7 @@ class AssignLowerer:
                                   "use a new name")
             flag = self.optionals.get(name) or self.fresh_name(f"{name}_is_some")
             self.optionals[name] = flag
+            self.unwrapped.discard(name)  # a new result: None again, until a test or a guard says otherwise
             return [ir.TupleCall(targets=[ir.Name(name), ir.Name(flag)], call=value)]
         if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
             # `c = shade(color, ...)` of a device function that returns the array it was given: that array

@@ -123,6 +123,8 @@ class ExprLowerer:
         self.counters: set = set()  # loop counters the translator made, which run from 0 up
         self.optionals: dict = {}  # a name bound to an Optional result -> the local saying it is not None
         self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
+        self.none_guards: list = []  # Optional names the statement being lowered uses whatever they hold
+        self.conditional = 0  # > 0 in an operand that may not be evaluated (`a and b`'s b, `x if c else y`)
 
     # ------------------------------------------------------------ entry
     def expr(self, node) -> ir.Expr:
@@ -186,9 +188,14 @@ class ExprLowerer:
             return value
         if name in self.scalar_names:
             if name in self.optionals and name not in self.unwrapped:
-                raise Unsupported(node, f"'{name}' used where it may be None", "it holds the result of a function "
-                                  "that returns None on some paths: Numba raises where such a None is used, and the "
-                                  "translation does not", f"use it under `if {name} is not None:`")
+                if self.fn.is_device or self.conditional:
+                    raise Unsupported(node, f"'{name}' used where it may be None", "it holds the result of a "
+                                      "function that returns None on some paths: Numba raises where such a None is "
+                                      "used, which the translation reproduces (the thread stops) only for a kernel's "
+                                      "statement that uses it whenever it runs", f"use it under `if {name} is not "
+                                      "None:`")
+                self.none_guards.append(name)  # the statement is preceded by `if b is None: return`
+                self.unwrapped.add(name)  # so b is not None in the rest of it, nested blocks included
             return ir.Name(name)
         if name in ("True", "False"):
             return const_expr(name == "True", node)
@@ -386,7 +393,10 @@ class ExprLowerer:
 
     def lower_BooleanOperation(self, node):
         op = "and" if isinstance(node.operator, cst.And) else "or"
-        left, right = self.expr(node.left), self.expr(node.right)
+        left = self.expr(node.left)
+        self.conditional += 1
+        right = self.expr(node.right)
+        self.conditional -= 1
         values = []
         for v in (left, right):
             values.extend(v.values if isinstance(v, ir.BoolOp) and v.op == op else [v])
@@ -415,7 +425,9 @@ class ExprLowerer:
 
     def lower_IfExp(self, node):
         cond = self.expr(node.test)
+        self.conditional += 1
         then, orelse = self.value(node.body), self.value(node.orelse)
+        self.conditional -= 1
         if isinstance(then, ir.ArrayVar) and isinstance(orelse, ir.ArrayVar):
             return ArraySelect(cond, then, orelse)
         return ir.IfExp(cond, self.expr(node.body) if not isinstance(then, ir.Expr) else then,

@@ -119,7 +119,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         held = set(self.unwrapped)
         for stmt in stmts:
             try:
-                out.extend(self.statement(stmt))
+                out.extend(self.guarded_statement(stmt))
             except Unsupported as exc:
                 if exc.node is None:  # raised where no expression was at hand: the statement locates it
                     exc.node = stmt
@@ -129,6 +129,20 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.blocks.pop()
         self.unwrapped = held  # an early `if b is None: return` holds to the end of its block only
         return out
+
+    def guarded_statement(self, stmt) -> list:
+        """STMT, after `if b is None: return` for each Optional b it uses whatever b holds: Numba raises there,
+        and a kernel's thread stops at an exception; from there on b is known not None."""
+        held, self.none_guards = self.none_guards, []
+        try:
+            lowered = self.statement(stmt)
+            guards = list(dict.fromkeys(self.none_guards))
+        finally:
+            self.none_guards = held
+        for name in reversed(guards):
+            lowered.insert(0, ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()],
+                                    orelse=[]))
+        return lowered
 
     def statement(self, stmt) -> list:
         for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
@@ -315,7 +329,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         if stmt.orelse is not None:
             raise Unsupported(stmt.orelse, "while ... else", "loop else clauses are not supported",
                               "use a flag variable")
+        self.conditional += 1  # the test runs again each time round: no one guard before the loop covers it
         cond = self.expr(stmt.test)
+        self.conditional -= 1
         self.loop_depth += 1
         body = self.block(stmt.body)
         self.loop_depth -= 1
