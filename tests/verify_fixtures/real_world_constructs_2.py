@@ -5,7 +5,7 @@ a named slice of a row (a ray tracer); a power of a literal base (a quantum simu
 bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
 to a local array or to a view of itself, a local array name bound twice, and a device function that returns the
 array it was given (a ray tracer's shading); a device function that returns None on some paths, an Optional
-(numba-examples' histogram)."""
+(numba-examples' histogram); a tuple of tuples indexed at run time (a lattice Boltzmann velocity set)."""
 import math
 
 import numpy as np
@@ -109,6 +109,22 @@ def binned(x, hist, where):
         where[i] += c * 100.0
 
 
+VELOCITIES = ((0, 0), (1, 0), (0, 1), (-1, 0), (0, -1))
+WEIGHTS = (0.4, 0.15, 0.15, 0.15, 0.15)
+
+
+@cuda.jit("void(float64[:, ::1], float64[:, ::1])")
+def stream(f, out):
+    x, y = cuda.grid(2)
+    nx, ny = f.shape
+    if x < nx and y < ny:
+        acc = 0.0
+        for k in range(5):
+            c = VELOCITIES[k]  # a tuple of tuples indexed at run time (a lattice Boltzmann velocity set)
+            acc += WEIGHTS[k] * f[(x + c[0]) % nx, (y + VELOCITIES[k][1]) % ny]
+        out[x, y] = acc
+
+
 @cuda.jit(device=True)
 def scaled(x, k=2.0, off=1):
     return x * k + off
@@ -188,6 +204,14 @@ def example_binned(rng, size="small"):
     return dict(kernel=binned, griddim=math.ceil(n / 64), blockdim=64, args=[x, np.zeros(10, np.int64),
                                                                              np.zeros(n)],
                 expected={1: hist, 2: where})
+
+
+def example_stream(rng, size="small"):
+    n = {"small": 12}.get(size, size) if isinstance(size, str) else int(size)
+    f = rng.standard_normal((n, n + 3))
+    expected = sum(w * np.roll(f, (-cx, -cy), axis=(0, 1)) for (cx, cy), w in zip(VELOCITIES, WEIGHTS))
+    return dict(kernel=stream, griddim=(math.ceil(n / 8), math.ceil((n + 3) / 8)), blockdim=(8, 8),
+                args=[f, np.zeros_like(f)], expected={1: expected}, rtol=1e-12)
 
 
 def example_mixed(rng, size="small"):

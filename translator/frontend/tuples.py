@@ -50,9 +50,13 @@ class TupleLowerer:
         type and compiles a switch over k, with -n .. -1 counting from the end; here a chain of conditionals
         (the last item also stands for an index out of range, where Numba raises an IndexError)."""
         items = tup.items
+        if items and all(isinstance(v, TupleValue) for v in items) and len({len(v.items) for v in items}) == 1:
+            # `OFFS[k]` of a tuple of equal tuples (a lattice's velocity set): per position, the switch over k
+            return TupleValue([self.select_item(TupleValue([v.items[j] for v in items]), idx, node)
+                               for j in range(len(items[0].items))])
         if not items or not all(isinstance(v, ir.Expr) for v in items):
-            raise Unsupported(node, "tuple index", "a tuple of arrays or tuples is indexed with an integer "
-                              "constant only", "unpack the tuple instead: a, b = t")
+            raise Unsupported(node, "tuple index", "a tuple of arrays, or of tuples of different lengths, is "
+                              "indexed with an integer constant only", "unpack the tuple instead: a, b = t")
         if m.findall(node.slice[0], m.Call()):  # the chain reads the index once per item
             raise Unsupported(node, "tuple index", "an index that calls a function is read once per item here",
                               "bind the index first: k = ...; t[k]")
