@@ -1053,3 +1053,30 @@ def test_a_debugger_stop_for_the_simulator_is_dropped_with_a_note():
     assert "set_trace" not in text.split("#include", 1)[1] and "out[i] = A[i] + B[i];" in text
     notes = [n for fn in info.functions.values() for n in fn.notices]
     assert [n.construct for n in notes] == ["set_trace()", "breakpoint()"]
+
+
+@pytest.mark.needs("g++")
+def test_raise_and_assert_in_a_kernel_stop_the_thread():
+    """Numba compiles a raise (and a failed assert) as the kernel function's return with an exception status,
+    which nothing reads without debug=True: the thread stops there, the launch goes on (numba-cuda's tests of
+    issue 7806). Both were refused; they are now the thread's return, with a note."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit("void(float64[::1], float64[::1])")
+def checked_sqrt(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = -1.0
+        if x[i] < 0:
+            raise ValueError("negative input")
+        assert x[i] < 100.0, "too large"
+        out[i] = x[i] ** 0.5
+''')
+    x = np.array([4.0, -1.0, 400.0, 9.0])
+    out = np.zeros(4)
+    module.checked_sqrt[1, 32](x, out)
+    assert out.tolist() == [2.0, -1.0, -1.0, 3.0]
+    assert "return;" in module.cu

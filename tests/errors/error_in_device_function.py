@@ -1,4 +1,4 @@
-# expect: 9:9: raise statement: kernels cannot raise exceptions
+# expect: 9:9: raise statement in a device function: Numba's exception leaves the kernel that called it too, which a C return from the device function does not
 """The mistake is inside a device function the kernel calls."""
 from numba import cuda
 

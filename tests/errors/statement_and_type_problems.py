@@ -1,4 +1,4 @@
-# expect: 10:5: assert statement: asserts are not translated
+# expect: 11:5: del statement: kernel variables cannot be deleted
 # expect: 18:13: array index: indices must be integers, got float64
 """A statement error in one kernel and a type error in the other: both must be reported."""
 from numba import cuda
@@ -7,8 +7,8 @@ from numba import cuda
 @cuda.jit("void(float32[::1], float32[::1])")
 def checked_copy(x, out):
     i = cuda.grid(1)
-    assert i < x.shape[0]
     out[i] = x[i]
+    del i
 
 
 @cuda.jit("void(float32[::1], float32[::1])")

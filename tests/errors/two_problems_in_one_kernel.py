@@ -1,4 +1,4 @@
-# expect: 12:13: raise statement: kernels cannot raise exceptions
+# expect: 12:13: del statement: kernel variables cannot be deleted
 # expect: 13:15: f-string: strings exist only as print() arguments
 """Two unrelated mistakes in one kernel: both must be reported in one run."""
 from numba import cuda
@@ -9,6 +9,6 @@ def normalise(x, out):
     i = cuda.grid(1)
     if i < x.shape[0]:
         if x[i] < 0:
-            raise ValueError("negative")
+            del i
         print(f"normalising {i}")
         out[i] = x[i] / 2

@@ -5,7 +5,8 @@ a named slice of a row (a ray tracer); a power of a literal base (a quantum simu
 bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's deposition); a parameter rebound
 to a local array or to a view of itself, a local array name bound twice, and a device function that returns the
 array it was given (a ray tracer's shading); a device function that returns None on some paths, an Optional
-(numba-examples' histogram); a tuple of tuples indexed at run time (a lattice Boltzmann velocity set)."""
+(numba-examples' histogram); a tuple of tuples indexed at run time (a lattice Boltzmann velocity set); raise and
+assert, which stop the thread."""
 import math
 
 import numpy as np
@@ -107,6 +108,17 @@ def binned(x, hist, where):
         where[i] = b * 0.5
         c = bin_of(x[i] * 3.0, -2.0, 2.0, hist.shape[0])  # None where |3x| > 2: Numba stops the thread there
         where[i] += c * 100.0
+
+
+@cuda.jit("void(float64[::1], float64[::1])")
+def checked(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = -1.0
+        if x[i] < -1.0:
+            raise ValueError("below -1")  # Numba stops the thread here (nothing reaches the host without debug)
+        assert x[i] < 1.0
+        out[i] = x[i] * 2.0
 
 
 VELOCITIES = ((0, 0), (1, 0), (0, 1), (-1, 0), (0, -1))
@@ -212,6 +224,13 @@ def example_stream(rng, size="small"):
     expected = sum(w * np.roll(f, (-cx, -cy), axis=(0, 1)) for (cx, cy), w in zip(VELOCITIES, WEIGHTS))
     return dict(kernel=stream, griddim=(math.ceil(n / 8), math.ceil((n + 3) / 8)), blockdim=(8, 8),
                 args=[f, np.zeros_like(f)], expected={1: expected}, rtol=1e-12)
+
+
+def example_checked(rng, size="small"):
+    n = {"small": 100}.get(size, size) if isinstance(size, str) else int(size)
+    x = rng.standard_normal(n)
+    expected = np.where((x >= -1.0) & (x < 1.0), x * 2.0, -1.0)
+    return dict(kernel=checked, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n)], expected={1: expected})
 
 
 def example_mixed(rng, size="small"):

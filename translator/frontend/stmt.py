@@ -16,6 +16,7 @@ from .ffi import ForeignCallLowerer
 from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
+from .raising import RaiseLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
@@ -23,10 +24,8 @@ from .names import resolve, scalar_type_of_name
 from .scan import assignment_counts, bound_names, returns_optional, straight_line_names
 
 UNSUPPORTED_STMTS = {
-    cst.Raise: ("raise statement", "kernels cannot raise exceptions", "write an error flag into an output array"),
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
     cst.With: ("with statement", "context managers are not supported in kernels", "remove the with block"),
-    cst.Assert: ("assert statement", "asserts are not translated", "check with if and write an error flag"),
     cst.Del: ("del statement", "kernel variables cannot be deleted", "remove it"),
     cst.Global: ("global statement", "kernels cannot rebind module globals", "pass an output array"),
     cst.Nonlocal: ("nonlocal statement", "kernels cannot rebind outer variables", "pass an output array"),
@@ -40,7 +39,8 @@ UNSUPPORTED_STMTS = {
 
 
 class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
-                      ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, ExprLowerer):
+                      ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, RaiseLowerer,
+                      ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
@@ -154,6 +154,12 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             for small in stmt.body:
                 try:
                     if self.debugger_import(small):
+                        continue
+                    stopped = self.raise_or_assert(small)
+                    if stopped is not None:
+                        for s in stopped:
+                            s.node = small
+                        out.extend(stopped)
                         continue
                     if isinstance(small, (cst.Global, cst.Nonlocal)) and not any(
                             item.name.value in self.assign_counts for item in small.names):
