@@ -1385,3 +1385,26 @@ def test_a_snippet_that_never_imports_cuda_reads_it_as_numba_cuda_with_a_note():
     # a name the module binds somewhere (here a parameter) is its own, never assumed
     assert "taken to be numpy" not in str(parse_source(textwrap.dedent(body).replace("(a, out)", "(a, out, np)"),
                                                        "mod.py").notices)
+
+
+def test_members_of_an_int_enum_are_constants():
+    """Numba reads an IntEnum's members in kernels as their integers (`if mode == Mode.MUL:`); numba2cuda said
+    'unknown name Mode'."""
+    text = translate("""
+        from enum import IntEnum, auto
+        from numba import cuda
+
+        class Mode(IntEnum):
+            ADD = 0
+            MUL = 4
+            SUB = auto()
+
+        @cuda.jit("void(float32[::1], int64)")
+        def apply(a, mode):
+            i = cuda.grid(1)
+            if mode == Mode.MUL:
+                a[i] = a[i] * Mode.SUB
+            elif mode == Mode.ADD:
+                a[i] = a[i] + 1
+    """)
+    assert "if (mode == 4) {" in text and "a[i] * 5" in text and "if (mode == 0) {" in text

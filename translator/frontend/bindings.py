@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .constants import ConstEvalError, const_eval, reads_argv
-from .names import dotted
+from .names import dotted, resolve
 from .scan import find_nodes
 from .siblings import SiblingImports
 
@@ -38,6 +38,9 @@ def why_not_constant(node, owner: str | None = None) -> str:
     if isinstance(node, (cst.Dict, cst.Set)):
         return "is a Python container; kernels cannot use lists, dicts or sets"
     return "is not a constant numba2cuda can evaluate without running the module"
+
+
+INT_ENUMS = {"enum.IntEnum", "enum.IntFlag", "IntEnum", "IntFlag"}
 
 
 class Binder(SiblingImports):
@@ -79,6 +82,8 @@ class Binder(SiblingImports):
                 self.small(small)
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             self._unbind(stmt.name.value)
+            if isinstance(stmt, cst.ClassDef):
+                self.enum_members(stmt)
         elif isinstance(stmt, cst.If):
             self.if_statement(stmt)
         elif isinstance(stmt, (cst.For, cst.While)):
@@ -108,6 +113,31 @@ class Binder(SiblingImports):
                 self.block(stmt.finalbody.body)
         elif isinstance(stmt, cst.Match):
             self.branches([[case.body] for case in stmt.cases] + [[]], "a match statement", stmt)
+
+    def enum_members(self, cls: cst.ClassDef) -> None:
+        """`class Mode(IntEnum): ADD = 0; MUL = auto()`: Numba reads an IntEnum's (or IntFlag's) members in
+        kernels as their integers, so `Mode.ADD` is a constant here."""
+        bases = {resolve(self.view, b.value) or self.view.code(b.value) for b in cls.bases}
+        if not bases & INT_ENUMS or not isinstance(cls.body, cst.IndentedBlock):
+            return
+        last = 0
+        for stmt in cls.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)):
+                    continue
+                value = small.value
+                if isinstance(value, cst.Call) and resolve(self.view, value.func) in ("enum.auto", "auto") \
+                        and not value.args:
+                    last = last + 1  # auto(): one more than the member before (1 for the first)
+                else:
+                    try:
+                        last = const_eval(self.view, value)
+                    except ConstEvalError:
+                        continue
+                    if not isinstance(last, int) or isinstance(last, bool):
+                        return  # not an integer enum after all
+                self.view.constants[f"{cls.name.value}.{small.targets[0].target.value}"] = last
 
     def block(self, body) -> None:
         if isinstance(body, cst.SimpleStatementSuite):

@@ -308,6 +308,8 @@ class ExprLowerer:
             return self.named_constant(dotted(node), node)
         if canon is not None:
             return self.module_attribute(canon, node)
+        if dotted(node) in self.info.constants and dotted(node.value) not in self.scope:
+            return self.named_constant(dotted(node), node)  # `Mode.ADD` of an IntEnum of the module
         base = self.value(node.value)
         if isinstance(base, Dim3):
             if attr not in ("x", "y", "z"):
