@@ -194,55 +194,26 @@ def returned_param(fn: cst.FunctionDef) -> str | None:
 def names_bound_anywhere(module: cst.Module) -> set:
     """Every name the module binds in any scope: imports, definitions, parameters, assignment and loop targets."""
     bound: set = set()
-
-    def targets(node) -> None:
-        for n in find_nodes(node, lambda x: isinstance(x, cst.Name),
-                            enter=lambda x: not isinstance(x, (cst.Attribute, cst.Subscript))):
-            bound.add(n.value)
+    target_of = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.For: "target",
+                 cst.CompFor: "target", cst.NamedExpr: "target", cst.AsName: "name"}
 
     class Binds(cst.CSTVisitor):
-        def visit_Import(self, node) -> None:
-            for alias in node.names:
-                bound.add(alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)
-                          .split(".")[0])
-
-        def visit_ImportFrom(self, node) -> None:
-            if not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    bound.add(alias.asname.name.value if alias.asname else alias.name.value)
-
-        def visit_FunctionDef(self, node) -> None:
-            bound.add(node.name.value)
-
-        def visit_ClassDef(self, node) -> None:
-            bound.add(node.name.value)
-
-        def visit_Param(self, node) -> None:
-            bound.add(node.name.value)
-
-        def visit_AssignTarget(self, node) -> None:
-            targets(node.target)
-
-        def visit_AnnAssign(self, node) -> None:
-            targets(node.target)
-
-        def visit_AugAssign(self, node) -> None:
-            targets(node.target)
-
-        def visit_For(self, node) -> None:
-            targets(node.target)
-
-        def visit_CompFor(self, node) -> None:
-            targets(node.target)
-
-        def visit_AsName(self, node) -> None:
-            targets(node.name)
-
-        def visit_NamedExpr(self, node) -> None:
-            targets(node.target)
-
-        def visit_Global(self, node) -> None:
-            bound.update(item.name.value for item in node.names)
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Import):
+                bound.update(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name).split(".")[0]
+                             for a in node.names)
+            elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                bound.update(a.asname.name.value if a.asname else a.name.value for a in node.names)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+                bound.add(node.name.value)
+            elif isinstance(node, cst.Global):
+                bound.update(item.name.value for item in node.names)
+            elif type(node) in target_of:  # the names a target binds, not those of a[i] or x.y it stores into
+                bound.update(n.value for n in find_nodes(getattr(node, target_of[type(node)]),
+                                                         lambda x: isinstance(x, cst.Name),
+                                                         enter=lambda x: not isinstance(x, (cst.Attribute,
+                                                                                            cst.Subscript))))
+            return True
 
     module.visit(Binds())
     return bound
