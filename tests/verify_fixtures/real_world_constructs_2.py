@@ -29,7 +29,7 @@ def shared_op(ary, idx, op2, ary_dtype, nelem, binop_func, cast_func, init):
     sm = cuda.shared.array(nelem, ary_dtype)
     sm[tid] = init
     cuda.syncthreads()
-    b = cast_func(idx[tid] % nelem)
+    b = cast_func(idx[tid] % nelem) % nelem  # -1e-300 % 32.0 is 32.0 in floats: kept inside the array
     binop_func(sm, b, op2)
     cuda.syncthreads()
     ary[tid] = sm[tid]

@@ -3,7 +3,9 @@
 The user's module is imported and run only there (under NUMBA_ENABLE_CUDASIM=1 for the simulator), with a
 scrubbed environment. It reports its progress on stderr ("n2c-progress: done/total"), which is passed on,
 and the time limit of each launch of the original ("n2c-case: seconds", then "n2c-case: done"): a launch past
-it is ended here, by ending the process, which reference.py then resumes from its journal after that case.
+it is ended here, by ending the process, which reference.py then resumes from its journal after that case. A
+launch of the original that breaks the CUDA context (an out-of-bounds access on the GPU) ends the process too
+(CONTEXT_LOST), so that the cases after it run in a fresh one rather than all failing as the original's.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..sandbox import scrubbed_env  # the user's module never sees a secret
-from .reference import CASE
+from .reference import CASE, CONTEXT_LOST
 
 PROGRESS = "n2c-progress: "
 MAX_RESUMES = 50  # runs ended for an overrun, at most one per kernel, example and kind of redrawn input
@@ -38,11 +40,14 @@ def run_reference(path: str, cfg: dict, progress=None) -> tuple[list, dict]:
     script = Path(__file__).with_name("reference.py")
     where = "on the GPU" if device == "cuda" else "under the CUDA simulator"
     with tempfile.TemporaryDirectory(prefix="n2c-verify-") as outdir:
-        for _ in range(MAX_RESUMES + 1):
+        for attempt in range(MAX_RESUMES + 1):
+            if attempt == MAX_RESUMES:
+                cfg = dict(cfg, no_restart=True)  # the last run goes on in a broken context rather than stop
             proc, out_parts, err_lines, overran = _run_script(script, path, outdir, cfg, env, progress, where)
-            if not overran:
+            if not overran and proc.returncode != CONTEXT_LOST:
                 break
-            cfg = dict(cfg, resume=True)  # carry on from the journal, after the case that did not end
+            # carry on from the journal, after the case that did not end or that broke the CUDA context
+            cfg = dict(cfg, resume=True)
         lines = "".join(out_parts).strip().splitlines()
         if proc.returncode != 0 or not lines:
             tail = "\n".join(err_lines[-15:])

@@ -19,6 +19,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE = "n2c-case: "  # on stderr before a launch of the original, with its time limit in seconds, and after it
+CONTEXT_LOST = 75  # exit status: the original broke this process's CUDA context; resume in a new process
+STICKY_ERRORS = ("ILLEGAL_ADDRESS", "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS", "LAUNCH_FAILED",
+                 "HARDWARE_STACK_ERROR", "INVALID_PC", "inconsistent state")
 
 
 def sibling(name):
@@ -335,7 +338,15 @@ def main(path, outdir, cfg):
             metas.append(meta)
             journal.write("case", meta)
         journal.write("end", k)
+        if device == "cuda" and context_lost(meta["original"]) and not cfg.get("no_restart"):
+            return None  # the next case needs a process with a fresh CUDA context: the parent resumes after k
     return {"cases": metas, "unswept": unswept, "dropped": dropped, "notes": sorted(set(notes))}
+
+
+def context_lost(status: str) -> bool:
+    """Whether the original's failure left this process's CUDA context unusable (an out-of-bounds access: every
+    later launch here fails the same way, which would drop every later case as the original's failure)."""
+    return any(word in status for word in STICKY_ERRORS)
 
 
 if __name__ == "__main__":
@@ -343,6 +354,8 @@ if __name__ == "__main__":
     if sys.path and os.path.abspath(sys.path[0]) == HERE:
         sys.path.pop(0)
     result = main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))
+    if result is None:
+        os._exit(CONTEXT_LOST)
     print(json.dumps(result, default=lambda o: o.item() if isinstance(o, np.generic) else str(o)))
     sys.stdout.flush()
     os._exit(0)  # simulator threads of an original that timed out may still be running
