@@ -809,7 +809,7 @@ def test_types_functions_and_array_sizes_passed_to_a_device_function_are_compile
     cu = module.cu
     assert "__shared__ unsigned int sm[nelem];" in cu and "__shared__ double sm[nelem];" in cu
     assert "atomicAdd(&sm[" in cu and "n2c::atomic_max(&sm[" in cu
-    assert "int64_t b = cast_int(n2c::float_mod<double>(idx[tid], nelem));" in cu
+    assert "int64_t b = n2c::mod(cast_int(n2c::float_mod<double>(idx[tid], nelem)), nelem);" in cu
     idx = np.arange(32, dtype=np.uint32) * 3
     ary = np.zeros(32, np.uint32)
     module.atomic_bins[1, 32](idx, ary)

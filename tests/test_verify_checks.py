@@ -287,11 +287,13 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 # - real_world_constructs_2.py: compile-time arguments of a device function, zip(enumerate()), tuple slices, rows of
 #   a 2-D array, a named row slice, 2 ** k, an int counter, atomics on complex parts; the counter read without its
 #   int64 conversion wraps (hits * 10**9 in an int); a parameter and a local array rebound to new local arrays;
-#   an Optional result of a device function; a tuple of tuples indexed at run time; raise and assert.
+#   an Optional result of a device function; a tuple of tuples indexed at run time; raise and assert; a tuple
+#   of arrays passed to a device function.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
-    ("real_world_constructs_2.py", {"atomic_bins", "atomic_peaks", "binned", "checked", "deposit", "mixed", "rebound", "stream"}, "mixed",
+    ("real_world_constructs_2.py", {"atomic_bins", "atomic_peaks", "binned", "checked", "deposit", "mixed",
+                                    "pairs", "rebound", "stream"}, "mixed",
      "(int64_t)hits * 1000000000", 1, "hits * 1000000000"),
 ]
 

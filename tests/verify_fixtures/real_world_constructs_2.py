@@ -6,7 +6,7 @@ bits read in int64 arithmetic; atomics on the parts of complex elements (fbpic's
 to a local array or to a view of itself, a local array name bound twice, and a device function that returns the
 array it was given (a ray tracer's shading); a device function that returns None on some paths, an Optional
 (numba-examples' histogram); a tuple of tuples indexed at run time (a lattice Boltzmann velocity set); raise and
-assert, which stop the thread."""
+assert, which stop the thread; a tuple of arrays passed to a device function."""
 import math
 
 import numpy as np
@@ -121,6 +121,21 @@ def checked(x, out):
         out[i] = x[i] * 2.0
 
 
+@cuda.jit(device=True)
+def spread(pair, j, v):
+    pair[0][j] = v
+    pair[1][j] = v * 2.0
+    return pair[0].shape[0] + len(pair[1])
+
+
+@cuda.jit("void(float64[:, ::1], float64[::1], float64[::1], int64[::1])")
+def pairs(m, a, b, n):
+    j = cuda.grid(1)
+    if j < a.shape[0]:
+        n[j] = spread((a, m[1, :]), j, m[0, j])  # a tuple of arrays passed to a device function (a ray tracer)
+        n[j] += spread((b, m[2]), j, 1.5)
+
+
 VELOCITIES = ((0, 0), (1, 0), (0, 1), (-1, 0), (0, -1))
 WEIGHTS = (0.4, 0.15, 0.15, 0.15, 0.15)
 
@@ -231,6 +246,17 @@ def example_checked(rng, size="small"):
     x = rng.standard_normal(n)
     expected = np.where((x >= -1.0) & (x < 1.0), x * 2.0, -1.0)
     return dict(kernel=checked, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n)], expected={1: expected})
+
+
+def example_pairs(rng, size="small"):
+    n = {"small": 50}.get(size, size) if isinstance(size, str) else int(size)
+    m = rng.standard_normal((3, n))
+    want = m.copy()
+    want[1] = m[0] * 2.0
+    want[2] = 3.0
+    return dict(kernel=pairs, griddim=math.ceil(n / 32), blockdim=32,
+                args=[m, np.zeros(n), np.zeros(n), np.zeros(n, np.int64)],
+                expected={0: want, 1: m[0].copy(), 2: np.full(n, 1.5), 3: np.full(n, 4 * n)})
 
 
 def example_mixed(rng, size="small"):

@@ -116,14 +116,18 @@ class DeviceCallLowerer:
     @staticmethod
     def tuple_items(tup: TupleValue, node) -> list:
         """The items of a tuple passed whole to a device function, which takes them as parameters of their own:
-        numbers only (a tuple of arrays or of tuples has no such flat form here)."""
+        numbers and arrays (a tuple of tuples has no such flat form here)."""
         items = []
         for item in tup.items:
             if isinstance(item, (int, float)):  # bool too
                 item = const_expr(item, node)
-            if not isinstance(item, ir.Expr) or isinstance(item, ir.ArrayVar):
-                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold only numbers",
-                                  "pass its arrays (or inner tuples) as arguments of their own")
+            if isinstance(item, ir.ArrayVar):
+                ref = ir.ArrayRef(item)
+                ref.node = node
+                item = ref
+            elif not isinstance(item, ir.Expr):
+                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold numbers and "
+                                  "arrays, not tuples", "pass its inner tuples as arguments of their own")
             items.append(item)
         return items
 

@@ -63,13 +63,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         params, complex_inits = [], []
         for name, ty in zip(self.fn.params, self.param_types):
             if isinstance(ty, T.Array):
-                arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
-                if ty.layout == "W":  # a device function given a window takes its pitch as parameters too
-                    arr.pitch = [None] + [ir.PitchOf(arr, d) for d in range(1, ty.ndim)]
-                arr.pointer = ty.layout == "P"
-                self.scope[name] = arr
-                self.arrays.append(arr)
-                params.append(ir.Param(name, ty, arr))
+                param = self.array_param(name, ty)
+                self.scope[name] = param.array
+                params.append(param)
             elif isinstance(ty, T.Tuple) or (not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex):
                 if not self.fn.is_device and isinstance(ty, T.Tuple) and any(t.is_complex for t in ty.items):
                     raise Unsupported(self.fn.node.name, f"tuple kernel parameter '{name}' of complex numbers",
@@ -79,10 +75,16 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                 # by value, a complex one as two), the body starting with name = complex(re, im)
                 parts = ir.spread_param(name, ty, lambda c: c in self.assign_counts or c in self.fn.params
                                         or c in self.info.constants)
-                params += parts
                 if isinstance(ty, T.Tuple):
-                    self.scope[name] = TupleValue([ir.Name(p.name) for p in parts])
+                    # a device function given a tuple of arrays (`rowsum((m[0, :], m[1, :]), j)`) takes each
+                    # array as parameters of its own, as it takes a tuple's numbers
+                    parts = [self.array_param(p.name, p.type, p.item_of) if isinstance(p.type, T.Array) else p
+                             for p in parts]
+                    params += parts
+                    self.scope[name] = TupleValue([p.array if p.array is not None else ir.Name(p.name)
+                                                   for p in parts])
                     continue
+                params += parts
                 complex_inits.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Call(
                     cst.Name("complex"), [cst.Arg(cst.Name(p.name)) for p in parts]))]))
                 self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
@@ -108,6 +110,14 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                          options=dict(self.fn.options))
         fn.cooperative = self.cooperative
         return fn
+
+    def array_param(self, name, ty, item_of=None) -> ir.Param:
+        arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
+        if ty.layout == "W":  # a device function given a window takes its pitch as parameters too
+            arr.pitch = [None] + [ir.PitchOf(arr, d) for d in range(1, ty.ndim)]
+        arr.pointer = ty.layout == "P"
+        self.arrays.append(arr)
+        return ir.Param(name, ty, arr, item_of=item_of)
 
     def block(self, body) -> list:
         if isinstance(body, cst.SimpleStatementSuite):
