@@ -10,7 +10,22 @@ from ..ir import nodes as ir
 
 
 class OptionalLowerer:
-    """Needs, from the class it is mixed into: optionals (name -> flag local), unwrapped (names known not None)."""
+    """Needs, from the class it is mixed into: optionals (name -> flag local), unwrapped (names known not None),
+    none_guards (names the statement being lowered uses whatever they hold), statement()."""
+
+    def guarded_statement(self, stmt) -> list:
+        """STMT, after `if b is None: return` for each Optional b it uses whatever b holds: Numba raises there,
+        and a kernel's thread stops at an exception; from there on b is known not None."""
+        held, self.none_guards = self.none_guards, []
+        try:
+            lowered = self.statement(stmt)
+            guards = list(dict.fromkeys(self.none_guards))
+        finally:
+            self.none_guards = held
+        for name in reversed(guards):
+            lowered.insert(0, ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()],
+                                    orelse=[]))
+        return lowered
 
     def unwrapped_by(self, test, positive: bool = True) -> set:
         """The Optional names TEST, when it is true (or, POSITIVE false, when it is false), says are not None:

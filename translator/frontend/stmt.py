@@ -140,20 +140,6 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.unwrapped = held  # an early `if b is None: return` holds to the end of its block only
         return out
 
-    def guarded_statement(self, stmt) -> list:
-        """STMT, after `if b is None: return` for each Optional b it uses whatever b holds: Numba raises there,
-        and a kernel's thread stops at an exception; from there on b is known not None."""
-        held, self.none_guards = self.none_guards, []
-        try:
-            lowered = self.statement(stmt)
-            guards = list(dict.fromkeys(self.none_guards))
-        finally:
-            self.none_guards = held
-        for name in reversed(guards):
-            lowered.insert(0, ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()],
-                                    orelse=[]))
-        return lowered
-
     def statement(self, stmt) -> list:
         for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
             if isinstance(stmt, cls):
