@@ -1408,3 +1408,32 @@ def test_members_of_an_int_enum_are_constants():
                 a[i] = a[i] + 1
     """)
     assert "if (mode == 4) {" in text and "a[i] * 5" in text and "if (mode == 0) {" in text
+
+
+def test_a_kernel_of_a_module_next_to_it_called_from_a_kernel_is_a_device_function(tmp_path):
+    """`from helpers import swap_if` of a @cuda.jit kernel, called from this file's kernel (a bitonic sort):
+    numba-cuda compiles it as a device function there; numba2cuda said 'it comes from helpers, which numba2cuda
+    does not read', though helpers.py is next to it."""
+    from translator import translate_file
+
+    (tmp_path / "helpers.py").write_text(textwrap.dedent("""
+        from numba import cuda
+
+        @cuda.jit
+        def swap_if(data, i, j, up):
+            if up == (data[i] > data[j]):
+                data[i], data[j] = data[j], data[i]
+    """))
+    (tmp_path / "sort.py").write_text(textwrap.dedent("""
+        from numba import cuda
+        from helpers import swap_if
+
+        @cuda.jit("void(float64[::1], int64, int64)")
+        def step(data, j, up):
+            i = cuda.grid(1)
+            if (i ^ j) > i:
+                swap_if(data, i, i ^ j, up)
+    """))
+    text = translate_file(tmp_path / "sort.py")
+    assert "__device__ void swap_if(" in text and "__global__ void swap_if" not in text
+    assert "swap_if(data, data_shape0, i, i ^ j, up);" in text

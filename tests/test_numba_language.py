@@ -1080,3 +1080,43 @@ def checked_sqrt(x, out):
     module.checked_sqrt[1, 32](x, out)
     assert out.tolist() == [2.0, -1.0, -1.0, 3.0]
     assert "return;" in module.cu
+
+
+@pytest.mark.needs("g++")
+def test_membership_in_a_tuple_of_numbers():
+    """`n in SURVIVE` (a game of life's rule; Numba compares with each item): was "'in' comparison: only <, <=,
+    >, >=, ==, != compare numbers"."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+import numpy as np
+from numba import cuda
+
+BIRTH = (3,)
+SURVIVE = (2, 3)
+
+@cuda.jit("void(uint8[:, ::1], uint8[:, ::1])")
+def life(grid, out):
+    y, x = cuda.grid(2)
+    h, w = grid.shape
+    if y < h and x < w:
+        n = 0
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                if dy != 0 or dx != 0:
+                    n += grid[(y + dy) % h, (x + dx) % w]
+        alive = grid[y, x] == 1
+        if (alive and n in SURVIVE) or (not alive and n in BIRTH):
+            out[y, x] = 1
+        elif n not in (0, 1, 2, 3, 4):
+            out[y, x] = 2
+        else:
+            out[y, x] = 0
+''')
+    assert "(n == 2 || n == 3)" in module.cu and "n != 0 && n != 1 && n != 2" in module.cu
+    g = (np.random.default_rng(1).random((12, 16)) < 0.4).astype(np.uint8)
+    out = np.zeros_like(g)
+    module.life[(2, 2), (8, 8)](g, out)
+    n = sum(np.roll(np.roll(g.astype(int), dy, 0), dx, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
+    assert np.array_equal(out, np.where(((g == 1) & ((n == 2) | (n == 3))) | ((g == 0) & (n == 3)), 1,
+                                        np.where(n > 4, 2, 0)))

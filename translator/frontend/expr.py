@@ -412,6 +412,8 @@ class ExprLowerer:
         parts = []
         for i, target in enumerate(node.comparisons):
             op = COMPARES.get(type(target.operator))
+            if op is None and isinstance(target.operator, (cst.In, cst.NotIn)) and len(node.comparisons) == 1:
+                return self.membership(left, target, node)
             if op is None:
                 words = {cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not"}
                 name = words.get(type(target.operator), type(target.operator).__name__)
@@ -424,6 +426,22 @@ class ExprLowerer:
             parts.append(ir.Compare(op, left, right))
             left = right
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", parts)
+
+    def membership(self, left, target, node):
+        """`n in (2, 3)` (a game of life's rule), `k not in OFFS`: Numba compares with each item of the tuple."""
+        items = self.value(target.comparator)
+        negated = isinstance(target.operator, cst.NotIn)
+        if isinstance(items, TupleValue):
+            items = TupleValue([const_expr(v, node) if isinstance(v, (int, float)) else v for v in items.items])
+        if not isinstance(items, TupleValue) or not items.items or \
+                not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar) for v in items.items):
+            raise Unsupported(target.operator, f"'{'not in' if negated else 'in'}' comparison", "only a tuple of "
+                              "numbers can be searched here", "compare with each value (n == 2 or n == 3), or loop over the array")
+        if not is_pure(left):
+            raise Unsupported(node.left, "'in' comparison with a call on its left", "the left side would be "
+                              "evaluated once per item", "assign it to a variable first")
+        parts = [ir.Compare("!=" if negated else "==", left, item) for item in items.items]
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and" if negated else "or", parts)
 
     def lower_IfExp(self, node):
         cond = self.expr(node.test)

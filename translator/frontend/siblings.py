@@ -5,6 +5,8 @@ file) and their plain functions (compiled here by `cuda.jit(f, device=True)`).""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 
 class SiblingImports:
     """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
@@ -60,9 +62,15 @@ class SiblingImports:
             self.adopt_sibling(sibling)
             self.view.plain_functions[local] = (plain[0], plain[1], f"{sibling.path}:")
             return True
-        if fi is None or not fi.is_device or fi.ufunc is not None:
+        if fi is None or fi.ufunc is not None:
             return False
         self.adopt_sibling(sibling)
+        if not fi.is_device:  # a kernel called from this file's kernels: numba-cuda compiles it as a device
+            # function there (its dispatcher's call template), so it comes as that device copy, not as a kernel
+            if len(fi.signatures) > 1:
+                return False
+            fi = replace(fi, is_device=True, key=f"{fi.key}.device", listed=False, notices=[], also_known_as=set())
+            self.view.module_info.functions.setdefault(fi.key, fi)
         self.view.functions[local] = fi
         return True
 
