@@ -436,7 +436,8 @@ class ExprLowerer:
         if not isinstance(items, TupleValue) or not items.items or \
                 not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar) for v in items.items):
             raise Unsupported(target.operator, f"'{'not in' if negated else 'in'}' comparison", "only a tuple of "
-                              "numbers can be searched here", "compare with each value (n == 2 or n == 3), or loop over the array")
+                              "numbers can be searched here",
+                              "compare with each value (n == 2 or n == 3), or loop over the array")
         if not is_pure(left):
             raise Unsupported(node.left, "'in' comparison with a call on its left", "the left side would be "
                               "evaluated once per item", "assign it to a variable first")
