@@ -40,6 +40,7 @@ def why_not_constant(node, owner: str | None = None) -> str:
     return "is not a constant numba2cuda can evaluate without running the module"
 
 
+PARAMETER_OF = "is a parameter of '{}', known only when it is called"  # why a factory's parameter is unknown
 INT_ENUMS = {"enum.IntEnum", "enum.IntFlag", "IntEnum", "IntFlag"}
 
 
@@ -73,7 +74,7 @@ class Binder(SiblingImports):
             if values is not None and name in values:
                 self._set_constant(name, values[name], None)
             else:
-                self._unknown(name, f"is a parameter of '{fn.name.value}', known only when it is called", run=True)
+                self._unknown(name, PARAMETER_OF.format(fn.name.value), run=True)
 
     # ------------------------------------------------------------ statements
     def statement(self, stmt) -> None:
@@ -334,6 +335,12 @@ class Binder(SiblingImports):
             table.clear()
             table.update(snap[t])
         self.bound = set(snap["bound"])
+
+
+def factory_of(reason: str) -> str | None:
+    """The enclosing function a nonconstant REASON says the name is a parameter of, else None."""
+    prefix = PARAMETER_OF.split("{}")[0]
+    return reason[len(prefix):].split("'")[0] if reason.startswith(prefix) else None
 
 
 def called_at_import(info: ModuleInfo, function: str) -> bool:

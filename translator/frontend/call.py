@@ -13,7 +13,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
-from .bindings import called_at_import
+from .bindings import called_at_import, factory_of
 from .names import dotted, from_unread_module, resolve
 from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
                    scalar_type_of_name)
@@ -122,7 +122,7 @@ class CallLowerer:
                                "define the device function in this file or a module next to it")
         if name is not None and name in self.info.nonconstant:
             reason = self.info.nonconstant[name]
-            factory = reason.split("'")[1] if reason.startswith("is a parameter of '") else None
+            factory = factory_of(reason)
             hint = "call a @cuda.jit(device=True) function of this module instead"
             if self.info.module_info.imported is None and (
                     name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):

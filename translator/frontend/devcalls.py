@@ -66,11 +66,9 @@ class DeviceCallLowerer:
                                   "pass .x, .y and .z separately")
             else:
                 lowered.append(v)
-        call = ir.DeviceCall(name, lowered, key=target.key,
-                             groups=groups if any(g is not None for g in groups) else None)
-        call.returned_array = returned_array  # the caller's array that `return param` gives back
-        call.optional = returns_optional(target.node)
-        return call
+        return ir.DeviceCall(name, lowered, key=target.key,
+                             groups=groups if any(g is not None for g in groups) else None,
+                             returned_array=returned_array, optional=returns_optional(target.node))
 
     def compile_time_args(self, target, args) -> dict:
         """The arguments Numba compiles into the callee rather than passing (numba-cuda's atomics tests pass
@@ -103,14 +101,13 @@ class DeviceCallLowerer:
         if len(kernel.signatures) > 1:
             raise Unsupported(node, f"call to kernel '{kernel.name}'", "it has several signatures, and device code "
                               "calls one function", "keep one signature, or call a @cuda.jit(device=True) function")
-        key = f"{kernel.key}.device"
-        twin = self.info.functions.get(key)
+        twin = self.info.functions.get(f"{kernel.key}.device")
         if twin is None:
-            twin = replace(kernel, is_device=True, key=key, listed=False, notices=[], also_known_as=set())
+            twin = kernel.device_copy()
             functions = self.info.functions
             # the program instantiates by key from the module's table (a nested scope's view chains to it)
             for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
-                table[key] = twin
+                table[twin.key] = twin
         return twin
 
     @staticmethod

@@ -10,9 +10,10 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
-from .bindings import called_at_import
+from .bindings import called_at_import, factory_of
 from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray,
                         TimeDelta, Typed, installed, library_constant)
+from .info import STOOD_IN
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import is_pure, root_array
 
@@ -278,11 +279,11 @@ class ExprLowerer:
         module_reason = self.info.module_info.nonconstant.get(name)
         where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
         reason = self.info.nonconstant[name]
-        factory = reason.split("'")[1] if reason.startswith("is a parameter of '") else None
+        factory = factory_of(reason)
         if factory is not None and not called_at_import(self.info, factory):
             hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
                     f"arguments (k = {factory}(...)) and translate k")
-        elif reason.endswith("(the import stood in for it)"):
+        elif reason.endswith(STOOD_IN):
             hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
         elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "

@@ -20,7 +20,7 @@ from ..errors import Unsupported, UserError
 from ..ir import typesys as T
 from ..sandbox import ChildError, ChildFailed, Limits, Worker
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
-from .info import FunctionInfo, ModuleInfo
+from .info import STOOD_IN, FunctionInfo, ModuleInfo
 
 MODES = ("sim", "gpu")
 IMPORT_SECONDS = 120.0
@@ -146,8 +146,7 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
     elif kind == "missing":
         view.constants.pop(name, None)
         view.aliases.pop(name, None)
-        view.nonconstant[name] = (f"comes from {desc['package']}, which is not installed here (the import stood in "
-                                  "for it)")
+        view.nonconstant[name] = f"comes from {desc['package']}, which is not installed here {STOOD_IN}"
         view.needs_run.discard(name)
     elif kind == "other":
         view.constants.pop(name, None)

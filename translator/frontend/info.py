@@ -17,6 +17,8 @@ import libcst as cst
 
 from ..errors import Reporter
 
+STOOD_IN = "(the import stood in for it)"  # ends the reason of a name the import mode gave a stand-in
+
 
 @dataclass
 class FunctionInfo:
@@ -42,6 +44,12 @@ class FunctionInfo:
         self.key = self.key or self.name
         if not self.signatures and self.signature is not None:
             self.signatures = [self.signature]
+
+    def device_copy(self) -> FunctionInfo:
+        """This kernel as device code calls it: numba-cuda compiles a kernel called from a kernel as a device
+        function (its dispatcher's call template), a copy beside the kernel, never listed as a kernel itself."""
+        return replace(self, is_device=True, key=f"{self.key}.device", listed=False, notices=[],
+                       also_known_as=set())
 
 
 @dataclass

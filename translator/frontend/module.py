@@ -19,7 +19,7 @@ from ..stack import deep_stack
 from .guard import check_source, decode_source
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import KNOWN_JIT_OPTIONS, type_text
-from .scan import names_bound_anywhere
+from .scan import NameReads, names_bound_anywhere
 
 __all__ = ["FunctionInfo", "ModuleInfo", "KNOWN_JIT_OPTIONS", "parse_file", "parse_source", "reparse", "type_text"]
 
@@ -159,19 +159,11 @@ def _assume_snippet_names(info: ModuleInfo) -> None:
     conventional = {**CONVENTIONAL_NAMES, **{t: f"numba.{t}" for t in SNIPPET_TYPES}}
     uses = {}
 
-    class Reads(cst.CSTVisitor):
+    class Reads(NameReads):  # `numba.cuda.jit` reads numba, not a variable cuda
         def visit_Import(self, node) -> bool:
             return False
 
         def visit_ImportFrom(self, node) -> bool:
-            return False
-
-        def visit_Attribute(self, node) -> bool:
-            node.value.visit(self)  # `numba.cuda.jit` reads numba, not a variable cuda
-            return False
-
-        def visit_Arg(self, node) -> bool:
-            node.value.visit(self)
             return False
 
         def visit_Name(self, node) -> None:

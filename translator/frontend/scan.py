@@ -103,17 +103,30 @@ def random_state_params(fn: cst.FunctionDef) -> set:
 
 
 
-def straight_line_names(fn: cst.FunctionDef) -> dict:
+class NameReads(cst.CSTVisitor):
+    """Visits the names an expression reads: not the attribute of `cuda.threadIdx.x` (no variable x), nor the
+    name of a keyword argument."""
+
+    def visit_Attribute(self, node) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def straight_line_names(fn: cst.FunctionDef, counts: dict) -> dict:
     """name -> the block whose own statements bind it, where every binding of the name is a statement of that one
     block, no loop holds the block, and the name is not used after the block: each binding then happens once, in
     the order written, and may simply take the name over from there on (a parameter rebound to a local array, or
-    to a view of itself under the kernel's bounds check, which reads the parameter before the block)."""
-    counts = assignment_counts(fn)
+    to a view of itself under the kernel's bounds check, which reads the parameter before the block). COUNTS:
+    assignment_counts(fn)."""
     direct: dict[str, list] = {}  # name -> [(block, in a loop)] per binding statement
     uses: dict[str, list] = {}  # name -> the order of each use
     spans: dict[int, tuple] = {}  # id(block) -> (first, last) order of the uses inside it
 
-    class Walk(cst.CSTVisitor):
+    class Walk(NameReads):
         def __init__(self):
             self.loops = 0
             self.order = 0
@@ -138,19 +151,11 @@ def straight_line_names(fn: cst.FunctionDef) -> dict:
             self.open[id(node)] = self.order
             for stmt in node.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-                    for name in _bound_by(small):
+                    for name in bound_names(small):
                         direct.setdefault(name, []).append((node, self.loops > 0))
 
         def leave_IndentedBlock(self, node):
             spans[id(node)] = (self.open.pop(id(node)), self.order)
-
-        def visit_Attribute(self, node):
-            node.value.visit(self)  # `cuda.threadIdx.x` does not use a variable x
-            return False
-
-        def visit_Arg(self, node):
-            node.value.visit(self)  # nor does a keyword argument's name
-            return False
 
         def visit_Name(self, node):
             self.order += 1
@@ -166,19 +171,6 @@ def straight_line_names(fn: cst.FunctionDef) -> dict:
         if all(u <= last for u in uses.get(name, [])):  # used before the block or in it, never after it
             out[name] = block
     return out
-
-
-def _bound_by(small) -> list:
-    """The names an assignment statement binds (its targets, unpacked)."""
-    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-        [small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else []
-    names = []
-    for target in targets:
-        if isinstance(target, cst.Name):
-            names.append(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            names += [el.value.value for el in target.elements if isinstance(el.value, cst.Name)]
-    return names
 
 
 def returned_param(fn: cst.FunctionDef) -> str | None:

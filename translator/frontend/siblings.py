@@ -5,8 +5,6 @@ file) and their plain functions (compiled here by `cuda.jit(f, device=True)`).""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 
 class SiblingImports:
     """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
@@ -69,7 +67,7 @@ class SiblingImports:
             # function there (its dispatcher's call template), so it comes as that device copy, not as a kernel
             if len(fi.signatures) > 1:
                 return False
-            fi = replace(fi, is_device=True, key=f"{fi.key}.device", listed=False, notices=[], also_known_as=set())
+            fi = fi.device_copy()
             self.view.module_info.functions.setdefault(fi.key, fi)
         self.view.functions[local] = fi
         return True

@@ -21,7 +21,7 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import assignment_counts, bound_names, returns_optional, straight_line_names
+from .scan import assignment_counts, bound_names, returned_param, returns_optional, straight_line_names
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -45,7 +45,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
-        self.straight = straight_line_names(fn_info.node)  # name -> the one block whose statements rebind it
+        self.straight = straight_line_names(fn_info.node, self.assign_counts)  # name -> the block rebinding it
+        self.optional_result = fn_info.is_device and returns_optional(fn_info.node)  # returns None on some paths
+        self.returned_param = returned_param(fn_info.node)  # the parameter every `return X` gives back, if any
         self.blocks: list = []  # the blocks being lowered, innermost last
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
@@ -281,7 +283,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
     # ------------------------------------------------------------ assignments
     def return_(self, small: cst.Return) -> list:
         none = small.value is None or (isinstance(small.value, cst.Name) and small.value.value == "None")
-        if self.fn.is_device and returns_optional(self.fn.node):
+        if self.optional_result:
             # Numba's Optional result: C returns (value, is not None); a placeholder False unifies with any type
             value = const_expr(False, small) if none else self.expr(small.value)
             return [ir.Return(values=[value, const_expr(not none, small)])]
@@ -292,10 +294,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                               "write the result into an output array")
         if isinstance(small.value, cst.Tuple):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
-        returned = self.value(small.value)
-        if isinstance(returned, ir.ArrayVar) and returned.kind == "param" and returned.name == small.value.value:
+        given = self.scope.get(self.returned_param) if self.returned_param is not None else None
+        if isinstance(given, ir.ArrayVar) and given.kind == "param":
             # `return color` of the array it was given (a ray tracer's shading): the caller holds that array
-            # already, so C returns nothing; a caller that uses the value is told to use its own array
+            # already, so C returns nothing, and a caller that keeps the value names that array (devcalls)
             return [ir.Return()]
         return [ir.Return(values=[self.expr(small.value)])]
 
