@@ -173,10 +173,16 @@ def straight_line_names(fn: cst.FunctionDef, counts: dict) -> dict:
     return out
 
 
+def returns_of(fn: cst.FunctionDef) -> list:
+    """FN's own return statements (not those of a function defined inside it)."""
+    return find_nodes(fn.body, lambda n: isinstance(n, cst.Return),
+                      enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
+
+
 def returned_param(fn: cst.FunctionDef) -> str | None:
     """The parameter that every `return` with a value gives back (`return color`), if there is one."""
     params = {p.name.value for p in fn.params.params}
-    values = [n.value for n in find_nodes(fn.body, lambda n: isinstance(n, cst.Return) and n.value is not None)]
+    values = [r.value for r in returns_of(fn) if r.value is not None]
     names = {v.value for v in values if isinstance(v, cst.Name)}
     if values and len(names) == 1 and all(isinstance(v, cst.Name) for v in values) and names <= params:
         return names.pop()
@@ -213,7 +219,6 @@ def names_bound_anywhere(module: cst.Module) -> set:
 
 def returns_optional(fn: cst.FunctionDef) -> bool:
     """Whether FN returns None on some paths and a value on others: Numba types its result an Optional."""
-    returns = find_nodes(fn.body, lambda n: isinstance(n, cst.Return),
-                         enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
+    returns = returns_of(fn)
     none = [r for r in returns if r.value is None or isinstance(r.value, cst.Name) and r.value.value == "None"]
     return bool(none) and len(none) < len(returns) and not any(isinstance(r.value, cst.Tuple) for r in returns)
