@@ -55,7 +55,7 @@ class StandIn:
         pass
 
     def _decide(self, *args):
-        package = self._n2c_name.split(".")[0]
+        package = package_of(self)
         raise StandInDecided(f"the module uses the value of {self._n2c_name}, and {package} is not installed here "
                              f"(numba2cuda stood in for it); install {package} where numba2cuda runs")
 
