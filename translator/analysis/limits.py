@@ -13,16 +13,31 @@ DEFAULT_LIMIT = 48 * 1024
 
 def static_shared_bytes(kernel: ir.Function) -> int:
     """Bytes of the constant-shaped __shared__ arrays a block of this kernel holds."""
-    total = 0
+    return static_shared_terms(kernel)[0]
+
+
+def static_shared_terms(kernel: ir.Function) -> tuple[int, list]:
+    """(bytes of the constant-shaped __shared__ arrays a block of this kernel holds, [(the template parameters
+    an array's shape names, its bytes per unit of their product)] for the arrays a kernel made per call shapes
+    by that call's values)."""
+    total, terms = 0, []
     # the kernel and every device function it reaches: their __shared__ arrays count for its blocks
     for fn in [kernel, *reachable_functions([kernel])]:
         for s in walk_statements(fn.body):
             if isinstance(s, ir.ArrayDecl) and s.array.kind == "shared":
-                count = 1
+                count, names = s.array.dtype.bits // 8, []
                 for d in s.array.shape:
-                    count *= int(d.value) if isinstance(d, ir.Const) else 0
-                total += count * s.array.dtype.bits // 8
-    return total
+                    if isinstance(d, ir.Const):
+                        count *= int(d.value)
+                    elif getattr(d, "per_call", False):
+                        names.append(d.text)
+                    else:
+                        count = 0
+                if names:
+                    terms.append((names, count))
+                else:
+                    total += count
+    return total, terms
 
 
 def shared_problem(kernel: ir.Function, dynamic_bytes: int, limit: int, where: str) -> str | None:

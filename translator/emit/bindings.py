@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from ..version import __version__
 from ..ir.cnames import NameTable
+from ..errors import UserError
 from ..lower.names import entry_name, name_program
 from ..ir import typesys as T
 from ..analysis.specialize import value_rules
@@ -105,7 +106,20 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
                 first_array=c[arrays[0].name] if arrays else "", py_args=", ".join(py_args))
 
 
+def refuse_per_call(program) -> None:
+    """A UserError for a kernel made per call (frontend/percall.py): its launcher is a C++ template that the
+    values of one call instantiate, so a built module, verify and the CPU runtime have no one kernel to launch."""
+    for fn in program.kernels:
+        if fn.per_call:
+            raise UserError([program.info.reporter.make(
+                fn.node.name, f"kernel '{entry_name(fn)}'", "is made by each call of the function around it, with "
+                f"{', '.join(py for py, _, _ in fn.per_call)} of that call baked in, so there is no one kernel to "
+                "build, verify or launch from Python", "call numba2cuda.load(kernel) on the kernel a call made (it "
+                "translates it with that call's values), or name the file's other kernels with --kernel NAME")])
+
+
 def render_bindings(program, source_name: str) -> str:
+    refuse_per_call(program)
     name_program(program)  # the kernels' C names, as render_program gives them
     functions = NameTable(template_names())
     kernels = [kernel_context(fn, functions) for fn in program.kernels]

@@ -18,7 +18,7 @@ from ..ir.cnames import NameTable
 from ..lower.names import name_function, name_program, renamed
 from ..lower.declarations import defines
 from ..analysis.calls import reachable_functions
-from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes
+from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes, static_shared_terms
 from ..analysis.specialize import instantiations, value_rules
 from ..lower.program import Program
 from ..frontend.expr import const_expr
@@ -195,6 +195,8 @@ class Renderer:
         params = ", ".join(function_params(fn, kernel))
         templates = getattr(fn, "template_params", []) if kernel else []
         template = f"template <{', '.join(f'int {t}' for _, t, _ in templates)}>\n" if templates else ""
+        if kernel and fn.per_call:  # values Numba bakes in per call of the host function that makes the kernel
+            template = f"template <{', '.join(f'{c_type(ty)} {c}' for _, c, ty in fn.per_call)}>\n"
         head = f"{template}__global__ void {_kernel_attributes(fn)}{fn.c_name}({params})" if kernel else \
             f"__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
         where = self.printer.where(fn.node)
@@ -208,6 +210,7 @@ class Renderer:
     def kernel_context(self, fn: ir.Function, code: str) -> dict:
         # the launcher's own scope: its fixed parameters, the kernels it names, then the kernel's parameters
         scope = NameTable(launcher_names() | {fn.c_name})
+        per_call = [(scope.claim(c), ty) for _, c, ty in fn.per_call]  # the launcher's template parameters
         pname = {p.name: scope.claim(p.name) for p in fn.params}
         launcher, pointers = [], []
         for p in fn.params:
@@ -246,6 +249,12 @@ class Renderer:
             static_shared = (DEFAULT_LIMIT, "not known (the body comes from elsewhere): opt in for any dynamic bytes")
         else:
             static_shared = (static_shared_bytes(fn), "bytes of the kernel's own __shared__ arrays")
+            constant, terms = static_shared_terms(fn)
+            if terms:  # shaped by template parameters: the launcher's own names for them
+                launcher_name = {c: name for (_, c, _), (name, _) in zip(fn.per_call, per_call)}
+                text = " + ".join(" * ".join([*(launcher_name[n] for n in names), str(k)]) for names, k in terms)
+                static_shared = (text + (f" + {constant}" if constant else ""), "bytes of the kernel's own "
+                                 "__shared__ arrays, some shaped by its template parameters")
         templates = getattr(fn, "template_params", [])
         # a kernel called `grid` is hidden by the launcher's own parameter of that name: name it from the top
         kernel = f"::{fn.c_name}" if fn.c_name in launcher_names() else fn.c_name
@@ -254,6 +263,11 @@ class Renderer:
             cond = " && ".join(f"{pname[p]} == {v}" for (p, _, _), v in zip(templates, combo))
             dispatch.append((cond, f"{kernel}<{', '.join(map(str, combo))}>"))
         generic = f"{kernel}<{', '.join('0' for _ in templates)}>" if templates else kernel
+        if per_call:
+            generic = f"{kernel}<{', '.join(c for c, _ in per_call)}>"
+            notes.append("made per call of the host function that makes it, with " + ", ".join(
+                py for py, _, _ in fn.per_call) + " baked in, as Numba compiles it: template parameters, and "
+                "its launcher a C++ template")
         if templates:
             notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
                                                      for p, t, vs in templates)
@@ -267,6 +281,7 @@ class Renderer:
                     launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
                     arg_pointers=", ".join(pointers), checks=checks, dispatch=dispatch, generic=generic,
                     static_shared=static_shared,
+                    template=f"template <{', '.join(f'{c_type(ty)} {c}' for c, ty in per_call)}>" if per_call else "",
                     switch_on=pname[templates[0][0]] if len(templates) == 1 else "",
                     cases=[(cond.split(" == ")[1], kernel) for cond, kernel in dispatch])
 

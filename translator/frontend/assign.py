@@ -277,7 +277,10 @@ class AssignLowerer:
             shape = self.value(shape_node)
             dims = shape.items if isinstance(shape, TupleValue) else [shape]
             dims = [self.local_constant(d) for d in dims]
+            # a per-call value of the host function that makes the kernel is a template parameter: a constant of
+            # each instantiation, as Numba bakes it into each call's kernel (frontend/percall.py)
             values = [const_int(d) if isinstance(d, ir.Expr) else None for d in dims]
+            values = [1 if v is None and getattr(d, "per_call", False) else v for v, d in zip(values, dims)]
             if any(v is None for v in values):
                 raise Unsupported(shape_node, f"{canon}() shape",
                                   "must be integer constants (literals, module-level constants, or arithmetic on them)",

@@ -26,6 +26,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
+from .percall import per_call_kinds
 from .ufuncs import cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
@@ -145,13 +146,14 @@ class Discoverer:
                             nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes), history={},
                             needs_run=set(parent.needs_run), functions=ChainMap({}, parent.functions),
                             failed_functions=ChainMap({}, parent.failed_functions),
-                            plain_functions=ChainMap({}, parent.plain_functions))
+                            plain_functions=ChainMap({}, parent.plain_functions), per_call=dict(parent.per_call))
         binder = Binder(child, fn.name.value, self.sibling)
         binder.bind_parameters(fn, values)
         if isinstance(fn.body, cst.IndentedBlock):
             binder.run(fn.body.body)
             arrays = {n for n in binder.bound if isinstance(child.constants.get(n), ConstArray)}
             child.mutations = array_mutations(child, fn.body, arrays) if arrays else {}
+        child.per_call.update(per_call_kinds(child, fn))  # (a constant of the view reads as the constant)
         return child
 
     def publish(self, child: ModuleInfo) -> None:

@@ -207,6 +207,8 @@ class ExprLowerer:
         if name in self.info.functions:
             raise Unsupported(node, f"function '{name}' used as a value", "device functions can only be called")
         if name in self.info.nonconstant:
+            if name in self.info.per_call:
+                return self.per_call_value(name, node)
             raise self.unknown_value(name, node)
         if name in self.info.aliases:
             what = self.info.aliases[name]
@@ -285,6 +287,10 @@ class ExprLowerer:
                     f"arguments (k = {factory}(...)) and translate k")
         elif reason.endswith(STOOD_IN):
             hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
+        elif name in self.info.per_call and self.fn.enclosing is not None and \
+                not called_at_import(self.info, self.fn.enclosing.name.value):
+            hint = (f"pass '{name}' to the kernel as an argument: each call of '{self.fn.enclosing.name.value}' "
+                    "computes it (Numba compiles one kernel per call), which importing the module does not do")
         elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                     "the value), or pass it as a kernel argument")

@@ -83,6 +83,9 @@ class ModuleInfo:
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
     root: ModuleInfo | None = None  # a scope view's module, or the module that imports this one's functions
+    # an enclosing function's own names -> their kind ("int", "bool", "float", None): values of one call, which
+    # Numba bakes into the kernel that call makes (frontend/percall.py)
+    per_call: dict = field(default_factory=dict)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

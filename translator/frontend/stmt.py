@@ -16,6 +16,7 @@ from .ffi import ForeignCallLowerer
 from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
+from .percall import PerCallLowerer, per_call_note
 from .raising import RaiseLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
@@ -40,7 +41,7 @@ UNSUPPORTED_STMTS = {
 
 class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
                       ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, RaiseLowerer,
-                      ExprLowerer):
+                      PerCallLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
@@ -59,6 +60,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.tuple_vars: dict = {}  # a tuple name assigned more than once -> the locals holding its items
         self.debugger_names: set = set()  # pdb's names imported in the kernel (the simulator's debugging)
         self.loop_depth = 0
+        self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)
+        self.integer_uses = None  # names the kernel uses where Numba accepts only integers, once asked
 
     # ------------------------------------------------------------ function
     def lower(self) -> ir.Function:
@@ -111,6 +114,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         fn = ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
                          options=dict(self.fn.options))
         fn.cooperative = self.cooperative
+        fn.per_call = [(py, c, ty) for py, (c, ty) in self.per_call_used.items()]
+        if fn.per_call:
+            self.fn.notices.append(per_call_note(self.info, self.fn, list(self.per_call_used)))
         return fn
 
     def array_param(self, name, ty, item_of=None) -> ir.Param:

@@ -365,6 +365,9 @@ class Function:
     options: dict = field(default_factory=dict)
     assumptions: set = field(default_factory=set)  # integer params assumed >= 0 (checked at launch)
     template_params: list = field(default_factory=list)  # specialised integer params (tile widths)
+    # values of one call of the host function that makes the kernel, which Numba bakes in per call:
+    # [(Python name, C name, type)], the kernel's `template <long long N, bool F>` (frontend/percall.py)
+    per_call: list = field(default_factory=list)
 
     @property
     def python_params(self) -> list:

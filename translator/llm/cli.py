@@ -90,7 +90,7 @@ def cmd_translate(args) -> int:
     for note in getattr(program, "notices", ()):
         print(note.render_note(), file=sys.stderr)
     if args.emit == "cu" and not args.no_check:
-        outcome = check_cu(text, Path(args.file).name)
+        outcome = check_cu(text, Path(args.file).name, program)
         if not outcome.ok and getattr(program, "llm_provenance", None) is not None:
             # a model wrote part of it (its gate compiles with nvcc only where told to): its code, not our bug
             print(f"{args.file}: error: the translation with the model's code does not compile "

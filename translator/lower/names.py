@@ -67,6 +67,12 @@ def name_function(fn: ir.Function, constant_names: dict) -> None:
             arr.py_name = getattr(arr, "py_name", arr.name)
             arr.name = constant_names.get(getattr(arr, "const_name", arr.py_name), arr.name)
             table.taken.add(arr.name)
+    if fn.per_call:  # the kernel's template parameters: before its own names, which C++ may not reuse
+        fn.per_call = [(py, table.claim(c), ty) for py, c, ty in fn.per_call]
+        claimed = {py: c for py, c, _ in fn.per_call}
+        for node in walk_body(fn.body):
+            if getattr(node, "per_call", False):
+                node.text = claimed[node.py_name]
     shared: dict = {}  # the typer's C name -> the claimed one: loop counters of the same name share it
     variables = [p.variable for p in fn.params if getattr(p, "variable", None) is not None]
     for p in fn.params:

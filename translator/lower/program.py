@@ -128,7 +128,8 @@ class Program:
             fn = self._build(fi, types)
             fn.c_name = self.c_name(fi.name + suffix)
             fn.python_name = fi.name  # the name a launch uses; several signatures share it
-            specialize.plan(fn, self.options.specialize)
+            if not fn.per_call:  # a kernel made per call has its template parameters already
+                specialize.plan(fn, self.options.specialize)
             self.kernels.append(fn)
         self.notices += [n for n in fi.notices if n not in self.notices]
 

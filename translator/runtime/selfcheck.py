@@ -68,8 +68,19 @@ def _stamp(path: str) -> str:
     return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def check_cu(text: str, source_name: str = "") -> CheckOutcome:
-    """Compile TEXT (a .cu from render_program); the problems, each mapped to its Python line."""
+def instantiations(program) -> str:
+    """A kernel made per call (frontend/percall.py) is a C++ template, whose code a compiler checks only where it
+    is instantiated: lines that instantiate each launcher (every value 1, an extent any shape allows), appended
+    to the text the check compiles, not to the .cu."""
+    lines = [f"static auto *const n2c_check_{k}_{fn.c_name} = &{fn.c_name}_launch<{', '.join('1' for _ in fn.per_call)}>;"
+             for k, fn in enumerate(program.kernels) if getattr(fn, "per_call", None)]
+    return "\n".join(["", *lines, ""]) if lines else ""
+
+
+def check_cu(text: str, source_name: str = "", program=None) -> CheckOutcome:
+    """Compile TEXT (a .cu from render_program, of PROGRAM); the problems, each mapped to its Python line."""
+    if program is not None:
+        text += instantiations(program)
     compiler = _compiler()
     if compiler is None:
         return CheckOutcome("", [])
