@@ -1120,3 +1120,32 @@ def life(grid, out):
     n = sum(np.roll(np.roll(g.astype(int), dy, 0), dx, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
     assert np.array_equal(out, np.where(((g == 1) & ((n == 2) | (n == 3))) | ((g == 0) & (n == 3)), 1,
                                         np.where(n > 4, 2, 0)))
+
+
+def test_an_expression_statement_without_effect_is_nothing_with_a_note():
+    """`out[i] == x[i]` (a slip for `=`; an HMM code's `success[0]==0`) and `cuda.syncthreads` without its
+    parentheses: Numba compiles both to nothing, so the translation has nothing for them, and a note names them.
+    Both were the error 'expression statement: has no effect', for code Numba runs."""
+    from translator.errors import UserError
+    from translator.lower.program import build_program
+
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def copy(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] == x[i]
+        cuda.syncthreads
+        out[i] = 2 * x[i]
+'''
+    program = build_program(parse_source(src, "slip.py"), Options())
+    notes = [n.render_note() for n in program.notices]
+    assert sum("expression statement: has no effect: Numba compiles it to nothing" in n for n in notes) == 2
+    assert any(n.startswith("slip.py:8:9:") for n in notes) and any(n.startswith("slip.py:9:9:") for n in notes)
+    cu = translate_source(src, "slip.py")
+    body = cu.split("void copy(")[1].split("\n}\n")[0]
+    assert "out[i] = 2.0 * x[i];" in body and "==" not in body and "__syncthreads" not in body
+    with pytest.raises(UserError, match="unknown name 'y'"):  # what it reads must still exist
+        translate_source(src.replace("out[i] == x[i]", "out[i] == y[i]"), "slip.py")

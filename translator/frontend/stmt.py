@@ -233,8 +233,15 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
             self.fn.notices.append(self.info.reporter.make(value, f"{self.info.code(value)}", "the CUDA simulator's "
                                                            "debugger stops here; the translation runs on"))
             return []
-        if not isinstance(value, cst.Call):  # Numba compiles `cuda.syncthreads` or `out[i] == x[i]` to nothing: a bug
-            raise Unsupported(small, "expression statement", "has no effect", "assign it or remove it")
+        if not isinstance(value, cst.Call):
+            # Numba compiles `out[i] == x[i]` or `cuda.syncthreads` to nothing, so the translation has nothing for
+            # it either; a note says so, since it is most likely a slip (`=` meant, parentheses forgotten)
+            if not isinstance(value, (cst.Name, cst.Attribute)):
+                self.value(value)  # what it names must exist, as Numba's typing asks
+            self.fn.notices.append(self.info.reporter.make(small, "expression statement", "has no effect: Numba "
+                                                           "compiles it to nothing, and so does the translation",
+                                                           "assign it (=), call it (()), or remove it"))
+            return []
         ufunc = self.ufunc_into_array(value)
         if ufunc is not None:
             return ufunc
