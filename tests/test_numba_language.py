@@ -1149,3 +1149,41 @@ def copy(x, out):
     assert "out[i] = 2.0 * x[i];" in body and "==" not in body and "__syncthreads" not in body
     with pytest.raises(UserError, match="unknown name 'y'"):  # what it reads must still exist
         translate_source(src.replace("out[i] == x[i]", "out[i] == y[i]"), "slip.py")
+
+
+@pytest.mark.needs("g++")
+def test_a_tuple_of_arrays_kernel_parameter_is_an_array_per_item():
+    """`pair=UniTuple(float64[:, :], 2)` (datashader's combine kernels), `Tuple((float64[:], int64, float64[:, :]))`
+    (a neutron ray tracer's buffers): Numba passes a tuple of arrays to a kernel. --types refused them ('a tuple
+    type here holds one or more numbers'); C takes each item as a parameter of its own, as for a device function.
+    Python's launchers (built modules, verify, the CPU runtime) pass no tuples of arrays: they say so."""
+    from translator.errors import UserError
+    from translator.ir.typesys import TypeStringError, parse_return_type
+    from translator.runtime import cpurun
+    from translator.runtime.cpu_launch import load_cpu
+
+    src = '''
+from numba import cuda
+
+@cuda.jit
+def gather(src, out):
+    values, count, weights = src
+    i = cuda.grid(1)
+    if i < count:
+        out[i] = values[i] * weights[i, 1] + src[2][i, 0] + len(src)
+'''
+    options = Options(types=parse_types_option("src=Tuple((float64[:], int64, float64[:, :])), out=float64[::1]"))
+    cu = translate_source(src, "gather.py", options)
+    assert "void gather(const double *src_0, int64_t src_1, const double *src_2, int64_t src_2_shape1, " \
+           "double *out)" in cu
+    lib = cpurun.compile_cpu(cu, name="tuple_of_arrays")
+    values, weights, out = np.arange(6.0), np.arange(12.0).reshape(6, 2) / 4, np.full(6, -1.0)
+    i64 = cpurun.ctypes.c_int64
+    cpurun.launch(lib, "gather", 1, 8, 0, values, 6, 4, weights, 6, 2, out, 6,
+                  argtypes=[None, i64, i64, None, i64, i64, None, i64])
+    np.testing.assert_array_equal(out, [v * weights[k, 1] + weights[k, 0] + 3 if k < 4 else -1.0
+                                        for k, v in enumerate(values)])
+    with pytest.raises(UserError, match="takes 'src', a tuple of arrays"):
+        load_cpu(source=src, options=options)
+    with pytest.raises(TypeStringError, match="functions cannot return arrays"):
+        parse_return_type("UniTuple(float64[:], 2)")  # a result stays numbers

@@ -106,20 +106,31 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
                 first_array=c[arrays[0].name] if arrays else "", py_args=", ".join(py_args))
 
 
-def refuse_per_call(program) -> None:
-    """A UserError for a kernel made per call (frontend/percall.py): its launcher is a C++ template that the
-    values of one call instantiate, so a built module, verify and the CPU runtime have no one kernel to launch."""
+def refuse_unlaunchable(program) -> None:
+    """A UserError for a kernel Python cannot launch through a built module (nor verify, nor the CPU runtime):
+    one made per call (frontend/percall.py), whose launcher is a C++ template that one call's values
+    instantiate; one that takes a tuple of arrays, which C takes as arrays of their own that a C++ caller passes."""
     for fn in program.kernels:
+        tuples = [p for p in fn.python_params if isinstance(p.type, T.Tuple) and p.array is None
+                  and any(q.array is not None for q in p.params)]
         if fn.per_call:
             raise UserError([program.info.reporter.make(
                 fn.node.name, f"kernel '{entry_name(fn)}'", "is made by each call of the function around it, with "
                 f"{', '.join(py for py, _, _ in fn.per_call)} of that call baked in, so there is no one kernel to "
                 "build, verify or launch from Python", "call numba2cuda.load(kernel) on the kernel a call made (it "
                 "translates it with that call's values), or name the file's other kernels with --kernel NAME")])
+        if tuples:
+            p = tuples[0]
+            raise UserError([program.info.reporter.make(
+                fn.node.name, f"kernel '{entry_name(fn)}'", f"takes '{p.name}', a tuple of arrays, which the "
+                f"translation takes as parameters of their own ({', '.join(q.name for q in p.params if q.array)}) "
+                "for a C++ caller to pass; built modules, verify and the CPU runtime pass arrays and tuples of "
+                "numbers", f"pass the arrays of '{p.name}' as arguments of their own, or launch the translation's "
+                "launcher from C++")])
 
 
 def render_bindings(program, source_name: str) -> str:
-    refuse_per_call(program)
+    refuse_unlaunchable(program)
     name_program(program)  # the kernels' C names, as render_program gives them
     functions = NameTable(template_names())
     kernels = [kernel_context(fn, functions) for fn in program.kernels]

@@ -72,7 +72,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                 self.scope[name] = param.array
                 params.append(param)
             elif isinstance(ty, T.Tuple) or (not self.fn.is_device and isinstance(ty, T.Scalar) and ty.is_complex):
-                if not self.fn.is_device and isinstance(ty, T.Tuple) and any(t.is_complex for t in ty.items):
+                if not self.fn.is_device and isinstance(ty, T.Tuple) and any(getattr(t, "is_complex", False) for t in ty.items):
                     raise Unsupported(self.fn.node.name, f"tuple kernel parameter '{name}' of complex numbers",
                                       "the launcher passes numbers as int64, float64 or bool",
                                       "pass the numbers as a 1-D complex array")

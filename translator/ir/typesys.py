@@ -182,7 +182,7 @@ def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scala
 def parse_return_type(text: str):
     """A device function's return type: a scalar, or UniTuple(t, n) / Tuple((t1, t2, ...)) of scalars."""
     ret = parse_type(text)
-    if isinstance(ret, Array):
+    if isinstance(ret, Array) or (isinstance(ret, Tuple) and any(isinstance(t, Array) for t in ret.items)):
         raise TypeStringError("functions cannot return arrays")
     return ret
 
@@ -203,8 +203,8 @@ def parse_tuple_type(text: str) -> Tuple:
                                   f"or UniTuple(t, n) when all items share a type; '{text}' fails in Numba")
         parts = split_top_level(parts[0][1:-1])
         items = [parse_type(p) for p in parts]
-    if not items or not all(isinstance(t, Scalar) for t in items):
-        raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers, not arrays or tuples")
+    if not items or not all(isinstance(t, (Scalar, Array)) for t in items):
+        raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers or arrays, not tuples")
     return Tuple(tuple(items))
 
 

@@ -8,7 +8,7 @@ from ..errors import UserError
 from ..ir import typesys as T
 from ..analysis.limits import static_shared_bytes
 from ..analysis.specialize import value_rules
-from ..emit.bindings import refuse_per_call, render_bindings
+from ..emit.bindings import refuse_unlaunchable, render_bindings
 from ..frontend.module import parse_file
 from ..lower.program import Options, build_program
 from ..lower.names import entry_name
@@ -95,7 +95,7 @@ def program_for(info, options: Options | None = None, shells: bool = False):
     Only kernels the runtimes can launch: a CPointer parameter takes an address, which they do not pass."""
     program = program_with_shells(info, options or Options()) if shells else build_program(info, options or Options())
     refuse_pointers(program)
-    refuse_per_call(program)
+    refuse_unlaunchable(program)
     return program
 
 
