@@ -237,3 +237,54 @@ def test_an_instantiation_matches_numbas_kernel_of_that_call_on_the_gpu(tmp_path
     torch.cuda.synchronize()
     assert rc == 0
     np.testing.assert_array_equal(dst.cpu().numpy(), expected)
+
+
+STENCIL = textwrap.dedent("""
+    import numpy as np
+    from numba import cuda
+
+
+    def stencil(x, weight=3):
+        n = x.shape[0]
+
+        @cuda.jit(device=True)
+        def at(a, i):
+            return a[min(max(i, 0), n - 1)]
+
+        @cuda.jit(device=True)
+        def smooth(a, i):
+            return at(a, i - 1) + weight * at(a, i) + at(a, i + 1)
+
+        @cuda.jit
+        def apply(a, out):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = smooth(a, i)
+
+        out = np.zeros_like(x)
+        apply[1, 64](x, out)
+        return out
+""")
+
+
+@pytest.mark.needs("g++")
+def test_device_functions_of_the_host_function_take_the_calls_values_their_callers_pass_on():
+    """`at` reads n, `smooth` reads weight and calls `at`: each is a template, and each caller (the kernel last)
+    passes the values on. Was 'closure variable 'n' ...' (then: a template parameter of a kernel only)."""
+    from translator.runtime import cpurun
+
+    options = Options(types=parse_types_option("a=float64[::1], out=float64[::1]"))
+    cu = translate_source(STENCIL, "stencil.py", options)
+    assert "template <int64_t n>\n__device__ double at(" in cu
+    assert "template <int64_t weight, int64_t n>\n__device__ double smooth(" in cu
+    assert "at<n>(a, a_shape0, i - 1) + weight * at<n>(a, a_shape0, i)" in cu
+    assert "out[i] = smooth<weight, n>(a, a_shape0, i);" in cu
+    shim = ('extern "C" cudaError_t apply_call_launch(dim3 grid, dim3 block, size_t shared, cudaStream_t stream, '
+            "double *a, int64_t a0, double *out, int64_t o0)\n"
+            "{ return apply_launch<5, 9>(grid, block, shared, stream, a, a0, out, o0); }\n")
+    lib = cpurun.compile_cpu(cu + shim, name="per_call_stencil")
+    x, out = np.arange(9.0) ** 2, np.zeros(9)
+    i64 = cpurun.ctypes.c_int64
+    cpurun.launch(lib, "apply_call", 1, 16, 0, x, 9, out, 9, argtypes=[None, i64, None, i64])
+    padded = np.concatenate([x[:1], x, x[-1:]])
+    np.testing.assert_array_equal(out, padded[:-2] + 5 * x + padded[2:])

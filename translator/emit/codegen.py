@@ -230,11 +230,16 @@ class CPrinter:
         return ", ".join(array_arguments(e.array, self)), PRECEDENCE["primary"]
 
     def visit_DeviceCall(self, e):
-        return f"{e.target.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
+        template = ""
+        if e.target.per_call:  # a template of a host function's call values: the caller passes its own on
+            mine = {py: c for py, c, _ in self.function.per_call}
+            template = f"<{', '.join(mine[py] for py, _, _ in e.target.per_call)}>"
+        return f"{e.target.c_name}{template}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
     # ------------------------------------------------------------ statements
     def function_body(self, fn: ir.Function, prologue: list) -> list[str]:
         self.names = fn.names
+        self.function = fn
         # parameters' renames are noted on the function's own line comment
         self.renames_shown = {id(p.array if p.array is not None else getattr(p, "variable", None)) for p in fn.params}
         plan_declarations(fn)

@@ -195,10 +195,10 @@ class Renderer:
         params = ", ".join(function_params(fn, kernel))
         templates = getattr(fn, "template_params", []) if kernel else []
         template = f"template <{', '.join(f'int {t}' for _, t, _ in templates)}>\n" if templates else ""
-        if kernel and fn.per_call:  # values Numba bakes in per call of the host function that makes the kernel
+        if fn.per_call:  # values Numba bakes in per call of the host function that makes the kernel
             template = f"template <{', '.join(f'{c_type(ty)} {c}' for _, c, ty in fn.per_call)}>\n"
         head = f"{template}__global__ void {_kernel_attributes(fn)}{fn.c_name}({params})" if kernel else \
-            f"__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
+            f"{template}__device__ {_inline(fn)}{_return_type(fn)} {fn.c_name}({params})"
         where = self.printer.where(fn.node)
         struct = _result_struct(fn) if isinstance(fn.return_type, T.Tuple) else ""
         notes = ", ".join(filter(None, [renamed(fn)] + [renamed(p.array if p.array is not None else

@@ -16,7 +16,7 @@ import libcst as cst
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from ..ir.cnames import is_reserved
+from ..ir.cnames import unreserved
 from .names import resolve
 
 INT, BOOL, FLOAT = "int", "bool", "float"
@@ -252,15 +252,8 @@ class PerCallLowerer:
                               f"pass '{name}' to the kernel as an argument")
         if kind is None:  # an array, a function, a number of a kind the source does not show: why it is unknown
             raise self.unknown_value(name, node)
-        if self.fn.is_device:
-            raise Unsupported(node, f"closure variable '{name}'", f"{what}; numba2cuda makes such values template "
-                              "parameters of a kernel, not of a device function", f"pass '{name}' to the device "
-                              "function as an argument")
         if name not in self.per_call_used:
-            c_name = name
-            while is_reserved(c_name) or c_name in self.fn.params:
-                c_name += "_"
-            self.per_call_used[name] = (c_name, T.INT64 if kind == INT else T.BOOL)
+            self.per_call_used[name] = (unreserved(name), T.INT64 if kind == INT else T.BOOL)
         c_name, ty = self.per_call_used[name]
         value = ir.Builtin(c_name, ty, ty)
         value.per_call, value.py_name = True, name  # lower/names.py may rename it

@@ -16,7 +16,7 @@ from .ffi import ForeignCallLowerer
 from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
-from .percall import PerCallLowerer, per_call_note
+from .percall import PerCallLowerer
 from .raising import RaiseLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
@@ -115,8 +115,6 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
                          options=dict(self.fn.options))
         fn.cooperative = self.cooperative
         fn.per_call = [(py, c, ty) for py, (c, ty) in self.per_call_used.items()]
-        if fn.per_call:
-            self.fn.notices.append(per_call_note(self.info, self.fn, list(self.per_call_used)))
         return fn
 
     def array_param(self, name, ty, item_of=None) -> ir.Param:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..ir import nodes as ir
-from ..analysis.calls import device_calls, reachable_functions
+from ..analysis.calls import device_calls, inherit_per_call, reachable_functions
 from ..analysis import specialize
 from ..analysis.counters import narrow_counters
 from ..ir import typesys as T
@@ -15,6 +15,7 @@ from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
 from ..frontend.decorators import foreign_decorator, vouched_kernel
 from ..frontend.module import FunctionInfo, ModuleInfo
+from ..frontend.percall import per_call_note
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
@@ -128,7 +129,11 @@ class Program:
             fn = self._build(fi, types)
             fn.c_name = self.c_name(fi.name + suffix)
             fn.python_name = fi.name  # the name a launch uses; several signatures share it
-            if not fn.per_call:  # a kernel made per call has its template parameters already
+            inherit_per_call(fn)
+            if fn.per_call:  # a kernel made per call: its template parameters are that call's values
+                note = per_call_note(self.info, fi, [py for py, _, _ in fn.per_call])
+                fi.notices += [note] if note not in fi.notices else []
+            else:
                 specialize.plan(fn, self.options.specialize)
             self.kernels.append(fn)
         self.notices += [n for n in fi.notices if n not in self.notices]
