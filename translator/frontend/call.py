@@ -14,9 +14,8 @@ from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
 from .bindings import called_at_import, factory_of
-from .names import dotted, from_unread_module, resolve
-from .expr import (Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length,
-                   scalar_type_of_name)
+from .names import dotted, from_unread_module, resolve, scalar_type_of_name
+from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {

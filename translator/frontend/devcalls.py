@@ -13,9 +13,9 @@ from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .expr import Dim3, TupleValue, TypeValue, const_expr, scalar_type_of_name
+from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
-from .names import qualified_name, resolve
+from .names import qualified_name, resolve, scalar_type_of_name
 from .scan import find_nodes, returned_param, returns_optional
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)

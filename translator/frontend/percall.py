@@ -4,7 +4,7 @@
 Numba compiles one kernel per call of `run`, with that call's C baked in as a constant. The source cannot tell
 the value, but it often tells the kind (an extent, `len()`, `int()`, a parameter's default number), and a
 C++ template parameter is exactly a value baked in per instantiation. So an integer or bool the call
-computes becomes a template parameter of the kernel (`template <long long C>`); a value whose kind the source
+computes becomes a template parameter of the kernel (`template <int64_t C>`); a value whose kind the source
 does not show is an integer where the kernel uses it as Numba accepts only integers (a range() bound, an
 index, a shape), and otherwise stays an error.
 """
@@ -180,22 +180,22 @@ def per_call_kinds(view, fn: cst.FunctionDef) -> dict:
 
 
 class _IntegerUses(cst.CSTVisitor):
-    """Names a function uses where Numba accepts only integers: range() bounds, indices, array shapes, and the
-    operands of arithmetic there (`range(N * T)` makes N and T integers)."""
+    """Names a function uses where Numba accepts only integers: range() bounds, indices, the shapes of shared
+    and local arrays, and the operands of arithmetic there (`range(N * T)` makes N and T integers)."""
 
     def __init__(self):
         self.names: set = set()
-        self.depth = 0
 
     def visit_Call(self, node: cst.Call) -> bool:
         func = node.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
-            else ""
-        if name == "range" or (name == "array" and isinstance(func, cst.Attribute)):
-            args = list(node.args) if name == "range" else list(node.args[:1]) + [a for a in node.args[1:] if a.keyword is not None
-                                                                      and a.keyword.value == "shape"]
-            for a in args:
+        if isinstance(func, cst.Name) and func.value == "range":
+            for a in node.args:
                 self.integers(a.value)
+        elif isinstance(func, cst.Attribute) and func.attr.value == "array" and isinstance(func.value, cst.Attribute) \
+                and func.value.attr.value in ("shared", "local"):  # cuda.shared.array(shape, dtype)
+            for k, a in enumerate(node.args):
+                if (k == 0 and a.keyword is None) or (a.keyword is not None and a.keyword.value == "shape"):
+                    self.integers(a.value)
         return True
 
     def visit_SubscriptElement(self, node: cst.SubscriptElement) -> bool:

@@ -17,6 +17,7 @@ from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
 from .percall import PerCallLowerer
+from .reads import NameReadLowerer
 from .raising import RaiseLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
@@ -41,7 +42,7 @@ UNSUPPORTED_STMTS = {
 
 class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
                       ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, RaiseLowerer,
-                      PerCallLowerer, ExprLowerer):
+                      PerCallLowerer, NameReadLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types

@@ -1,0 +1,229 @@
+"""A name or an attribute a kernel reads -> what it denotes: a local, a parameter, a constant of the module or of
+the host function (or a template parameter of its call), a module's function or type, cuda's geometry, an array's
+shape; or the located reason it is none of them."""
+
+from __future__ import annotations
+
+from ..ir import intrinsics
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from ..errors import Poisoned, Reported, Unsupported
+from .bindings import called_at_import, factory_of
+from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray,
+                        TimeDelta, installed, library_constant)
+from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
+from .info import STOOD_IN
+from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
+from ..ir.facts import root_array
+
+
+class NameReadLowerer:
+    """Needs, from the class it is mixed into: info, fn, scope, scalar_names, value(), and the Optional and
+    per-call lowering (optionals.py, percall.py)."""
+
+    def lower_Name(self, node):
+        name = node.value
+        if name in self.scope:
+            value = self.scope[name]
+            if isinstance(value, Poisoned):
+                raise Reported(name)
+            if isinstance(value, TupleValue):  # each use its own Name nodes: dataflow marks each with its defs
+                return self.tuple_copy(value)
+            return value
+        if name in self.scalar_names:
+            if name in self.optionals and name not in self.unwrapped:
+                if self.fn.is_device or self.conditional:
+                    raise Unsupported(node, f"'{name}' used where it may be None", "it holds the result of a "
+                                      "function that returns None on some paths: Numba raises where such a None is "
+                                      "used, which the translation reproduces (the thread stops) only for a kernel's "
+                                      "statement that uses it whenever it runs", f"use it under `if {name} is not "
+                                      "None:`")
+                self.none_guards.append(name)  # the statement is preceded by `if b is None: return`
+                self.unwrapped.add(name)  # so b is not None in the rest of it, nested blocks included
+            return ir.Name(name)
+        if name in ("True", "False"):
+            return const_expr(name == "True", node)
+        if name == "None":
+            raise Unsupported(node, "None", "kernels have no None value", "use a sentinel number such as -1")
+        if name in self.info.constants:
+            return self.named_constant(name, node)
+        if name in self.info.functions:
+            raise Unsupported(node, f"function '{name}' used as a value", "device functions can only be called")
+        if name in self.info.nonconstant:
+            if name in self.info.per_call:
+                return self.per_call_value(name, node)
+            raise self.unknown_value(name, node)
+        if name in self.info.aliases:
+            what = self.info.aliases[name]
+            value = library_constant(canonical(what))
+            if value is not None:  # from scipy.constants import c
+                return const_expr(value, node)
+            if what.count(".") and not what.startswith(("numba", "numpy", "math", "cmath", ".")) or \
+                    what.startswith("."):
+                module = what.rsplit('.', 1)[0]
+                if not what.startswith(".") and not installed(module):
+                    library = canonical(what).startswith(CONSTANT_LIBRARIES)
+                    raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {module}, which is not "
+                                      "installed here", f"install {module.split('.')[0]} where numba2cuda runs ("
+                                      + ("it reads the constant from it)" if library else "then translate with "
+                                         "--import-module, which imports the module and reads the value)"))
+                raise Unsupported(node, f"imported name '{name}'", f"'{name}' comes from {module}, "
+                                  "which numba2cuda cannot read without running it",
+                                  "translate with --import-module (numba2cuda then imports the module as Numba "
+                                  "would and reads the value), or pass it as a kernel argument")
+            if "." in what:  # `from math import pi`, `from numpy import float32`, `from numba.cuda import threadIdx`
+                return self.module_attribute(canonical(what), node)
+            raise Unsupported(node, f"module '{name}' used as a value", "only its functions can be called")
+        if self.info.star_imports:
+            raise Unsupported(node, f"unknown name '{name}'", f"it may come from `from {self.info.star_imports[0]} "
+                              "import *`, which numba2cuda cannot read without running it",
+                              "translate with --import-module (numba2cuda then imports the module as Numba would "
+                              "and reads the value), or import the name explicitly")
+        raise Unsupported(node, f"unknown name '{name}'",
+                          "it is not a parameter, local variable, module constant or import",
+                          "define it before the kernel as a module-level constant, or pass it as an argument")
+
+    def named_constant(self, name, node):
+        value = self.info.constants[name]
+        note = self.info.argv_notes.get(name)
+        if note is not None and note not in self.info.notices:
+            self.info.notices.append(note)
+        if isinstance(value, (DeviceArray, TimeDelta)):
+            what = ("a device array: Numba captures its pointer, so the kernel sees what it holds when it runs, "
+                    "not a constant" if isinstance(value, DeviceArray) else "a timedelta64; kernels see it through "
+                    "an integer cast such as np.int64(...)")
+            raise Unsupported(node, f"'{name}'", f"is {what}", "pass it to the kernel as an argument")
+        if isinstance(value, ConstArray):
+            return self.global_array(name, value, node)
+        lowered = self.constant(value, node)
+        if isinstance(lowered, ir.Const):
+            lowered.name = self.info.constant_c_name(name, value) if "." not in name else None
+        return lowered
+
+    def global_array(self, name, value, node):
+        """A NumPy array of the module (or enclosing function) read by the kernel: Numba bakes its values into
+        the kernel as a constant array, so it becomes a __constant__ array of the .cu."""
+        if value.nbytes > CONSTANT_MEMORY_BYTES:
+            raise Unsupported(node, f"module-level array '{name}'", f"is {value.nbytes} bytes; constant memory "
+                              f"holds {CONSTANT_MEMORY_BYTES // 1024} KiB", "pass it to the kernel as an argument")
+        if self.info.constant_c_name(name, value) is None:
+            raise Unsupported(node, f"array '{name}'", "another scope of this file has an array of the same name "
+                              "with other values", "give the arrays distinct names")
+        known = self.scope.get(name)
+        if isinstance(known, ir.ArrayVar):
+            return known
+        arr = ir.ArrayVar(name, value.dtype, [const_expr(s) for s in value.shape], "const", c_dims=True)
+        arr.const_values = value.values
+        arr.const_name = name
+        self.scope[name] = arr
+        self.arrays.append(arr)
+        return arr
+
+    def unknown_value(self, name, node) -> Unsupported:
+        """Why a free name of the kernel has no value numba2cuda can know, and what to do."""
+        module_reason = self.info.module_info.nonconstant.get(name)
+        where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
+        reason = self.info.nonconstant[name]
+        factory = factory_of(reason)
+        if factory is not None and not called_at_import(self.info, factory):
+            hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
+                    f"arguments (k = {factory}(...)) and translate k")
+        elif reason.endswith(STOOD_IN):
+            hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
+        elif name in self.info.per_call and self.fn.enclosing is not None and \
+                not called_at_import(self.info, self.fn.enclosing.name.value):
+            hint = (f"pass '{name}' to the kernel as an argument: each call of '{self.fn.enclosing.name.value}' "
+                    "computes it (Numba compiles one kernel per call), which importing the module does not do")
+        elif name in self.info.needs_run:
+            hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
+                    "the value), or pass it as a kernel argument")
+        else:
+            hint = ("kernels see module-level ints, floats and tuples of them; make it one, "
+                    "or pass the value as a kernel argument")
+        return Unsupported(node, f"{where} '{name}'", self.info.nonconstant[name], hint)
+
+    def constant(self, value, node):
+        if isinstance(value, tuple):
+            return TupleValue([self.constant(v, node) for v in value])
+        if isinstance(value, ConstArray):
+            raise Unsupported(node, "module-level array", "arrays are read through cuda.const.array_like",
+                              "write: arr = cuda.const.array_like(NAME)")
+        return const_expr(value, node)
+
+    # ------------------------------------------------------------ attributes
+    def lower_Attribute(self, node):
+        attr = node.attr.value
+        canon = resolve(self.info, node)
+        if canon is not None and dotted(node) in self.info.constants:  # `params.N` of a sibling module
+            return self.named_constant(dotted(node), node)
+        if canon is not None:
+            return self.module_attribute(canon, node)
+        if dotted(node) in self.info.constants and dotted(node.value) not in self.scope:
+            return self.named_constant(dotted(node), node)  # `Mode.ADD` of an IntEnum of the module
+        base = self.value(node.value)
+        if isinstance(base, Dim3):
+            if attr not in ("x", "y", "z"):
+                raise Unsupported(node, f".{attr}", f"{base.c_name} has only .x, .y and .z")
+            return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
+        if isinstance(base, ir.ArrayVar):
+            return self.array_attribute(base, attr, node)
+        if isinstance(base, ir.Expr) and attr in ("real", "imag"):
+            return ir.Member(base, attr)
+        if isinstance(base, GridGroup):
+            if attr != "sync":
+                raise Unsupported(node, f"grid group .{attr}", "Numba's grid group has only sync()", "call g.sync()")
+            return GridSync()
+        if isinstance(base, TypeValue) and attr == "type":
+            return base  # arr.dtype.type: NumPy's scalar class, callable as a cast like the dtype
+        raise Unsupported(node, f"attribute .{attr}", "only arrays (.shape, .size, .ndim) and cuda.* have attributes here")
+
+    def module_attribute(self, canon, node):
+        if canon in intrinsics.BUILTIN_DIM3:
+            return Dim3(intrinsics.BUILTIN_DIM3[canon])
+        parent = canon.rsplit(".", 1)[0]
+        if parent in intrinsics.BUILTIN_DIM3 and canon[-1] in "xyz":
+            return ir.Builtin(f"{intrinsics.BUILTIN_DIM3[parent]}.{canon[-1]}", T.INT32, T.UINT32)
+        if canon == "cuda.warpsize":
+            return ir.Builtin("warpSize", T.INT32, T.INT32)
+        if canon == "cuda.laneid":
+            self.helpers.add("laneid")
+            return ir.Call(intrinsics.Intrinsic("cuda.laneid", "n2c::laneid", lambda ts: T.INT32, (0, 0)), [], "n2c::laneid")
+        if canon in MATH_CONSTANTS:
+            return const_expr(MATH_CONSTANTS[canon], node)
+        if library_constant(canon) is not None:  # scipy.constants.c
+            return const_expr(library_constant(canon), node)
+        scalar = scalar_type_of_name(canon)
+        if scalar is not None:
+            return TypeValue(scalar)
+        module = from_unread_module(canon)
+        if module is not None:  # `config.THRESHOLD` of `from . import config`
+            raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda cannot "
+                              "read without running it", "translate with --import-module (numba2cuda then imports "
+                              "the module as Numba would and reads the value), or pass it as a kernel argument")
+        if intrinsics.lookup(canon) is not None or canon.startswith("cuda.atomic."):
+            raise Unsupported(node, f"function '{canon}' used as a value", "it can be called, or passed to a device "
+                              "function as an argument, not kept in a variable or a tuple",
+                              f"call {canon}(...) where it is needed, or pass it to the device function that calls it")
+        raise Unsupported(node, canon, "is not supported in kernels",
+                          "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
+
+    def array_attribute(self, arr: ir.ArrayVar, attr, node):
+        if attr == "shape":
+            return TupleValue([self.shape_of(arr, d) for d in range(arr.ndim)])
+        if attr == "ndim":
+            return const_expr(arr.ndim, node)
+        if attr == "dtype":
+            return TypeValue(arr.dtype)
+        if attr == "size":
+            total = self.shape_of(arr, 0)
+            for d in range(1, arr.ndim):
+                total = ir.BinOp("*", total, self.shape_of(arr, d))
+            return total
+        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim and .dtype are supported")
+
+    def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
+        if root_array(arr).pointer:
+            raise no_length(root_array(arr), None, "length")
+        if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
+            return ir.ShapeOf(arr, dim)
+        return arr.shape[dim]
