@@ -13,6 +13,7 @@ import pytest
 from translator.cli import main
 from translator.errors import UserError
 from translator.frontend.module import parse_file
+from translator.ir.typesys import parse_types_option
 from translator.lower.program import Options, build_program
 from translator.emit.render import render_program
 
@@ -408,3 +409,38 @@ def test_code_probing_a_missing_package_takes_its_fallback(tmp_path, capsys):
     """)
     assert main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")]) == 0
     assert "static constexpr int64_t WIDTH = 32;" in (tmp_path / "out.cu").read_text()
+
+
+def test_a_computed_table_star_imported_from_a_module_next_to_it(tmp_path):
+    """A lattice Boltzmann code: `from modules.constants import *` of a table computed with NumPy, and
+    `from numba.cuda.cudadrv.devicearray import DeviceNDArray` for its annotations. The static reading's hint did
+    not name --import-module (the star import lost that the value needs running), and the import failed under the
+    simulator, which has no DeviceNDArray; the simulator's own array class stands for it now."""
+    (tmp_path / "modules").mkdir()
+    write(tmp_path, """
+        import numpy as np
+
+        E = np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1]])
+        MIRROR = np.array([np.where((E == -e).all(axis=1))[0][0] for e in E])
+    """, "modules/constants.py")
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+        from modules.constants import *
+
+
+        @cuda.jit
+        def bounce(f_in: DeviceNDArray, f_out: DeviceNDArray):
+            x = cuda.grid(1)
+            if x < f_in.shape[1]:
+                for i in range(5):
+                    f_out[MIRROR[i], x] = f_in[i, x]
+    """)
+    types = parse_types_option("f_in=float64[:, ::1], f_out=float64[:, ::1]")
+    with pytest.raises(UserError) as exc:
+        translate(path, import_module=None, types=types)
+    assert "'MIRROR': (from modules.constants)" in exc.value.text and "translate with --import-module" in exc.value.text
+    cu = translate(path, types=types)
+    assert "MIRROR[5] = {0, 3, 4, 1, 2};" in cu

@@ -234,6 +234,16 @@ def _record_jit(describer: Describer, simulator: bool):
     return real
 
 
+def _simulator_gaps() -> None:
+    """Names numba-cuda's GPU target has and its simulator lacks, which modules import at their top level
+    (`from numba.cuda.cudadrv.devicearray import DeviceNDArray`, for isinstance tests and annotations): the
+    simulator's own class stands for it, so the module imports as it does on a GPU."""
+    from numba.cuda.simulator.cudadrv import devicearray
+
+    if not hasattr(devicearray, "DeviceNDArray"):
+        devicearray.DeviceNDArray = devicearray.FakeCUDAArray
+
+
 def _looks_like_signature(v) -> bool:
     return type(v).__name__ in ("Signature",) or type(v).__module__.startswith("numba.core.types")
 
@@ -249,6 +259,8 @@ def probe_module(args: dict, arrays: list):
     describer = Describer(int(args["max_array_bytes"]))
     simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
     _record_jit(describer, simulator)
+    if simulator:
+        _simulator_gaps()
     os.chdir(os.path.dirname(path))
     sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
     try:

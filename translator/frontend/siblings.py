@@ -100,3 +100,5 @@ class SiblingImports:
         for name, reason in sibling.nonconstant.items():
             if not name.startswith("_"):
                 self.view.nonconstant.setdefault(name, f"(from {mod}) {reason}")
+                if name in sibling.needs_run:  # computed there (np.apply_along_axis(...)): importing tells it
+                    self.view.needs_run.add(name)
