@@ -1437,3 +1437,30 @@ def test_a_kernel_of_a_module_next_to_it_called_from_a_kernel_is_a_device_functi
     text = translate_file(tmp_path / "sort.py")
     assert "__device__ void swap_if(" in text and "__global__ void swap_if" not in text
     assert "swap_if(data, data_shape0, i, i ^ j, up);" in text
+
+
+def test_a_numpy_value_numpy_itself_refuses_is_unknown_not_a_crash():
+    """A trading backtest's main() joins two window arrays of different lengths; reading the tuple
+    `(window_short, windows_long)` as one array made NumPy raise ValueError (inhomogeneous shape), which reached
+    the user as an internal error (exit 70) for kernels that never read it."""
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def moving_average(x, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = x[i]
+
+        def main():
+            short = np.array([5, 10, 15], dtype=np.int64)
+            long = np.linspace(100, 200, 5, endpoint=True, dtype=np.int64)
+            windows = np.concatenate((short, long), axis=0)
+
+            @cuda.jit("void(int64[::1])")
+            def uses(out):
+                out[0] = windows[1]
+    """
+    assert "void moving_average(" in translate(src, kernels=["moving_average"])
+    assert "closure variable 'windows'" in error(src, kernels=["uses"])

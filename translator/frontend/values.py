@@ -114,6 +114,11 @@ def from_numpy_value(v):
     raise ConstEvalError(type(v).__name__)
 
 
+#: what NumPy raises for arguments it cannot take (a tuple of arrays of different lengths, an axis out of range):
+#: the value is then not a constant numba2cuda can evaluate, never a crash of the translator
+NUMPY_REFUSALS = (ArithmeticError, LookupError, TypeError, ValueError, MemoryError)
+
+
 def to_numpy_value(v):
     import numpy as np
 
@@ -122,7 +127,10 @@ def to_numpy_value(v):
     if isinstance(v, Typed):
         return np_dtype(v.type).type(v.value)
     if isinstance(v, tuple):
-        return np.array([to_numpy_value(x) for x in v])
+        try:
+            return np.array([to_numpy_value(x) for x in v])
+        except NUMPY_REFUSALS as exc:  # ((5, 10), (1, 2, 3)): no array NumPy makes
+            raise ConstEvalError(str(exc)) from None
     return v
 
 
@@ -139,7 +147,7 @@ def array_op(op, a, b=None):
             raise ConstEvalError("a large array")
         with np.errstate(all="ignore"):
             result = fn(x) if b is None else fn(x, y)
-    except (TypeError, ValueError) as exc:
+    except NUMPY_REFUSALS as exc:
         raise ConstEvalError(str(exc)) from None
     return from_numpy_value(result)
 
@@ -200,7 +208,7 @@ def numpy_call(evaluate, info, name, args, kwargs, local_consts):
     try:
         with np.errstate(all="ignore"):
             result = getattr(np, name)(*values, **named)
-    except (TypeError, ValueError, OverflowError) as exc:
+    except NUMPY_REFUSALS as exc:
         raise ConstEvalError(str(exc)) from None
     return from_numpy_value(result)
 
@@ -217,6 +225,6 @@ def numpy_method(evaluate, info, base: ConstArray, name, args, kwargs, local_con
         raise ConstEvalError("tolist")
     try:
         result = getattr(base.to_numpy(), name)(*values, **named)
-    except (TypeError, ValueError) as exc:
+    except NUMPY_REFUSALS as exc:
         raise ConstEvalError(str(exc)) from None
     return from_numpy_value(np.asarray(result) if name != "item" else result)
