@@ -1187,3 +1187,25 @@ def gather(src, out):
         load_cpu(source=src, options=options)
     with pytest.raises(TypeStringError, match="functions cannot return arrays"):
         parse_return_type("UniTuple(float64[:], 2)")  # a result stays numbers
+
+
+@pytest.mark.needs("g++")
+def test_a_loop_counter_rebound_in_its_body_keeps_the_loop_counting():
+    """`for i in range(rows): i += y_offset` (an image filter's convolution): Python binds another i for the rest
+    of the body and the loop goes on counting. The body's variable took the counter's C name and nvcc rejected
+    the redeclaration (internal error, exit 70); an assignment to the counter would also have changed the count."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit("void(float32[::1], int64)")
+def shifted(out, offset):
+    for i in range(4):
+        i += offset
+        out[i] = i
+''')
+    out = np.zeros(8, dtype=np.float32)
+    module.shifted[1, 1](out, 2)
+    assert out.tolist() == [0, 0, 2, 3, 4, 5, 0, 0]
+    assert "for (int64_t i = 0; i < 4; ++i) {" in module.cu and "int64_t i_ = i + offset;" in module.cu

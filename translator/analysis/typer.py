@@ -290,7 +290,7 @@ class Typer:
         self.var_of_web: dict[int, ir.Variable] = {}
         for w, name in self._loop_local_webs().items():
             # a loop counter used only inside its loop gets its own C variable, declared in the for header
-            var = ir.Variable(name, _c_identifier(name, set()), self.web_types.get(w))
+            var = ir.Variable(name, _c_identifier(name, set()), self.web_types.get(w), loop_counter=True)
             self.fn.variables.append(var)
             self.var_of_web[w] = var
             by_name[name].remove(w)

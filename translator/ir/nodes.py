@@ -310,6 +310,7 @@ class Variable:
     declared_at: object = None  # Assign/ForRange that declares it, or None for a separate Declare
     is_param: bool = False
     c_type: object = None  # the C declaration's type where narrower than Numba's (analysis/counters.py)
+    loop_counter: bool = False  # a for loop's counter used only inside it, declared in the for header
 
 
 @dataclass(eq=False)

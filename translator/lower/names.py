@@ -9,7 +9,7 @@ its Python spelling (`.renamed_from`) for the printer's line comment."""
 
 from __future__ import annotations
 
-from ..analysis.dataflow import walk_body
+from ..analysis.dataflow import walk_body, walk_statements
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..ir.cnames import NameTable
@@ -75,6 +75,7 @@ def name_function(fn: ir.Function, constant_names: dict) -> None:
                 node.text = claimed[node.py_name]
     shared: dict = {}  # the typer's C name -> the claimed one: loop counters of the same name share it
     variables = [p.variable for p in fn.params if getattr(p, "variable", None) is not None]
+    apart = _bound_under_counter(fn)
     for p in fn.params:
         if p.array is not None:
             _name_array(p.array, table)
@@ -84,22 +85,40 @@ def name_function(fn: ir.Function, constant_names: dict) -> None:
             p.c_name = _rename(p, p.name, table.claim(p.name))
     for var in fn.variables:
         if all(var is not v for v in variables):
-            _name_variable(var, table, shared)
+            _name_variable(var, table, shared, apart)
     for arr in getattr(fn, "arrays", []):
         if arr.kind != "const" and not hasattr(arr, "py_name"):
             _name_array(arr, table)
     fn.template_params = [(p, table.claim(t), values) for p, t, values in getattr(fn, "template_params", [])]
 
 
-def _name_variable(var: ir.Variable, table: NameTable, shared: dict) -> None:
-    if var.c_name in shared:
-        var.c_name = shared[var.c_name]
+def _bound_under_counter(fn: ir.Function) -> set:
+    """The variables a loop's body binds under the name of the loop's own counter (`for i in range(n): i +=
+    offset` reads the counter and binds another variable): C may not redeclare the counter there, and an
+    assignment to it would change the loop's count, so each gets a C name of its own."""
+    out = set()
+    for s in walk_statements(fn.body):
+        counter = s.target.var if isinstance(s, ir.ForRange) and s.target.var is not None else None
+        if counter is None or not counter.loop_counter:
+            continue
+        for inner in walk_statements(s.body):
+            targets = inner.targets if isinstance(inner, ir.TupleCall) else \
+                [inner.target] if isinstance(inner, (ir.Assign, ir.ForRange)) else []
+            out.update(id(t.var) for t in targets if isinstance(t, ir.Name) and t.var is not None
+                       and t.var is not counter and t.var.c_name == counter.c_name)
+    return out
+
+
+def _name_variable(var: ir.Variable, table: NameTable, shared: dict, apart: set = frozenset()) -> None:
+    key = (var.c_name, id(var) in apart)  # loop counters of one name share it: each is its own for's
+    if key in shared:
+        var.c_name = shared[key]
         return
     preferred = var.c_name
     if not preferred.isidentifier():  # a temporary of the frontend's, spelled so no Python name can be it
         preferred = preferred.replace(".", "") + "_"
     internal = preferred != var.c_name
-    shared[var.c_name] = var.c_name = _rename(var, "" if internal else var.py_name, table.claim(preferred), preferred)
+    shared[key] = var.c_name = _rename(var, "" if internal else var.py_name, table.claim(preferred), preferred)
 
 
 def _name_array(arr: ir.ArrayVar, table: NameTable) -> None:
