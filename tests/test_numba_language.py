@@ -1209,3 +1209,46 @@ def shifted(out, offset):
     module.shifted[1, 1](out, 2)
     assert out.tolist() == [0, 0, 2, 3, 4, 5, 0, 0]
     assert "for (int64_t i = 0; i < 4; ++i) {" in module.cu and "int64_t i_ = i + offset;" in module.cu
+
+
+@pytest.mark.needs("g++")
+def test_a_loop_unpacking_a_tuple_of_pairs_and_an_ellipsis_statement():
+    """`for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))` (a lattice Monte Carlo's neighbours) was 'for loop
+    target: only a single name can be the loop variable'; Numba iterates the tuple of equal tuples by index and
+    unpacks each. `...` written for `pass` (its `else: ...  # Accept move`) was 'Ellipsis: not supported'."""
+    from translator.errors import UserError
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+from numba import cuda
+
+NEIGHBOURS = ((0, 1), (0, -1), (1, 0), (-1, 0))
+
+@cuda.jit("void(int32[:, ::1], int32[:, ::1])")
+def count(grid, out):
+    x, y = cuda.grid(2)
+    n, m = grid.shape
+    if x < n and y < m:
+        total = 0
+        for dx, dy in NEIGHBOURS:
+            total += grid[(x + dx) % n, (y + dy) % m]
+        for a, b in ((2, 3), (-1, 4)):
+            total += a * b
+        if total > 100:
+            ...
+        out[x, y] = total
+''')
+    grid = np.arange(20, dtype=np.int32).reshape(4, 5)
+    out = np.zeros_like(grid)
+    module.count[1, (4, 5)](grid, out)
+    expected = sum(np.roll(grid, (-dx, -dy), axis=(0, 1)) for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))) + 2
+    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(UserError, match="every item must be a tuple of 2 numbers"):
+        translate_source('''
+from numba import cuda
+
+@cuda.jit("void(int32[::1])")
+def k(out):
+    for a, b in ((1, 2), (3, 4, 5)):
+        out[a] = b
+''')

@@ -19,7 +19,8 @@ class ElementLoopLowerer:
         `for k in range(min(len(a), len(b))): x = a[k]; y = b[k]` (lengths read once, as Numba's iterators do),
         or None when STMT iterates something else (range, a tuple)."""
         target, it, index = stmt.target, stmt.iter, None
-        if isinstance(target, cst.Name) and isinstance(it, (cst.Name, cst.Tuple, cst.Attribute)):
+        unpacked = isinstance(target, cst.Tuple) and all(isinstance(el.value, cst.Name) for el in target.elements)
+        if (isinstance(target, cst.Name) or unpacked) and isinstance(it, (cst.Name, cst.Tuple, cst.Attribute)):
             tup = self.value(it)
             if isinstance(tup, TupleValue):
                 return self.tuple_loop(stmt, it, tup)
@@ -86,25 +87,36 @@ class ElementLoopLowerer:
 
     def tuple_loop(self, stmt: cst.For, it, tup: TupleValue) -> list:
         """`for off in (16, 8, 4, 2, 1)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter): Numba iterates a
-        tuple of one type by index, so `for k in range(len(t)): off = t[k]` (t bound to a name first)."""
-        if not all(isinstance(v, ir.Expr) for v in tup.items):
+        tuple of one type by index, so `for k in range(len(t)): off = t[k]` (t bound to a name first). A tuple of
+        equal tuples unpacks each (`for dx, dy in ((0, 1), (1, 0))`: `dx, dy = t[k]`, a switch per position)."""
+        unpacked = isinstance(stmt.target, cst.Tuple)
+        numbers = (lambda v: isinstance(v, TupleValue) and len(v.items) == len(stmt.target.elements)
+                   and all(isinstance(x, ir.Expr) for x in v.items)) if unpacked else \
+            (lambda v: isinstance(v, ir.Expr))
+        if not all(numbers(v) for v in tup.items):
+            if unpacked:
+                raise Unsupported(stmt.target, "for loop target", "unpacks each item of the tuple, so every item "
+                                  f"must be a tuple of {len(stmt.target.elements)} numbers",
+                                  "for dx, dy in ((0, 1), (1, 0)): ...")
             raise Unsupported(it, "for loop over a tuple of arrays", "only a tuple of numbers is iterated here",
                               "write the loop's body once for each array (or call a device function with each)")
+        hint = stmt.target.elements[0].value.value if unpacked else stmt.target.value
         prelude = []
         if not isinstance(it, cst.Name):
-            name = self.fresh_name(f"{stmt.target.value}_items", 1)
+            name = self.fresh_name(f"{hint}_items", 1)
             for s in self.statement(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], it)])):
                 s.node = stmt
                 prelude.append(s)
             it = cst.Name(name)
-        counter = self.fresh_name(f"{stmt.target.value}_index")
+        counter = self.fresh_name(f"{hint}_index")
         self.counters.add(counter)
         load = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(stmt.target)],
                                                    cst.Subscript(it, [cst.SubscriptElement(cst.Index(cst.Name(counter)))]))])
         loop = stmt.with_changes(target=cst.Name(counter), iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Integer(str(len(tup.items))))]),
                                  body=stmt.body.with_changes(body=[load, *stmt.body.body]))
         lowered = self.stmt_For(loop)
-        lowered[0].body[0].node = stmt
+        for load in lowered[0].body[:len(stmt.target.elements) if unpacked else 1]:
+            load.node = stmt  # the item's loads belong to the `for` line
         return prelude + lowered
 
     def _range_items(self, node: cst.Call, prelude: list, stmt, hint: str):

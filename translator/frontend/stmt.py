@@ -220,8 +220,8 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
     # ------------------------------------------------------------ expressions as statements
     def expression_statement(self, small: cst.Expr) -> list:
         value = small.value
-        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
-            return []  # a docstring or string used as a comment
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            return []  # a docstring or string used as a comment; `...` written for `pass`
         if isinstance(value, cst.Call) and resolve(self.info, value.func) is None \
                 and isinstance(value.func, cst.Name) and value.func.value == "print" \
                 and "print" not in self.scalar_names:
