@@ -444,3 +444,24 @@ def test_a_computed_table_star_imported_from_a_module_next_to_it(tmp_path):
     assert "'MIRROR': (from modules.constants)" in exc.value.text and "translate with --import-module" in exc.value.text
     cu = translate(path, types=types)
     assert "MIRROR[5] = {0, 3, 4, 1, 2};" in cu
+
+
+def test_a_package_with_a_module_of_its_own_name_imports_from_any_working_folder(tmp_path, monkeypatch):
+    """A lattice Monte Carlo package `randium_2d_gpu/` holds `randium_2d_gpu.py` (`from . import backend`). Run from
+    the project's folder (already on sys.path, behind the package's folder that import_path put first), Python
+    found the plain module before the package: 'attempted relative import with no known parent package'."""
+    import sys
+
+    from translator.userimport import import_path
+
+    package = tmp_path / "lattice_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .lattice_pkg import Lattice\nfrom . import backend\n")
+    (package / "lattice_pkg.py").write_text("from . import backend\n\nclass Lattice:\n    pass\n")
+    (package / "backend.py").write_text("SIDE = 4\n")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    for name in [n for n in sys.modules if n.startswith("lattice_pkg")]:
+        monkeypatch.delitem(sys.modules, name)
+    module = import_path(str(package / "backend.py"))
+    assert module.__name__ == "lattice_pkg.backend" and module.SIDE == 4
+    assert sys.path[:2] == [str(tmp_path), str(package)]

@@ -21,9 +21,10 @@ def import_path(path: str, name: str | None = None):
     while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
         package.insert(0, os.path.basename(top))
         top = os.path.dirname(top)
-    for entry in (folder, top):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
+    for entry in (folder, top):  # the top package's parent first, wherever they already were: from the
+        if entry in sys.path:      # package's own folder, `randium_2d_gpu` is its module of that name
+            sys.path.remove(entry)
+        sys.path.insert(0, entry)
     if package and stem != "__init__":
         return importlib.import_module(".".join(package + [stem]))
     name = name or stem
