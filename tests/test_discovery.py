@@ -1464,3 +1464,50 @@ def test_a_numpy_value_numpy_itself_refuses_is_unknown_not_a_crash():
     """
     assert "void moving_average(" in translate(src, kernels=["moving_average"])
     assert "closure variable 'windows'" in error(src, kernels=["uses"])
+
+
+def test_a_setting_only_the_scripts_block_binds_is_what_the_kernel_sees():
+    """A Mandelbrot assignment sets `blockdim = (32, 8)` under `if __name__ == "__main__":` and its kernel reads
+    it: it runs only as a script (imported, the name does not exist), so Numba sees the block's value. The
+    error hinted at --import-module, which never runs that block. A name the module also binds before (SCALE)
+    stays undecided: it was taken as the module's value, whatever the block set."""
+    src = """
+        from numba import cuda
+
+        @cuda.jit("void(float32[:, ::1])")
+        def fill(image):
+            x, y = cuda.grid(2)
+            stride_x = blockdim[0] * griddim[0]
+            if x < image.shape[0] and y < image.shape[1]:
+                image[x, y] = stride_x + SCALE
+        {before}
+        if __name__ == "__main__":
+            SCALE = 2.0
+            blockdim = (32, 8)
+            griddim = (4, 4)
+            fill[griddim, blockdim](image)
+    """
+    text = error(src.format(before="SCALE = 1.0"))
+    assert "'SCALE': is set under `if __name__ == \"__main__\"`" in text
+    cu = translate(src.format(before=""))
+    assert "static constexpr double SCALE = 2.0;" in cu and "int64_t stride_x = 32 * 4;" in cu
+    notes = [n.render_note() for n in program(src.format(before="")).notices]
+    assert any("'blockdim': taken as (32, 8), as the file run as a script sets it" in n for n in notes)
+
+
+def test_a_module_constant_rebound_under_an_undecided_test_is_not_a_constant():
+    """`TPB = 16` then `if os.environ.get("BIG"): TPB = 32`: the arm's rebinding is 'assigned more than once', which
+    the branch merge did not see (it compared value nodes only), so TPB was baked in as 16."""
+    text = error("""
+        import os
+        from numba import cuda
+
+        TPB = 16
+        if os.environ.get("BIG"):
+            TPB = 32
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[0] = TPB
+    """)
+    assert "'TPB': is set under `if os.environ.get(\"BIG\")`" in text

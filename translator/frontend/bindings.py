@@ -27,6 +27,16 @@ if TYPE_CHECKING:
 _TABLES = ("constants", "nonconstant", "value_nodes", "needs_run", "aliases")
 
 
+def _is_main_guard(test) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    return any(isinstance(a, cst.Name) and a.value == "__name__" for a in sides) and any(
+        isinstance(a, cst.SimpleString) and a.evaluated_value == "__main__" for a in sides)
+
+
 def why_not_constant(node, owner: str | None = None) -> str:
     runs = "the module runs" if owner is None else f"'{owner}' runs"
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -241,9 +251,10 @@ class Binder(SiblingImports):
                 continue
             arms.append([node.orelse.body] if node.orelse is not None else [])
             break
-        self.branches(arms, f"`if {self.view.code(stmt.test)}`", stmt)
+        script = self.owner is None and _is_main_guard(stmt.test) and len(arms) == 2
+        self.branches(arms, f"`if {self.view.code(stmt.test)}`", stmt, script=script)
 
-    def branches(self, arms: list, what: str, stmt) -> None:
+    def branches(self, arms: list, what: str, stmt, script: bool = False) -> None:
         """Run each arm from the same start; a name keeps a value only if every arm gives it that value."""
         start = self._snapshot()
         results = []
@@ -256,8 +267,11 @@ class Binder(SiblingImports):
         self.branch_depth -= 1
         self._restore(start)
         line = self.view.reporter.location(stmt).line
+        # a name an arm binds anew, or rebinds (its value node, or its reason, changes: `TPB = 32` under the arm
+        # of `TPB = 16` is 'assigned more than once' there, with the module's value node left as it was)
         touched = set().union(*(r["bound"] - start["bound"] for r in results), *(
-            {n for n in r["bound"] & start["bound"] if r["value_nodes"].get(n) is not start["value_nodes"].get(n)}
+            {n for n in r["bound"] & start["bound"] if r["value_nodes"].get(n) is not start["value_nodes"].get(n)
+             or r["nonconstant"].get(n) != start["nonconstant"].get(n)}
             for r in results))
         for r in results:
             self.view.aliases.update(r["aliases"])
@@ -269,6 +283,16 @@ class Binder(SiblingImports):
             self.bound.add(name)
             if same:
                 self._set_constant(name, first, results[0]["value_nodes"].get(name))
+            elif script and first is not _MISSING and name not in start["bound"] and \
+                    values[1] is _MISSING and name not in results[1]["bound"]:
+                # bound only by the script's block (`blockdim = (32, 8)` before its launch): a kernel reading it
+                # works only when the file runs as a script (imported, the name does not exist), so it sees this
+                node = results[0]["value_nodes"].get(name)
+                self._set_constant(name, first, node)
+                self.view.argv_notes[name] = self.view.reporter.make(
+                    node if node is not None else stmt, f"'{name}'", f"taken as {first!r}, as the file run as a "
+                    f"script sets it under `if __name__ == \"__main__\":` (line {line}); imported, the kernel "
+                    "would find no such name")
             else:
                 self._unknown(name, f"is set under {what} (line {line}), which numba2cuda cannot decide "
                                     "without running the module", run=True)
