@@ -1252,3 +1252,49 @@ def k(out):
     for a, b in ((1, 2), (3, 4, 5)):
         out[a] = b
 ''')
+
+
+@pytest.mark.needs("g++")
+def test_device_functions_returning_the_arrays_they_were_given():
+    """An MRI simulator's helpers fill output arrays and return them (`return afp, bfp`, `return a`), and its
+    kernels rebind a local array to what a helper returns (`m = scaled(m, pd)`, in a loop). Both were errors:
+    'array used as a value' at the tuple return, and "'m' assigned more than once" at the local array."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+from numba import cuda, float64
+
+@cuda.jit(device=True)
+def scaled(a, s):
+    for i in range(3):
+        a[i] = a[i] * s
+    return a
+
+@cuda.jit(device=True)
+def precess(afp, bfp, t):
+    for i in range(3):
+        afp[i] = t * i
+        bfp[i] = 1.0 - t
+    return afp, bfp
+
+@cuda.jit("void(float64[:, ::1], float64)")
+def simulate(out, pd):
+    k = cuda.grid(1)
+    if k < out.shape[0]:
+        m = cuda.local.array(3, float64)
+        afp = cuda.local.array(3, float64)
+        bfp = cuda.local.array(3, float64)
+        for i in range(3):
+            m[i] = k + i
+        for step in range(2):
+            m = scaled(m, pd)
+            afp, bfp = precess(afp, bfp, 0.5 * step)
+        pair = precess(afp, bfp, 0.25)
+        for i in range(3):
+            out[k, i] = m[i] + pair[0][i] + bfp[i]
+''')
+    out = np.zeros((4, 3))
+    module.simulate[1, 4](out, 2.0)
+    expected = [[(k + i) * 4.0 + 0.25 * i + 0.75 for i in range(3)] for k in range(4)]
+    np.testing.assert_array_equal(out, expected)
+    assert "void precess(" in module.cu and "m = scaled" not in module.cu

@@ -97,6 +97,10 @@ class AssignLowerer:
             return [ir.TupleCall(targets=[ir.Name(name), ir.Name(flag)], call=value)]
         if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
             # `c = shade(color, ...)` of a device function that returns the array it was given: that array
+            if self.scope.get(name) is value.returned_array:
+                return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
+            if isinstance(value.returned_array, TupleValue):  # `pair = freeprecess(afp, bfp, ...)`: those arrays
+                return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
             self.poison([name])
@@ -339,6 +343,14 @@ class AssignLowerer:
             values = [self.value(el.value) for el in value_node.elements]
         else:
             v = self.value(value_node)
+            if isinstance(v, ir.DeviceCall) and isinstance(v.returned_array, TupleValue):
+                # `afp, bfp = freeprecess(afp, bfp, ...)`: the arrays it was given, each kept where it was
+                call = [ir.ExprStmt(value=v)]
+                arrays = v.returned_array.items
+                if len(arrays) != len(names):
+                    raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(arrays)} values")
+                return call + [s for n, arr in zip(names, arrays) if self.scope.get(n.value) is not arr
+                               for s in self.bind(n.value, arr, target)]
             if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
                     raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")

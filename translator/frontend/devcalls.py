@@ -16,7 +16,7 @@ from ..ir import typesys as T
 from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
 from .names import qualified_name, resolve, scalar_type_of_name
-from .scan import find_nodes, returned_param, returns_optional
+from .scan import find_nodes, returned_params, returns_optional, returns_tuple
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -45,11 +45,11 @@ class DeviceCallLowerer:
             args = [a for p, a in zip(target.params, args) if p not in bound]
             target = specialised(target, bound, self.info.module_info)
         lowered, groups = [], []
-        returned, returned_array = returned_param(target.node), None
+        returned, given = returned_params(target.node) or (), {}
         for param, a in zip(target.params, args):
             v = self.value(a)
-            if param == returned and isinstance(v, ir.ArrayVar):
-                returned_array = v
+            if param in returned and isinstance(v, ir.ArrayVar):
+                given[param] = v
             items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
             groups.append(len(items) if items is not None else None)
             if items is not None:
@@ -66,6 +66,11 @@ class DeviceCallLowerer:
                                   "pass .x, .y and .z separately")
             else:
                 lowered.append(v)
+        # a function that returns arrays it was given (`return color`, `return afp, bfp`): those arrays
+        returned_array = None
+        if returned and all(p in given for p in returned):
+            returned_array = TupleValue([given[p] for p in returned]) if returns_tuple(target.node) \
+                else given[returned[0]]
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None,
                              returned_array=returned_array, optional=returns_optional(target.node))

@@ -179,14 +179,19 @@ def returns_of(fn: cst.FunctionDef) -> list:
                       enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
 
 
-def returned_param(fn: cst.FunctionDef) -> str | None:
-    """The parameter that every `return` with a value gives back (`return color`), if there is one."""
+def returned_params(fn: cst.FunctionDef) -> tuple | None:
+    """The parameters every `return` with a value gives back: (color,) for `return color`, (afp, bfp) for
+    `return afp, bfp` (an MRI simulator's output arrays), if the returns agree; else None."""
     params = {p.name.value for p in fn.params.params}
-    values = [r.value for r in returns_of(fn) if r.value is not None]
-    names = {v.value for v in values if isinstance(v, cst.Name)}
-    if values and len(names) == 1 and all(isinstance(v, cst.Name) for v in values) and names <= params:
-        return names.pop()
-    return None
+    spelt = set()
+    for r in returns_of(fn):
+        if r.value is None:
+            continue
+        items = [el.value for el in r.value.elements] if isinstance(r.value, cst.Tuple) else [r.value]
+        if not all(isinstance(v, cst.Name) and v.value in params for v in items):
+            return None
+        spelt.add((isinstance(r.value, cst.Tuple), tuple(v.value for v in items)))
+    return spelt.pop()[1] if len(spelt) == 1 else None
 
 
 def names_bound_anywhere(module: cst.Module) -> set:
@@ -222,3 +227,25 @@ def returns_optional(fn: cst.FunctionDef) -> bool:
     returns = returns_of(fn)
     none = [r for r in returns if r.value is None or isinstance(r.value, cst.Name) and r.value.value == "None"]
     return bool(none) and len(none) < len(returns) and not any(isinstance(r.value, cst.Tuple) for r in returns)
+
+
+def self_rebindings(fn: cst.FunctionDef, returned_positions) -> dict:
+    """`M = vmuls(M, PD)`, `afp, bfp = freeprecess(afp, bfp, ...)` of a device function that returns the arrays it
+    was given: each name is bound again to what it holds, which is no new binding. Name -> how many such
+    statements FN has; RETURNED_POSITIONS(call) is the positions of the parameters the called function returns
+    ((k,) for `return a`, (j, k) for `return a, b`), or None."""
+    out: dict = {}
+    for node in find_nodes(fn, lambda n: isinstance(n, cst.Assign) and len(n.targets) == 1
+                           and isinstance(n.value, cst.Call)):
+        target, call = node.targets[0].target, node.value
+        names = [target] if isinstance(target, cst.Name) else [el.value for el in target.elements] \
+            if isinstance(target, cst.Tuple) else []
+        positions = returned_positions(call)
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if positions is None or len(positions) != len(names) or (len(names) > 1) != isinstance(target, cst.Tuple):
+            continue
+        for name, k in zip(names, positions):
+            if isinstance(name, cst.Name) and k < len(args) and isinstance(args[k], cst.Name) \
+                    and args[k].value == name.value:
+                out[name.value] = out.get(name.value, 0) + 1
+    return out

@@ -22,8 +22,9 @@ from .raising import RaiseLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
-from .names import resolve, scalar_type_of_name
-from .scan import assignment_counts, bound_names, returned_param, returns_optional, straight_line_names
+from .names import dotted, resolve, scalar_type_of_name
+from .scan import (assignment_counts, bound_names, returned_params, returns_optional, self_rebindings,
+                   straight_line_names)
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -47,9 +48,11 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
+        for name, count in self_rebindings(fn_info.node, self.returned_positions).items():
+            self.assign_counts[name] -= count  # `M = vmuls(M, s)` binds M to the array it holds
         self.straight = straight_line_names(fn_info.node, self.assign_counts)  # name -> the block rebinding it
         self.optional_result = fn_info.is_device and returns_optional(fn_info.node)  # returns None on some paths
-        self.returned_param = returned_param(fn_info.node)  # the parameter every `return X` gives back, if any
+        self.returned_params = returned_params(fn_info.node)  # the parameters every `return X` gives back, if any
         self.blocks: list = []  # the blocks being lowered, innermost last
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
@@ -63,6 +66,17 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.loop_depth = 0
         self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)
         self.integer_uses = None  # names the kernel uses where Numba accepts only integers, once asked
+
+    def returned_positions(self, call: cst.Call):
+        """The positions of the parameters the device function CALL calls returns (`return a`, `return a, b`), or
+        None."""
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else dotted(func)
+        target = self.info.functions.get(name) if name else None
+        returned = returned_params(target.node) if target is not None else None
+        if returned is None or not all(p in target.params for p in returned):
+            return None
+        return tuple(target.params.index(p) for p in returned)
 
     # ------------------------------------------------------------ function
     def lower(self) -> ir.Function:
@@ -304,13 +318,14 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         if not self.fn.is_device:
             raise Unsupported(small, "return with a value in a kernel", "kernels cannot return values",
                               "write the result into an output array")
+        given = [self.scope.get(p) for p in self.returned_params or ()]
+        if given and all(isinstance(g, ir.ArrayVar) and g.kind == "param" for g in given):
+            # `return color`, `return afp, bfp` of arrays it was given (a ray tracer's shading, an MRI simulator's
+            # outputs): the caller holds them already, so C returns nothing, and a caller that keeps the value
+            # names those arrays (devcalls)
+            return [ir.Return()]
         if isinstance(small.value, cst.Tuple):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
-        given = self.scope.get(self.returned_param) if self.returned_param is not None else None
-        if isinstance(given, ir.ArrayVar) and given.kind == "param":
-            # `return color` of the array it was given (a ray tracer's shading): the caller holds that array
-            # already, so C returns nothing, and a caller that keeps the value names that array (devcalls)
-            return [ir.Return()]
         return [ir.Return(values=[self.expr(small.value)])]
 
     def annotated_assignment(self, small: cst.AnnAssign) -> list:
