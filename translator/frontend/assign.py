@@ -97,10 +97,9 @@ class AssignLowerer:
             return [ir.TupleCall(targets=[ir.Name(name), ir.Name(flag)], call=value)]
         if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
             # `c = shade(color, ...)` of a device function that returns the array it was given: that array
+            # (of several, `pair = freeprecess(afp, bfp, ...)`, those arrays as a tuple)
             if self.scope.get(name) is value.returned_array:
                 return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
-            if isinstance(value.returned_array, TupleValue):  # `pair = freeprecess(afp, bfp, ...)`: those arrays
-                return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
             self.poison([name])
