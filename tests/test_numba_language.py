@@ -1298,3 +1298,39 @@ def simulate(out, pd):
     expected = [[(k + i) * 4.0 + 0.25 * i + 0.75 for i in range(3)] for k in range(4)]
     np.testing.assert_array_equal(out, expected)
     assert "void precess(" in module.cu and "m = scaled" not in module.cu
+
+
+@pytest.mark.needs("g++")
+def test_a_device_array_of_the_module_is_a_parameter_after_the_kernels_own():
+    """numba-cuda's globals example: `PRICES = cuda.to_device(...)` read by a kernel is captured by pointer, and a
+    later copy_to_device shows in the next launch. It was an error ('is a device array ... pass it as an
+    argument'); the launcher now takes it after the kernel's own arguments, and Python's launchers say why they
+    cannot pass it."""
+    from translator.errors import UserError
+    from translator.runtime import cpurun
+    from translator.runtime.cpu_launch import load_cpu
+
+    src = '''
+import numpy as np
+from numba import cuda
+
+PRICES = cuda.to_device(np.array([10.0, 25.0, 5.0], dtype=np.float32))
+
+@cuda.jit
+def totals(quantities, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = quantities[i] * PRICES[i]
+'''
+    options = Options(types=parse_types_option("quantities=float32[::1], out=float32[::1]"))
+    cu = translate_source(src, "prices.py", options)
+    assert "void totals(const float *quantities, float *out, int64_t out_shape0, const float *PRICES)" in cu
+    lib = cpurun.compile_cpu(cu, name="captured_prices")
+    prices, out = np.array([10.0, 25.0, 5.0], dtype=np.float32), np.zeros(3, dtype=np.float32)
+    i64 = cpurun.ctypes.c_int64
+    for scale in (1, 2):  # the array's contents when the kernel runs, as after PRICES.copy_to_device(...)
+        cpurun.launch(lib, "totals", 1, 32, 0, np.full(3, 2.0, np.float32), 3, out, 3, prices * scale, 3,
+                      argtypes=[None, i64, None, i64, None, i64])
+        assert out.tolist() == (2 * scale * prices).tolist()
+    with pytest.raises(UserError, match="reads PRICES, a device array of the module that Numba captures by pointer"):
+        load_cpu(source=src, options=options)

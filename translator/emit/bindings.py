@@ -119,6 +119,13 @@ def refuse_unlaunchable(program) -> None:
                 f"{', '.join(py for py, _, _ in fn.per_call)} of that call baked in, so there is no one kernel to "
                 "build, verify or launch from Python", "call numba2cuda.load(kernel) on the kernel a call made (it "
                 "translates it with that call's values), or name the file's other kernels with --kernel NAME")])
+        if fn.captured:
+            raise UserError([program.info.reporter.make(
+                fn.node.name, f"kernel '{entry_name(fn)}'", f"reads {', '.join(fn.captured)}, a device array of the "
+                "module that Numba captures by pointer: the translation takes it as a parameter after the kernel's "
+                "own, for a C++ caller to pass; built modules, verify and the CPU runtime pass only the kernel's "
+                "arguments", "pass the array to the kernel as an argument, or launch the translation's launcher "
+                "from C++ with it")])
         if tuples:
             p = tuples[0]
             raise UserError([program.info.reporter.make(

@@ -272,6 +272,9 @@ class Renderer:
             notes.append("specialised: " + "; ".join(f"{p} in {{{', '.join(map(str, vs))}}} -> template <int {t}>"
                                                      for p, t, vs in templates)
                          + "; any other value runs the generic kernel")
+        if fn.captured:
+            notes.append(f"{', '.join(fn.captured)}: device array(s) of the module, which Numba captures by pointer: "
+                         "the launcher takes them after the kernel's own arguments")
         cooperative = is_cooperative(fn)
         if cooperative:
             notes.append("calls cuda.cg.this_grid().sync(): launched cooperatively, as Numba does (every block "

@@ -88,6 +88,8 @@ class NameReadLowerer:
         note = self.info.argv_notes.get(name)
         if note is not None and note not in self.info.notices:
             self.info.notices.append(note)
+        if isinstance(value, DeviceArray) and not self.fn.is_device:
+            return self.captured_array(name, value)
         if isinstance(value, (DeviceArray, TimeDelta)):
             what = ("a device array: Numba captures its pointer, so the kernel sees what it holds when it runs, "
                     "not a constant" if isinstance(value, DeviceArray) else "a timedelta64; kernels see it through "
@@ -99,6 +101,21 @@ class NameReadLowerer:
         if isinstance(lowered, ir.Const):
             lowered.name = self.info.constant_c_name(name, value) if "." not in name else None
         return lowered
+
+    def captured_array(self, name, value: DeviceArray) -> ir.ArrayVar:
+        """`PRICES = cuda.to_device(...)` read by a kernel (numba-cuda's globals example): Numba captures its
+        pointer, and the kernel reads what it holds when it runs. The translation takes that array as a parameter
+        after the kernel's own, which a C++ caller passes (Python's launchers refuse it by name)."""
+        known = self.scope.get(name)
+        if isinstance(known, ir.ArrayVar):
+            return known
+        param = self.array_param(name, T.Array(value.dtype, len(value.shape)))
+        self.captured.append(param)
+        self.fn.notices.append(self.info.reporter.make(
+            self.fn.node.name, f"kernel '{self.fn.name}'", f"reads {name}, a device array of the module, which Numba "
+            f"captures by pointer: the translation's launcher takes it after the kernel's own arguments"))
+        self.scope[name] = param.array
+        return param.array
 
     def global_array(self, name, value, node):
         """A NumPy array of the module (or enclosing function) read by the kernel: Numba bakes its values into

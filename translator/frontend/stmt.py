@@ -65,6 +65,7 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         self.debugger_names: set = set()  # pdb's names imported in the kernel (the simulator's debugging)
         self.loop_depth = 0
         self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)
+        self.captured: list = []  # device arrays of the module the kernel reads: parameters after its own
         self.integer_uses = None  # names the kernel uses where Numba accepts only integers, once asked
 
     def returned_positions(self, call: cst.Call):
@@ -126,8 +127,9 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
         for arr in self.arrays:
             if arr.kind == "alias" and arr.written:
                 mark_written(arr)  # a write seen before a later binding reaches that array too
-        fn = ir.Function(self.fn.name, not self.fn.is_device, params, body, node=self.fn.node,
+        fn = ir.Function(self.fn.name, not self.fn.is_device, params + self.captured, body, node=self.fn.node,
                          options=dict(self.fn.options))
+        fn.captured = [p.name for p in self.captured]
         fn.cooperative = self.cooperative
         fn.per_call = [(py, c, ty) for py, (c, ty) in self.per_call_used.items()]
         return fn

@@ -369,6 +369,7 @@ class Function:
     # values of one call of the host function that makes the kernel, which Numba bakes in per call:
     # [(Python name, C name, type)], the kernel's `template <long long N, bool F>` (frontend/percall.py)
     per_call: list = field(default_factory=list)
+    captured: list = field(default_factory=list)  # device arrays of the module it reads: its last parameters
 
     @property
     def python_params(self) -> list:
