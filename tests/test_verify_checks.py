@@ -289,12 +289,17 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   int64 conversion wraps (hits * 10**9 in an int); a parameter and a local array rebound to new local arrays;
 #   an Optional result of a device function; a tuple of tuples indexed at run time; raise and assert; a tuple
 #   of arrays passed to a device function.
+# - real_world_constructs_3.py: a loop unpacking pairs and `...`, a loop counter rebound in its body, device functions
+#   returning the arrays they were given, an expression statement without effect; reading the counter where the
+#   body rebound it (the C name the two shared) writes other elements.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
     ("real_world_constructs_2.py", {"atomic_bins", "atomic_peaks", "binned", "checked", "deposit", "mixed",
                                     "pairs", "rebound", "stream"}, "mixed",
      "(int64_t)hits * 1000000000", 1, "hits * 1000000000"),
+    ("real_world_constructs_3.py", {"bloch", "neighbours", "shifted", "slip"}, "shifted",
+     "out[i_] = x[i_] * i_;", 1, "out[i] = x[i] * i;"),
 ]
 
 
