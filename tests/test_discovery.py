@@ -1513,3 +1513,54 @@ def test_a_module_constant_rebound_under_an_undecided_test_is_not_a_constant():
             a[0] = TPB
     """)
     assert "'TPB': is set under `if os.environ.get(\"BIG\")`" in text
+
+
+def test_device_functions_star_imported_and_a_jit_imported_where_its_fallback_never_runs(tmp_path):
+    """Two lattice gauge and four fractal kernels call device functions of `from cuda_kernels import *` (the star
+    import brought constants only: 'call to dagger(): is not supported in kernels'); a fractal project decorates
+    with `cuda_jit`, which utils/cuda.py imports from numba.cuda in a `try:` that also defines helpers, with a
+    do-nothing `def cuda_jit` under `except ImportError:` (its kernels were 'not cuda.jit as far as numba2cuda
+    can read'). And `cuda.grid(ndim=2)`, Numba's keyword, was refused."""
+    from translator import translate_file
+
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "cuda.py").write_text(textwrap.dedent("""
+        try:
+            from numba.cuda import jit as cuda_jit, grid as cuda_grid
+
+            def threads(n):
+                return (32, n // 32)
+        except ImportError:
+            def cuda_jit(sig=None, device=False):
+                return lambda f: f
+    """))
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "__init__.py").write_text("")
+    (tmp_path / "kernels" / "matrices.py").write_text(textwrap.dedent("""
+        from numba import cuda
+
+        SIZE = 2
+
+        @cuda.jit(device=True)
+        def dagger(a, out):
+            for i in range(SIZE):
+                for j in range(SIZE):
+                    out[i, j] = a[j, i].conjugate()
+    """))
+    path = tmp_path / "kernels" / "update.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda, complex128
+        from utils.cuda import cuda_jit
+        from .matrices import *
+
+        @cuda_jit("void(complex128[:, :, ::1], complex128[:, :, ::1])")
+        def update(links, out):
+            k, _ = cuda.grid(ndim=2)
+            if k < links.shape[0]:
+                dagger(links[k], out[k])
+    """))
+    cu = translate_file(path)
+    assert "__device__ void dagger(const n2c::complex128 *a," in cu
+    assert "dagger(links + k * (links_shape1 * links_shape2), links_shape1, links_shape2," in cu
+    assert "int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;" in cu

@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 _TABLES = ("constants", "nonconstant", "value_nodes", "needs_run", "aliases")
 
 
+def _plain_defaults(fn: cst.FunctionDef) -> bool:
+    """Whether defining FN evaluates nothing that may raise: its defaults are literals or names."""
+    params = fn.params
+    return all(p.default is None or isinstance(p.default, (cst.Name, cst.Integer, cst.Float, cst.SimpleString,
+                                                                cst.List, cst.Tuple))
+               for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
 def _is_main_guard(test) -> bool:
     """`__name__ == "__main__"` (either way round)."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
@@ -402,20 +410,29 @@ def _assigned_names(node) -> set:
 
 # modules whose names the translator may look up by importing them itself: the standard library's math and
 # NumPy, which every installation of numba2cuda has (importing them runs nothing of the user's)
-_SAFE_MODULES = ("math", "cmath", "numpy")
+#: modules whose import cannot fail where a translated kernel runs (Numba's own, and what it needs)
+_SAFE_MODULES = ("math", "cmath", "numpy", "numba", "numba.cuda")
 
 
 def _imports_that_succeed(body) -> bool:
-    """Is BODY only `from math import nan`-like imports of names those modules have (so a try around it never
-    goes to its handlers)?"""
+    """Is BODY only `from math import nan`-like imports of names those modules have, and definitions of plain
+    functions (a project's `try: from numba.cuda import jit as cuda_jit ... def helper(): ...`), so that a try
+    around it never goes to its handlers?"""
     lines = body.body if isinstance(body, cst.IndentedBlock) else None
-    if not lines or not all(isinstance(line, cst.SimpleStatementLine) for line in lines):
+    if not lines or not all(isinstance(line, cst.SimpleStatementLine) or (
+            isinstance(line, cst.FunctionDef) and not line.decorators and _plain_defaults(line)) for line in lines):
+        return False
+    lines = [line for line in lines if isinstance(line, cst.SimpleStatementLine)]
+    if not lines:
         return False
     for small in (s for line in lines for s in line.body):
         if not isinstance(small, cst.ImportFrom) or small.relative or isinstance(small.names, cst.ImportStar) \
                 or dotted(small.module) not in _SAFE_MODULES:
             return False
-        module = importlib.import_module(dotted(small.module))
+        try:
+            module = importlib.import_module(dotted(small.module))
+        except ImportError:  # numba is not installed where numba2cuda runs: nothing to check against
+            return False
         if not all(hasattr(module, alias.name.value) for alias in small.names):
             return False
     return True

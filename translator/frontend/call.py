@@ -265,8 +265,11 @@ class CallLowerer:
         return items[0] if ndim == 1 else TupleValue(items)
 
     def _grid_ndim(self, node, args, kwargs):
+        if not args and set(kwargs) == {"ndim"}:  # cuda.grid(ndim=3), as Numba's signature names it
+            args = [kwargs.pop("ndim")]
         if len(args) != 1 or kwargs:
-            raise Unsupported(node, "cuda.grid()", "takes the number of dimensions, 1, 2 or 3")
+            raise Unsupported(node, f"{self.info.code(node.func)}()", "takes the number of dimensions, 1, 2 or 3 "
+                              "(positional, or ndim=)")
         n = self.expr(args[0])
         if not (isinstance(n, ir.Const) and n.value in (1, 2, 3)):
             raise Unsupported(args[0], "cuda.grid() dimension", "must be the constant 1, 2 or 3")

@@ -26,6 +26,12 @@ class SiblingImports:
             if sibling is not None and name in sibling.nonconstant:
                 self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
                 return
+            if sibling is not None and name in sibling.aliases and not sibling.aliases[name].startswith(".") \
+                    and name not in sibling.functions:
+                # `from utils.cuda import cuda_jit` where utils/cuda.py did `from numba.cuda import jit as cuda_jit`
+                # (its fallback `def cuda_jit` under `except ImportError:` never runs where Numba is)
+                self.view.aliases[local] = sibling.aliases[name]
+                return
             if sibling is not None and self.import_function(local, sibling, name):
                 return
         elif from_parts is None and self.sibling is not None and level == 0 and ("." not in qualified or
@@ -102,3 +108,8 @@ class SiblingImports:
                 self.view.nonconstant.setdefault(name, f"(from {mod}) {reason}")
                 if name in sibling.needs_run:  # computed there (np.apply_along_axis(...)): importing tells it
                     self.view.needs_run.add(name)
+        # its device functions (and kernels, as device copies), as `from helpers import f` brings each
+        for name in [*sibling.functions, *sibling.failed_functions, *sibling.plain_functions]:
+            if not name.startswith("_") and "." not in name and name not in self.view.aliases:
+                self._unbind(name)
+                self.import_function(name, sibling, name)
