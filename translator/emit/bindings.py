@@ -109,7 +109,8 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
 def refuse_unlaunchable(program) -> None:
     """A UserError for a kernel Python cannot launch through a built module (nor verify, nor the CPU runtime):
     one made per call (frontend/percall.py), whose launcher is a C++ template that one call's values
-    instantiate; one that takes a tuple of arrays, which C takes as arrays of their own that a C++ caller passes."""
+    instantiate; one that reads a device array of the module, or takes a tuple of arrays, which C takes as
+    arrays of their own that a C++ caller passes."""
     for fn in program.kernels:
         tuples = [p for p in fn.python_params if isinstance(p.type, T.Tuple) and p.array is None
                   and any(q.array is not None for q in p.params)]
