@@ -288,3 +288,23 @@ def test_device_functions_of_the_host_function_take_the_calls_values_their_calle
     cpurun.launch(lib, "apply_call", 1, 16, 0, x, 9, out, 9, argtypes=[None, i64, None, i64])
     padded = np.concatenate([x[:1], x, x[-1:]])
     np.testing.assert_array_equal(out, padded[:-2] + 5 * x + padded[2:])
+
+
+def test_a_value_of_one_call_with_a_name_c_cannot_spell_is_renamed():
+    """`σ = x.shape[0]`: the frontend spelt a per-call value by appending underscores until C accepted it, which
+    never ends for a non-ASCII name (translate hung). lower/names.py spells it as it spells every other name."""
+    cu = translate_source(textwrap.dedent("""
+        from numba import cuda
+
+        def scale(x):
+            σ = x.shape[0]
+
+            @cuda.jit
+            def k(a):
+                i = cuda.grid(1)
+                if i < σ:
+                    a[i] = 2 * a[i]
+            k[1, 32](x)
+    """), "mod.py", Options(types=parse_types_option("a=float32[::1]")))
+    name = re.search(r"template <int64_t (\w+)>\n__global__ void k\(", cu).group(1)
+    assert name.isascii() and f"if (i < {name}) {{" in cu

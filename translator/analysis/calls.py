@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..ir import nodes as ir
-from ..ir.cnames import unreserved
 from .dataflow import walk_body
 
 
@@ -38,4 +37,4 @@ def inherit_per_call(kernel: ir.Function) -> None:
             for py, _, ty in call.target.per_call:
                 if py not in have:
                     have.add(py)
-                    fn.per_call.append((py, unreserved(py), ty))
+                    fn.per_call.append((py, py, ty))  # spelt in C by lower/names.py

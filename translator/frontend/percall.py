@@ -16,7 +16,6 @@ import libcst as cst
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from ..ir.cnames import unreserved
 from .names import resolve
 
 INT, BOOL, FLOAT = "int", "bool", "float"
@@ -253,7 +252,7 @@ class PerCallLowerer:
         if kind is None:  # an array, a function, a number of a kind the source does not show: why it is unknown
             raise self.unknown_value(name, node)
         if name not in self.per_call_used:
-            self.per_call_used[name] = (unreserved(name), T.INT64 if kind == INT else T.BOOL)
+            self.per_call_used[name] = (name, T.INT64 if kind == INT else T.BOOL)  # lower/names.py spells it in C
         c_name, ty = self.per_call_used[name]
         value = ir.Builtin(c_name, ty, ty)
         value.per_call, value.py_name = True, name  # lower/names.py may rename it

@@ -34,13 +34,6 @@ def is_reserved(name: str) -> bool:
             or (name[:1] == "_" and name[1:2].isupper()) or not name.isascii() or not name.isidentifier())
 
 
-def unreserved(name: str) -> str:
-    """NAME, with underscores after it until C reads it as an identifier of the translation's own."""
-    while is_reserved(name):
-        name += "_"
-    return name
-
-
 def ascii_base(name: str) -> str:
     """A C spelling of a Python identifier: NFKC (as Python reads it), each non-ASCII letter as uXXXX, runs of
     underscores as one (C++ reserves `__`), and a leading `_` behind a `v` (it reserves `_X`, and `_x` at global

@@ -367,7 +367,7 @@ class Function:
     assumptions: set = field(default_factory=set)  # integer params assumed >= 0 (checked at launch)
     template_params: list = field(default_factory=list)  # specialised integer params (tile widths)
     # values of one call of the host function that makes the kernel, which Numba bakes in per call:
-    # [(Python name, C name, type)], the kernel's `template <long long N, bool F>` (frontend/percall.py)
+    # [(Python name, C name, type)], the kernel's `template <int64_t N, bool F>` (frontend/percall.py)
     per_call: list = field(default_factory=list)
     captured: list = field(default_factory=list)  # device arrays of the module it reads: its last parameters
 
