@@ -539,6 +539,109 @@ def local(p, out, cube):
 
 
 @pytest.mark.needs("g++")
+def test_views_ending_on_an_integer_index_are_strided():
+    """`dot(a[i, :], b[:, j])` (a column), `P = pixel_loc[0:3, x, y]` (a ray tracer's pixel), a 2-D view ending
+    on an index, and views of those: a pointer to the first element whose last dimension steps over the
+    dimensions it skipped (the view's step), passed to device functions with it, written and updated by
+    atomics through it. Was: "a slice whose last dimension is an integer index ... which numba2cuda's views
+    are not". Checked against NumPy's own views."""
+    src = HEAD + '''
+@cuda.jit(device=True)
+def dot(u, v):
+    s = 0.0
+    for i in range(u.shape[0]):
+        s += u[i] * v[i]
+    return s
+
+@cuda.jit(device=True)
+def corner(w):
+    return w[1, 0] + 10 * w[0, 1] + w.shape[0] * w.shape[1]
+
+@cuda.jit("void(float64[:, ::1], float64[:, ::1], float64[:, ::1])")
+def matmul(a, b, c):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        c[i, j] = dot(a[i, :], b[:, j])
+
+@cuda.jit("void(float64[:, :, ::1], float64[:, ::1], float64[:, ::1], int32[:, ::1])")
+def pixel(p, out, m, hits):
+    x, y = cuda.grid(2)
+    if x < p.shape[1] and y < p.shape[2]:
+        P = p[0:3, x, y]
+        tail = P[1:]
+        sq = p[1:3, 0:2, y]
+        row = sq[1]
+        out[x, y] = dot(P, P) + tail[0] + P[-1] + len(tail) + corner(sq) + row[1] + sq[1:, :][0, 1] + dot(row, row)
+        col = m[:, y]
+        col[x] = col[x] * 2 + x
+        cuda.atomic.add(hits[:, 0], x, 1)
+'''
+    module = load_cpu(source=src)
+    assert "int64_t v_step" in module.cu and "v[i * v_step]" in module.cu
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    c = np.zeros((3, 5))
+    module.matmul[(1, 1), (8, 8)](a, b, c)
+    assert np.array_equal(c, [[sum(a[i, k] * b[k, j] for k in range(4)) for j in range(5)] for i in range(3)])
+    p, out, m = rng.standard_normal((4, 3, 2)), np.zeros((3, 2)), rng.standard_normal((3, 2))
+    m0, hits = m.copy(), np.zeros((3, 2), np.int32)
+    module.pixel[(1, 1), (4, 4)](p, out, m, hits)
+    for x in range(3):
+        for y in range(2):
+            P, sq = p[0:3, x, y], p[1:3, 0:2, y]
+            want = P @ P + P[1:][0] + P[-1] + 2 + (sq[1, 0] + 10 * sq[0, 1] + 4) + sq[1][1] + sq[1:, :][0, 1] \
+                + sq[1] @ sq[1]
+            assert out[x, y] == want
+    assert np.array_equal(m, m0 * 2 + np.arange(3)[:, None])
+    assert hits[:, 0].tolist() == [2, 2, 2] and not hits[:, 1].any()
+
+
+@pytest.mark.needs("g++")
+def test_a_tuple_a_device_function_returns_kept_in_one_name():
+    """`ray_dir = matmul((R0, R1, R2), P)` then `normalize(ray_dir)` (a ray tracer), `pair = minmax(a, b)` then
+    `lo, hi = pair`, and `acc = scale(acc, s)` in a loop: the name holds the call's results, each in a local of its
+    own, passed on as a tuple. Was: "tuple variable: must be unpacked where it is made"."""
+    src = HEAD + '''
+import math
+
+@cuda.jit(device=True)
+def scale(v, s):
+    return (v[0] * s, v[1] * s, v[2] * s)
+
+@cuda.jit(device=True)
+def norm(v):
+    return math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
+
+@cuda.jit(device=True)
+def minmax(a, b):
+    if a < b:
+        return a, b
+    return b, a
+
+@cuda.jit("void(float64[:, ::1], float64[::1])")
+def k(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        d = scale(p[i], 2.0)
+        acc = (1.0, 1.0, 1.0)
+        for j in range(3):
+            acc = scale(acc, d[j])
+        pair = minmax(p[i, 0], p[i, 1])
+        lo, hi = pair
+        out[i] = norm(d) + acc[2] + 10 * (hi - lo) + pair[0]
+'''
+    module = load_cpu(source=src)
+    rng = np.random.default_rng(2)
+    p, out = rng.standard_normal((5, 3)), np.zeros(5)
+    module.k[1, 8](p, out)
+    for i in range(5):
+        d = [v * 2.0 for v in p[i]]
+        acc = 1.0 * d[0] * d[1] * d[2]
+        lo, hi = sorted(p[i, :2]) if p[i, 0] != p[i, 1] else (p[i, 1], p[i, 0])
+        assert out[i] == math.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2) + acc + 10 * (hi - lo) + lo
+
+
+@pytest.mark.needs("g++")
 def test_locals_and_tuples_assigned_in_several_branches_are_declared_before_them():
     """cuSignal's convolutions: `pos = (int32(i + k), int32(j + l))` assigned in loops under if/elif/else, and a
     scalar first assigned in two branches. Both used to be declared inside the first branch only (nvcc:

@@ -121,8 +121,9 @@ class Typer:
     t_PitchOf = t_ShapeOf
 
     def t_ArrayRef(self, e):
-        # a window is its own type: the device function it is passed to takes its pitch too
-        layout = "P" if e.array.pointer else "W" if e.array.pitch is not None else "C"
+        # a window is its own type: the device function it is passed to takes its pitch (and step) too
+        arr = e.array
+        layout = "P" if arr.pointer else "S" if arr.step is not None else "W" if arr.pitch is not None else "C"
         return T.Array(e.array.dtype, e.array.ndim, layout)
 
     def t_Load(self, e):

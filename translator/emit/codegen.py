@@ -201,6 +201,9 @@ class CPrinter:
             scaled = step if flat == "1" else f"{prev} * {step}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
+        if arr.step is not None and flat != "0":  # a strided view's elements lie step apart in the array it views
+            prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
+            flat = f"{prev} * {self.wrap(arr.step, PRECEDENCE['*'] + 1)}"
         return f"{self.array_text(arr)}[{flat}]", PRECEDENCE["postfix"]
 
     def array_text(self, arr: ir.ArrayVar) -> str:
@@ -478,8 +481,9 @@ class CPrinter:
 
 
 def pitch_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
-    """A window parameter's pitch (ArrayVar.pitch), as the device function's C parameter names it."""
-    return names.claim_as(("pitch", id(arr), d), f"{arr.name}_pitch{d}")
+    """A window parameter's pitch (ArrayVar.pitch), as the device function's C parameter names it; d == ndim:
+    a strided parameter's step (ArrayVar.step)."""
+    return names.claim_as(("pitch", id(arr), d), f"{arr.name}_step" if d == arr.ndim else f"{arr.name}_pitch{d}")
 
 
 def shape_name(names: NameTable, arr: ir.ArrayVar, d: int) -> str:
@@ -492,4 +496,6 @@ def array_arguments(arr: ir.ArrayVar, printer: CPrinter) -> list[str]:
     if arr.pointer:  # a CPointer travels alone
         return [printer.pointer_text(arr)]
     pitch = [printer.step_extent(arr, d) for d in range(1, arr.ndim)] if arr.pitch is not None else []
+    if arr.step is not None:
+        pitch.append(printer.expr(arr.step))
     return [printer.pointer_text(arr)] + [printer.extent(arr, d) for d in range(arr.ndim)] + pitch

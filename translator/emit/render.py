@@ -70,7 +70,8 @@ def _array_params(fn: ir.Function, arr: ir.ArrayVar, dims, const: bool) -> list[
     t = c_type(arr.dtype)
     if arr.pointer:
         return [f"{'const ' if const else ''}{t} *{arr.name}"]
-    pitch = [f"int64_t {pitch_name(names_of(fn), arr, d)}" for d in range(1, arr.ndim)] if arr.pitch else []
+    steps = range(1, arr.ndim + (arr.step is not None))  # a strided parameter's step comes last
+    pitch = [f"int64_t {pitch_name(names_of(fn), arr, d)}" for d in steps] if arr.pitch else []
     return [f"{'const ' if const else ''}{t} *{arr.name}"] + \
         [f"int64_t {shape_name(names_of(fn), arr, d)}" for d in dims] + pitch
 

@@ -13,7 +13,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, mentions, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import dotted, resolve, scalar_type_of_name
-from .scan import returns_tuple
+from .scan import returns_tuple, tuple_arity
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -102,14 +102,15 @@ class AssignLowerer:
                 return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
-            self.poison([name])
-            raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
-                              f"'{value.func_name}' returns several values",
-                              f"unpack it: a, b = {value.func_name}(...)")
+            return self.hold_results(name, value, target)
         if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
                 self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):
             return self.bind_alias(name, value, target)
         if isinstance(value, ir.Expr):
+            held = self.scope.get(name)
+            if isinstance(held, TupleValue):
+                raise Unsupported(target, f"'{name}' reassigned", f"it holds a tuple of {len(held.items)} and now "
+                                  "gets a number (Numba gives a variable one type)", "use a new name")
             if name in self.scope:
                 raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
                                   "use a new name")
@@ -118,6 +119,24 @@ class AssignLowerer:
                 self.local_consts[name] = const_expr(const_int(folded), value_node)
             return [ir.Assign(target=ir.Name(name), value=value)]
         return self.bind(name, value, target)
+
+    def hold_results(self, name, call: ir.DeviceCall, target) -> list:
+        """`ray_dir = matmul(R, P)` of a device function returning a tuple (a ray tracer's vectors): its items,
+        unpacked into locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
+        size = tuple_arity(self.info.functions[call.func_name].node)
+        if size is None or name in self.scope and name not in self.tuple_vars:
+            self.poison([name])
+            raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
+                              f"'{call.func_name}' returns several values" + ("" if size is None else
+                                                                              ", and the name holds another value"),
+                              f"unpack it: a, b = {call.func_name}(...)")
+        if self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars:
+            # the call's results are all computed before any item is written: acc = scale(acc, 2) is safe
+            items = self.tuple_locals(name, size, target)
+        else:
+            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(size)]
+            self.scope[name] = TupleValue([ir.Name(n) for n in items])
+        return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)]
 
     def bind(self, name, value, node) -> list:
         """Give a translation-time object (array, view, dim3, tuple) a name."""
@@ -156,17 +175,21 @@ class AssignLowerer:
         if not items or not all(isinstance(v, ir.Expr) for v in items):
             raise Unsupported(node, f"'{name}' assigned more than once", "a tuple assigned more than once may hold "
                               "only numbers", "use a new name for each tuple")
+        return self.unpack([cst.Name(n) for n in self.tuple_locals(name, len(items), node)], items)
+
+    def tuple_locals(self, name, size, node) -> list:
+        """The locals a tuple variable's items live in (made at its first assignment)."""
         locals_ = self.tuple_vars.get(name)
         if locals_ is None:
             if name in self.scope:
                 raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
                                   "use a new name")
-            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(len(items))]
+            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(size)]
             self.scope[name] = TupleValue([ir.Name(n) for n in locals_])
-        elif len(locals_) != len(items):
+        elif len(locals_) != size:
             raise Unsupported(node, f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and now gets "
-                              f"{len(items)} (Numba gives a variable one type)", "use a new name")
-        return self.unpack([cst.Name(n) for n in locals_], items)
+                              f"{size} (Numba gives a variable one type)", "use a new name")
+        return locals_
 
     def bind_tuple(self, name, value, node) -> list:
         """`ind = (i * n + j, k)` (an index kept for later, PyLops' Kirchhoff): a tuple holds the values it was

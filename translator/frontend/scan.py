@@ -28,6 +28,15 @@ def returns_tuple(fn: cst.FunctionDef) -> bool:
     return bool(find_nodes(fn, lambda n: isinstance(n, cst.Return) and isinstance(n.value, cst.Tuple), first=True))
 
 
+def tuple_arity(fn: cst.FunctionDef) -> "int | None":
+    """How many values FN returns where every return writes a tuple of the same length and none of its items is
+    written as a tuple itself; None otherwise."""
+    returns = find_nodes(fn, lambda n: isinstance(n, cst.Return))
+    sizes = {len(r.value.elements) if isinstance(r.value, cst.Tuple) and not any(
+        isinstance(el.value, cst.Tuple) for el in r.value.elements) else None for r in returns}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
 def bound_names(small) -> list:
     """Names a simple statement binds (assignment targets, imports)."""
     out = []

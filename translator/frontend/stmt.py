@@ -136,8 +136,10 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
 
     def array_param(self, name, ty, item_of=None) -> ir.Param:
         arr = ir.ArrayVar(name, ty.dtype, [None] * ty.ndim, "param")
-        if ty.layout == "W":  # a device function given a window takes its pitch as parameters too
+        if ty.layout in ("W", "S"):  # a device function given a window takes its pitch (and step) as parameters
             arr.pitch = [None] + [ir.PitchOf(arr, d) for d in range(1, ty.ndim)]
+        if ty.layout == "S":
+            arr.step = ir.PitchOf(arr, ty.ndim)
         arr.pointer = ty.layout == "P"
         self.arrays.append(arr)
         return ir.Param(name, ty, arr, item_of=item_of)

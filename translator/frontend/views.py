@@ -1,6 +1,6 @@
 """Subscripts of arrays -> elements and views (mixed into the expression lowerer): `a[i, j]`, a row `a[i]`, a
-slice that is one contiguous piece of an array, and a window `a[i:i+3, j:j+3]`, each a pointer at an offset with
-its extents (a window: and its pitch)."""
+slice that is one contiguous piece of an array, a window `a[i:i+3, j:j+3]` and a strided view `a[:, j]`, each a
+pointer at an offset with its extents (a window: and its pitch; a strided view: and its step)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class ArrayViewLowerer:
                 # a constant index into a slice needs no wraparound: res[g:][k] is res[g + k]
                 k = indices[0]
                 return self.index_array(base.base, [start if k.value == 0 else ir.BinOp("+", start, k)], node)
-        shown = base.name or self.info.code(node.value)
+        shown = base.name or self.info.code(getattr(node, "value", node))  # an atomic passes its call
         if len(indices) > base.ndim:
             raise Unsupported(node, "too many indices", f"'{shown}' has {base.ndim} dimension(s)")
         if len(indices) < base.ndim:
@@ -66,9 +66,10 @@ class ArrayViewLowerer:
             term = ir.BinOp("*", idx, stride)
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
-        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=_stepped(offset, base))
         if base.pitch is not None:
             view.pitch = [None] + base.pitch[len(indices) + 1:]
+        view.step = base.step
         view.row_of = (base, list(indices))
         return view
 
@@ -98,23 +99,21 @@ class ArrayViewLowerer:
         offset = start
         for d in range(1, src.ndim):  # a slice of the first of several dimensions starts start rows in
             offset = ir.BinOp("*", offset, self.step_extent(src, d))
-        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=offset)
+        view = ir.ArrayVar("", base.dtype, [length] + rest, "view", base=src, offset=_stepped(offset, src))
         if src.pitch is not None:
             view.pitch = list(src.pitch)
+        view.step = src.step
         if src.ndim == 1:
             view.slice_start = start
         return view
 
     def window(self, base: ir.ArrayVar, els: list, node):
-        """`a[i-1:i+2, j-1:j+2]` (a stencil's neighbourhood), `a[r0:r1, c0:c1, k]`: a view whose rows are
-        further apart than its own extents say, as Numba's strided views are. Its elements stay where they are:
-        a pointer to the corner, the window's extents, and per dimension the extent one step moves over (the
-        pitch). The last dimension must stay contiguous: a window may not end on an integer index."""
+        """`a[i-1:i+2, j-1:j+2]` (a stencil's neighbourhood), `a[:, j]` (a column), `a[0:3, x, y]`: a view
+        whose elements lie further apart than its own extents say, as Numba's strided views do. Its elements
+        stay where they are: a pointer to the corner, the window's extents, per dimension the extent one step
+        moves over (the pitch), and where it ends on an integer index, what one step of its last dimension moves
+        over (its step)."""
         els = els + [cst.SubscriptElement(cst.Slice(None, None))] * (base.ndim - len(els))
-        if not isinstance(els[-1].slice, cst.Slice):
-            raise Unsupported(node, "multi-dimensional slice", "a slice whose last dimension is an integer index "
-                              "is strided in every dimension, which numba2cuda's views are not",
-                              "index every dimension, or swap the array's dimensions")
         offset, shape, pitch, step = None, [], [], None
         for d, el in enumerate(els):
             if d:  # what one step of dimension d - 1 moves over, from the dimension before the window's next one
@@ -135,8 +134,12 @@ class ArrayViewLowerer:
                 shape.append(length)
                 pitch.append(step)
                 step = None
-        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=offset)
+        # what the dimensions after the last slice multiply: the step of a view ending on an integer index
+        if base.step is not None:
+            step = base.step if step is None else ir.BinOp("*", step, base.step)
+        view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=_stepped(offset, base))
         view.pitch = [None] + pitch[1:]
+        view.step = step
         return view
 
     def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
@@ -165,6 +168,13 @@ class ArrayViewLowerer:
 # a view's length is printed only where the kernel reads it, so its helper is taken only then (CPrinter)
 SLICE_LEN = intrinsics.Intrinsic("slice_len", lambda ts: "n2c::slice_len", lambda ts: T.INT64, (3, 3),
                                  helper="slice_len", arg_types=lambda ts: [T.INT64] * 3)
+
+
+def _stepped(offset, base: ir.ArrayVar):
+    """An offset counted in the flat index of BASE, in elements: a strided array's flat index steps further."""
+    if offset is None or base.step is None:
+        return offset
+    return ir.BinOp("*", offset, base.step)
 
 
 def _is_full(sl: cst.Slice) -> bool:

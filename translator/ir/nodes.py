@@ -25,12 +25,15 @@ class ArrayVar:
     # a window (`a[i:i+3, j:j+3]`): per dimension d >= 1, the extent that steps one index of dimension d - 1
     # (the viewed array's, not the window's own); None for arrays laid out by their own shape
     pitch: "list | None" = None
+    # a strided view (`a[:, j]`, `a[0:3, x, y]`): what one step of its last dimension moves over in the viewed
+    # array; every flat index is multiplied by it. Such a view has a pitch too (layout "S")
+    step: "Expr | None" = None
     pointer: bool = False  # a CPointer parameter: indexed as is, no length, no wraparound
 
     def exprs(self) -> list:
         """The expressions an array's layout is computed from: its shape, its offset, its pitch."""
         return [s for s in self.shape if isinstance(s, Expr)] + ([self.offset] if self.offset is not None else []) \
-            + [p for p in (self.pitch or []) if isinstance(p, Expr)]
+            + [p for p in (self.pitch or []) + [self.step] if isinstance(p, Expr)]
 
     @property
     def ndim(self) -> int:
@@ -172,7 +175,8 @@ class ShapeOf(Expr):
 
 @dataclass(eq=False)
 class PitchOf(Expr):
-    """The pitch parameter of a device function's window parameter (`name_pitch1`): see ArrayVar.pitch."""
+    """The pitch parameter of a device function's window parameter (`name_pitch1`): see ArrayVar.pitch; dim ==
+    ndim is a strided parameter's step (`name_step`): see ArrayVar.step."""
     array: ArrayVar
     dim: int
 

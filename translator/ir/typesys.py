@@ -37,7 +37,7 @@ class Array:
     dtype: Scalar
     ndim: int
     layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch); "W" a window (a device function's
-    # parameter: its pitch comes with it); "P" a CPointer (a pointer without a length, indexed as is)
+    # parameter: its pitch comes with it); "S" a strided window (its pitch and its step come with it); "P" a CPointer (a pointer without a length, indexed as is)
 
     def __str__(self) -> str:
         if self.layout == "P":

@@ -143,11 +143,7 @@ class Legalizer:
                     self.unnamed_view(arr)
         elif isinstance(s, ir.ArrayDecl):
             arr = s.array
-            if arr.offset is not None:
-                arr.offset = self.expr(arr.offset)
-            arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
-            if arr.pitch is not None:
-                arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
+            self.layout(arr)
             self.unnamed_view(arr.base)  # `c = a[i, :3]`: the row a[i] it slices is a view of its own
 
     def value_into(self, e, to):
@@ -371,12 +367,18 @@ class Legalizer:
         """A view used in place (`f(res[g:])`) has no declaration to legalize its offset; do it here, once."""
         while arr is not None and arr.kind == "view" and not arr.name and not getattr(arr, "legalized", False):
             arr.legalized = True
-            if arr.offset is not None:
-                arr.offset = self.expr(arr.offset)
-            arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
-            if arr.pitch is not None:
-                arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
+            self.layout(arr)
             arr = arr.base
+
+    def layout(self, arr):
+        """The expressions a view's elements are found by: its offset, extents, pitch and step."""
+        if arr.offset is not None:
+            arr.offset = self.expr(arr.offset)
+        arr.shape = [self.expr(d) if isinstance(d, ir.Expr) else d for d in arr.shape]
+        if arr.pitch is not None:
+            arr.pitch = [p if p is None else self.expr(p) for p in arr.pitch]
+        if arr.step is not None:
+            arr.step = self.expr(arr.step)
 
     def x_AddressOf(self, e):
         e.target = self.expr(e.target)

@@ -1,4 +1,4 @@
-# expect: 18:13: tuple variable: must be unpacked where it is made
+# expect: 20:13: 'r' reassigned: it holds a tuple of 2 and now gets a number
 """The same variable holds a pair on one branch and a number on the other."""
 from numba import cuda
 
