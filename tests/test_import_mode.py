@@ -446,6 +446,28 @@ def test_a_computed_table_star_imported_from_a_module_next_to_it(tmp_path):
     assert "MIRROR[5] = {0, 3, 4, 1, 2};" in cu
 
 
+def test_a_module_that_picks_settings_by_the_gpus_name_imports(tmp_path):
+    """A particle-in-cell code sets its block size from `cuda.gpus[0]._device.name` when it is imported. The
+    simulator's device had no name (AttributeError); it has one now that names no GPU, so the default applies."""
+    path = write(tmp_path, """
+        from numba import cuda
+
+        if "A100" in str(cuda.gpus[0]._device.name) or b"H100" in cuda.get_current_device().name:
+            TPB = 512
+        else:
+            TPB = 256
+
+
+        @cuda.jit
+        def fill(out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = TPB
+    """)
+    cu = translate(path, types=parse_types_option("out=int64[::1]"))
+    assert "out[i] = TPB;" in cu and "TPB = 256;" in cu
+
+
 def test_a_package_with_a_module_of_its_own_name_imports_from_any_working_folder(tmp_path, monkeypatch):
     """A lattice Monte Carlo package `randium_2d_gpu/` holds `randium_2d_gpu.py` (`from . import backend`). Run from
     the project's folder (already on sys.path, behind the package's folder that import_path put first), Python

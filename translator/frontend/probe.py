@@ -237,11 +237,15 @@ def _record_jit(describer: Describer, simulator: bool):
 def _simulator_gaps() -> None:
     """Names numba-cuda's GPU target has and its simulator lacks, which modules import at their top level
     (`from numba.cuda.cudadrv.devicearray import DeviceNDArray`, for isinstance tests and annotations): the
-    simulator's own class stands for it, so the module imports as it does on a GPU."""
-    from numba.cuda.simulator.cudadrv import devicearray
+    simulator's own class stands for it, so the module imports as it does on a GPU. Its device has no name,
+    which modules read to choose settings per GPU (`"A100" in cuda.gpus[0]._device.name`): it gets one that
+    names no GPU, as Numba's does, in bytes."""
+    from numba.cuda.simulator.cudadrv import devicearray, devices
 
     if not hasattr(devicearray, "DeviceNDArray"):
         devicearray.DeviceNDArray = devicearray.FakeCUDAArray
+    if not hasattr(devices.FakeCUDADevice, "name"):
+        devices.FakeCUDADevice.name = b"CUDA simulator (numba2cuda --import-module)"
 
 
 def _looks_like_signature(v) -> bool:
