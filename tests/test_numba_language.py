@@ -642,6 +642,37 @@ def k(p, out):
 
 
 @pytest.mark.needs("g++")
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_a_branch_on_the_arrays_dimension_count_is_decided_as_numba_decides_it(ndim):
+    """A fluid solver's `k_fill` serves 2-D and 3-D arrays: `if arr.ndim == 3: arr[i, j, 0] = v ... else:
+    arr[i, j] = v`. Numba rewrites `arr.ndim` to a constant and prunes the branch it rules out before typing, so
+    the 3-D indexing of a 2-D array is never compiled; here it was "too many indices". A conditional expression
+    is decided alike, and a test whose other operands are pure is decided by its constant part."""
+    src = HEAD + '''
+@cuda.jit
+def k_fill(arr, value):
+    i, j = cuda.grid(2)
+    if 0 <= i < arr.shape[0] and 0 <= j < arr.shape[1]:
+        if arr.ndim == 3:
+            arr[i, j, 0] = value
+            arr[i, j, 1] = value + (arr.shape[2] if arr.ndim > 2 else 0)
+        elif i >= 0 and arr.ndim != 2:
+            arr[i, j, 0] = -1.0
+        else:
+            arr[i, j] = value + (1.0 if not arr.ndim == 2 else arr.shape[1])
+'''
+    shape = (3, 4) if ndim == 2 else (3, 4, 2)
+    types = f"arr=float64[{', '.join([':'] * (ndim - 1))}, ::1], value=float64"
+    module = load_cpu(source=src, options=Options(types=parse_types_option(types)))
+    arr = np.zeros(shape)
+    module.k_fill[(1, 1), (4, 4)](arr, 2.0)
+    if ndim == 2:
+        assert (arr == 6.0).all()
+    else:
+        assert (arr[:, :, 0] == 2.0).all() and (arr[:, :, 1] == 4.0).all()
+
+
+@pytest.mark.needs("g++")
 def test_locals_and_tuples_assigned_in_several_branches_are_declared_before_them():
     """cuSignal's convolutions: `pos = (int32(i + k), int32(j + l))` assigned in loops under if/elif/else, and a
     scalar first assigned in two branches. Both used to be declared inside the first branch only (nvcc:

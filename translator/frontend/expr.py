@@ -12,7 +12,7 @@ from ..ir import typesys as T
 from ..errors import Unsupported
 from .constants import Typed
 from .names import resolve
-from ..ir.facts import is_pure
+from ..ir.facts import decided_test, is_pure
 
 BINOPS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
@@ -243,6 +243,9 @@ class ExprLowerer:
 
     def lower_IfExp(self, node):
         cond = self.expr(node.test)
+        decided = decided_test(cond)
+        if decided is not None:  # as for an if statement: Numba never compiles the other value
+            return self.value(node.body if decided else node.orelse)
         self.conditional += 1
         then, orelse = self.value(node.body), self.value(node.orelse)
         self.conditional -= 1
@@ -259,11 +262,26 @@ class ExprLowerer:
         base = self.value(node.value)
         if isinstance(base, TupleValue):
             return self.tuple_subscript(base, node)
+        if isinstance(base, ir.Load) and base.array.dtype.name in T.RECORD_FIELDS:
+            return self.record_field(base, node)
         if not isinstance(base, ir.ArrayVar):
             raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
         if any(isinstance(el.slice, cst.Slice) for el in node.slice):
             return self.slice_view(base, node)
         return self.index_array(base, self.index_list(node), node)
+
+
+    def record_field(self, record: ir.Load, node):
+        """`states[i]["s0"]` (an Ising model's random bits): a field of a record element, read by name."""
+        fields = T.RECORD_FIELDS[record.array.dtype.name]
+        key = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            else None
+        name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        if name not in fields:
+            raise Unsupported(node, "record field", f"{record.array.dtype} has the fields "
+                              f"{', '.join(repr(f) for f in fields)}", f'read one by name: {self.info.code(node.value)}'
+                              f'["{next(iter(fields))}"]')
+        return ir.Member(record, name)
 
 
 def canonical_call(info, func_node) -> str | None:

@@ -8,7 +8,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
-from ..ir.facts import mark_written
+from ..ir.facts import decided_test, mark_written
 from .assign import AssignLowerer
 from .call import CallLowerer
 from .devcalls import DeviceCallLowerer
@@ -345,6 +345,13 @@ class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCall
     # ------------------------------------------------------------ compound statements
     def stmt_If(self, stmt: cst.If) -> list:
         cond = self.expr(stmt.test)
+        decided = decided_test(cond)
+        if decided is not None:  # Numba prunes the other branch before typing: it may not even type-check
+            if decided:
+                return self.block(stmt.body)
+            if isinstance(stmt.orelse, cst.If):
+                return self.statement(stmt.orelse)
+            return self.block(stmt.orelse.body) if isinstance(stmt.orelse, cst.Else) else []
         held = set(self.unwrapped)
         self.unwrapped |= self.unwrapped_by(stmt.test)  # `if b is not None:` of an Optional b
         body = self.block(stmt.body)

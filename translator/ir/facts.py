@@ -23,6 +23,32 @@ def const_int(e):
     return None
 
 
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+            "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def decided_test(e):
+    """The truth of a test Numba decides before typing, so that the branch it rules out is never compiled: one made
+    of literals and an array's dimension count (`if arr.ndim == 3:` in a kernel for 2-D and 3-D arrays). A module
+    constant (which has a name) is not decided here: its branches are printed, testing it by name. None: undecided."""
+    if isinstance(e, ir.Const):
+        return bool(e.value) if not e.name and isinstance(e.value, (bool, int)) else None
+    if isinstance(e, ir.Unary) and e.op == "not":
+        v = decided_test(e.operand)
+        return None if v is None else not v
+    if isinstance(e, ir.Compare) and e.op in _COMPARE:
+        a, b = (x.value if isinstance(x, ir.Const) and not x.name and isinstance(x.value, (bool, int)) else None
+                for x in (e.left, e.right))
+        return None if a is None or b is None else _COMPARE[e.op](a, b)
+    if isinstance(e, ir.BoolOp):
+        values = [decided_test(v) for v in e.values]
+        if (e.op == "and" and False in values or e.op == "or" and True in values) and all(
+                is_pure(v) for v, known in zip(e.values, values) if known is None):
+            return e.op == "or"  # `x > 0 and a.ndim == 3` is false whatever x is
+        return None if None in values else e.op == "and"
+    return None
+
+
 def mentions(expr, names) -> bool:
     if isinstance(expr, ir.Name):
         return expr.name in names
