@@ -253,6 +253,37 @@ def test_states_must_be_xoroshiro128p_records(random_module):
         translate_source(src)
 
 
+@pytest.mark.needs("g++")
+def test_a_states_fields_are_read_by_name():
+    """An Ising model takes random low bits straight from `rng_states[i]["s0"]`, then advances the state: a record's
+    field read by name, as Numba reads a record. Was: "subscript: only arrays and constant tuples can be indexed".
+    A field the record lacks is a located error naming the fields it has."""
+    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+    from translator.errors import UserError
+
+    src = '''
+import numpy as np
+from numba import cuda
+from numba.cuda import random as ncrand
+
+@cuda.jit("void(xoroshiro128p_type[::1], uint64[::1])")
+def bits(rng_states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        low = rng_states[i]["s0"] & np.uint64(255)
+        ncrand.xoroshiro128p_next(rng_states, i)
+        out[i] = low + (rng_states[i]["s1"] >> np.uint64(60))
+'''
+    states = np.empty(40, dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(states, 7, 0)
+    before, out = states.copy(), np.zeros(40, np.uint64)
+    load_cpu(source=src).bits[2, 32](states, out)
+    expected = (before["s0"] & np.uint64(255)) + (states["s1"] >> np.uint64(60))
+    assert np.array_equal(out, expected) and not np.array_equal(states, before)
+    with pytest.raises(UserError, match="record field: xoroshiro128p_type has the fields 's0', 's1'"):
+        translate_source(src.replace('["s1"]', '["s2"]'))
+
+
 PI_HITS = '''
 @cuda.jit
 def pi_hits(rng_states, iterations, out):

@@ -184,6 +184,9 @@ class Typer:
         return T.BOOL
 
     def t_Member(self, e):
+        fields = T.RECORD_FIELDS.get(getattr(self.type_of(e.value), "name", None))
+        if fields is not None:  # states[i]["s0"]
+            return fields[e.field]
         ts = self._scalars(e, e.value)
         if ts is None:
             return None

@@ -126,7 +126,8 @@ class CPrinter:
         return f"{self.wrap(e.cond, p + 1)} ? {self.wrap(e.then, p + 1)} : {self.wrap(e.orelse, p)}", p
 
     def visit_Member(self, e):
-        return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{'re' if e.field == 'real' else 'im'}", PRECEDENCE["postfix"]
+        field = {"real": "re", "imag": "im"}.get(e.field, e.field)  # a record's fields keep their names
+        return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{field}", PRECEDENCE["postfix"]
 
     def visit_Cast(self, e):
         if e.value.ctype == T.FLOAT16 and e.to != T.FLOAT32:

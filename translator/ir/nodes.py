@@ -131,9 +131,10 @@ class IfExp(Expr):
 
 @dataclass(eq=False)
 class Member(Expr):
-    """z.real / z.imag: a part of a complex number (of a real number: the number itself, or zero)."""
+    """z.real / z.imag: a part of a complex number (of a real number: the number itself, or zero); a record's
+    field (states[i]["s0"]: typesys.RECORD_FIELDS)."""
     value: Expr
-    field: str  # "real" | "imag"
+    field: str  # "real" | "imag" | a record's field
 
 
 @dataclass(eq=False)

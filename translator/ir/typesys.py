@@ -71,6 +71,7 @@ COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 
 # an array element only, passed to the xoroshiro128p_* functions (kind "r": no arithmetic).
 XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
 RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
+RECORD_FIELDS = {XOROSHIRO128P.name: {"s0": UINT64, "s1": UINT64}}  # a record's fields, read as states[i]["s0"]
 
 SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32,
                               FLOAT64, COMPLEX64, COMPLEX128)}

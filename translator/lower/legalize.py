@@ -191,7 +191,7 @@ class Legalizer:
 
     def x_Member(self, e):
         e.value = self.expr(e.value)
-        if e.value.type.is_complex:
+        if e.value.type.is_complex or e.value.type.name in T.RECORD_FIELDS:
             return e
         if e.field == "real":  # x.real of a real number is x; x.imag is a zero of its type
             return e.value
