@@ -1564,3 +1564,33 @@ def test_device_functions_star_imported_and_a_jit_imported_where_its_fallback_ne
     assert "__device__ void dagger(const n2c::complex128 *a," in cu
     assert "dagger(links + k * (links_shape1 * links_shape2), links_shape1, links_shape2," in cu
     assert "int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;" in cu
+
+
+def test_a_device_function_made_only_where_a_gpu_library_imported():
+    """NVTabular: `_inner_product_gpu = numba.cuda.jit(device=True, inline=True)(_inner_product) if cuda else None`,
+    with `cuda` from a compatibility module. A kernel calling the name compiles only where it is the device
+    function (calling None fails), so that is what it names; it was "not a constant numba2cuda can evaluate"."""
+    src = '''
+import numba
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+
+def _inner(a, b):
+    return a * b + 1.0
+
+
+_inner_gpu = numba.cuda.jit(device=True, inline=True)(_inner) if cupy is not None else None
+_other_gpu = None if cupy is None else numba.cuda.jit(device=True)(_inner)
+
+
+@numba.cuda.jit
+def k(x, out):
+    i = numba.cuda.grid(1)
+    if i < x.size:
+        out[i] = _inner_gpu(x[i], 2.0) + _other_gpu(x[i], 3.0)
+'''
+    cu = translate(src, types=parse_types_option("x=float64[::1], out=float64[::1]"))
+    assert re.search(r"out\[i\] = v?_inner_gpu\(x\[i\], 2\.0\) \+ v?_other_gpu\(x\[i\], 3\.0\);", cu), cu

@@ -180,10 +180,15 @@ class Discoverer:
                 bound = small.targets[0].target.value
             if not isinstance(value, cst.BaseExpression):
                 continue
+            made = value
+            if isinstance(value, cst.IfExp) and _is_none(value.orelse) != _is_none(value.body):
+                # `f_gpu = cuda.jit(device=True)(f) if cuda else None`: a kernel calling f_gpu compiles only where
+                # it is the device function (calling None fails), so the name is bound to it
+                made = value.orelse if _is_none(value.body) else value.body
             finder = _CallFinder()
             value.visit(finder)
             for call in finder.calls:
-                self.sites.append((view, call, bound if call is value else None, prefix))
+                self.sites.append((view, call, bound if call is made else None, prefix))
 
     def apply_sites(self, start: int) -> None:
         for site in self.sites[start:]:
@@ -333,3 +338,7 @@ def _blocks(stmt) -> list:
     for case in getattr(stmt, "cases", ()) or ():
         out.append(case.body.body)
     return out
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
