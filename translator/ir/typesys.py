@@ -111,6 +111,8 @@ class TypeStringError(ValueError):
 
 
 _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
+# a misspelling, or a type a library registers with Numba (cudf's string and masked types), which has no C here
+NOT_EXTENSIONS = " (numba2cuda knows Numba's own types, not those a library adds to Numba)"
 
 
 def parse_type(text: str) -> Scalar | Array | Tuple:
@@ -126,14 +128,14 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         if t is None and pointer:  # numba.types.CPointer(uint8): a raw pointer (numba-cuda's ex_cpointer)
             dtype = scalar_by_name(pointer.group(1))
             if dtype is None:
-                raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'")
+                raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'{NOT_EXTENSIONS}")
             return Array(dtype, 1, "P")
         if t is None:
-            raise TypeStringError(f"unknown type '{text}'")
+            raise TypeStringError(f"unknown type '{text}'{NOT_EXTENSIONS}")
         return t
     dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
-        raise TypeStringError(f"unknown element type '{m.group(1)}'")
+        raise TypeStringError(f"unknown element type '{m.group(1)}'{NOT_EXTENSIONS}")
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
     if not all(d in (":", "::1") for d in dims):
         raise TypeStringError(f"array dimensions must be ':' or '::1', got '[{m.group(2)}]'")
