@@ -1594,3 +1594,35 @@ def k(x, out):
 '''
     cu = translate(src, types=parse_types_option("x=float64[::1], out=float64[::1]"))
     assert re.search(r"out\[i\] = v?_inner_gpu\(x\[i\], 2\.0\) \+ v?_other_gpu\(x\[i\], 3\.0\);", cu), cu
+
+
+def test_a_value_a_test_method_computes_is_not_sent_to_the_import_mode():
+    """tvb's tests make a device function inside a test method (`dcf = make_coupling(...)`) and a kernel that calls
+    it. Importing the module never runs the method, yet the hint said to translate with --import-module, which then
+    failed the same way; it now says to make the value at module level."""
+    src = '''
+import unittest
+from numba import cuda
+
+
+def make_coupling(k):
+    @cuda.jit(device=True)
+    def coupling(x):
+        return k * x
+    return coupling
+
+
+class TestSim(unittest.TestCase):
+    def test_kuramoto(self):
+        dcf = make_coupling(2.0)
+
+        @cuda.jit
+        def kernel(x, out):
+            i = cuda.grid(1)
+            if i < x.size:
+                out[i] = dcf(x[i])
+'''
+    text = error(src, kernels=["kernel"], types=parse_types_option("x=float64[::1], out=float64[::1]"))
+    assert "mod.py:21:26: error: call to dcf(): 'dcf' is computed when 'test_kuramoto' runs" in text
+    assert "hint: make 'dcf' at module level (importing the module does not call 'test_kuramoto')" in text
+    assert "--import-module" not in text

@@ -12,6 +12,7 @@ whether running the module would tell (`needs_run`: the import mode's flag is th
 from __future__ import annotations
 
 import importlib
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -373,6 +374,12 @@ def factory_of(reason: str) -> str | None:
     """The enclosing function a nonconstant REASON says the name is a parameter of, else None."""
     prefix = PARAMETER_OF.split("{}")[0]
     return reason[len(prefix):].split("'")[0] if reason.startswith(prefix) else None
+
+
+def computed_in(reason: str) -> str | None:
+    """The enclosing function a nonconstant REASON says computes the name when it runs, else None."""
+    m = re.match(r"is computed when '([^']+)' runs", reason)
+    return m.group(1) if m else None
 
 
 def called_at_import(info: ModuleInfo, function: str) -> bool:

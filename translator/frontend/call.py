@@ -13,7 +13,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
-from .bindings import called_at_import, factory_of
+from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length
 
@@ -123,7 +123,12 @@ class CallLowerer:
             reason = self.info.nonconstant[name]
             factory = factory_of(reason)
             hint = "call a @cuda.jit(device=True) function of this module instead"
-            if self.info.module_info.imported is None and (
+            runner = computed_in(reason)
+            if runner is not None and not called_at_import(self.info, runner):
+                # a test method's or a script's main(): importing the module never makes it
+                hint = (f"make '{name}' at module level (importing the module does not call '{runner}'), or "
+                        + hint)
+            elif self.info.module_info.imported is None and (
                     name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
                 hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "
                         "reads the function it holds), or " + hint)

@@ -8,7 +8,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Poisoned, Reported, Unsupported
-from .bindings import called_at_import, factory_of
+from .bindings import called_at_import, computed_in, factory_of
 from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANTS, ConstArray, DeviceArray,
                         TimeDelta, installed, library_constant)
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
@@ -141,10 +141,13 @@ class NameReadLowerer:
         module_reason = self.info.module_info.nonconstant.get(name)
         where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
         reason = self.info.nonconstant[name]
-        factory = factory_of(reason)
+        factory, runner = factory_of(reason), computed_in(reason)
         if factory is not None and not called_at_import(self.info, factory):
             hint = (f"pass '{name}' as a kernel argument, or make the kernel at module level with constant "
                     f"arguments (k = {factory}(...)) and translate k")
+        elif runner is not None and not called_at_import(self.info, runner):
+            hint = (f"pass '{name}' as a kernel argument, or compute it at module level (importing the module "
+                    f"does not call '{runner}')")
         elif reason.endswith(STOOD_IN):
             hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
         elif name in self.info.per_call and self.fn.enclosing is not None and \
