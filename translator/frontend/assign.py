@@ -434,6 +434,11 @@ class AssignLowerer:
                 raise Unsupported(small.target, "augmented assignment", "only scalar variables and array elements")
             return [ir.Assign(target=ir.Name(small.target.value), value=ir.BinOp(op, cur, self.expr(small.value)))]
         if isinstance(small.target, cst.Subscript):
+            base = small.target.value
+            if isinstance(base, cst.Name) and isinstance(self.value(base), TupleValue):
+                raise Unsupported(small.target, "augmented assignment to a tuple item", f"'{base.value}' is a tuple, "
+                                  "and a tuple's items cannot be assigned (Numba refuses it too)",
+                                  "make a new tuple, or use a cuda.local.array")
             load = self.value(small.target)
             if not isinstance(load, ir.Load):
                 raise Unsupported(small.target, "augmented assignment to a slice", "assign element by element")

@@ -270,7 +270,6 @@ class ExprLowerer:
             return self.slice_view(base, node)
         return self.index_array(base, self.index_list(node), node)
 
-
     def record_field(self, record: ir.Load, node):
         """`states[i]["s0"]` (an Ising model's random bits): a field of a record element, read by name."""
         fields = T.RECORD_FIELDS[record.array.dtype.name]
