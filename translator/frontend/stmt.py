@@ -19,6 +19,7 @@ from .optionals import OptionalLowerer, ends_in_jump
 from .percall import PerCallLowerer
 from .reads import NameReadLowerer
 from .raising import RaiseLowerer
+from .tupleassign import TupleAssignLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
@@ -41,9 +42,9 @@ UNSUPPORTED_STMTS = {
 }
 
 
-class FunctionLowerer(AssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer, ElementLoopLowerer,
-                      ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements, RaiseLowerer,
-                      PerCallLowerer, NameReadLowerer, ExprLowerer):
+class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
+                      ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements,
+                      RaiseLowerer, PerCallLowerer, NameReadLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types

@@ -1,0 +1,161 @@
+"""Tuples in assignments (`a, b = f(...)`, `u[i], v[i] = ...`, tuple variables, a device function's tuple result
+kept in a name) -> KernelIR statements: one local per item.
+
+A mixin of stmt.FunctionLowerer, next to assign.AssignLowerer, which dispatches here.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Poisoned, Unsupported
+from ..ir import nodes as ir
+from ..ir.facts import mentions
+from .assign import is_stable
+from .expr import TupleValue, const_expr
+from .names import dotted
+from .scan import tuple_arity
+
+
+class TupleAssignLowerer:
+    """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, tmp_count,
+    fresh_name, value(), poison(), bind(), assign(), index_array()."""
+
+    def hold_results(self, name, call: ir.DeviceCall, target) -> list:
+        """`ray_dir = matmul(R, P)` of a device function returning a tuple (a ray tracer's vectors): its items,
+        unpacked into locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
+        size = tuple_arity(self.info.functions[call.func_name].node)
+        if size is None or name in self.scope and name not in self.tuple_vars:
+            self.poison([name])
+            raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
+                              f"'{call.func_name}' returns several values" + ("" if size is None else
+                                                                              ", and the name holds another value"),
+                              f"unpack it: a, b = {call.func_name}(...)")
+        if self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars:
+            # the call's results are all computed before any item is written: acc = scale(acc, 2) is safe
+            items = self.tuple_locals(name, size, target)
+        else:
+            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(size)]
+            self.scope[name] = TupleValue([ir.Name(n) for n in items])
+        return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)]
+
+    def assign_tuple_variable(self, name, value, node) -> list:
+        """`pos = (i + k, j + l)` assigned on several branches or in a loop (cuSignal's convolutions): a tuple of
+        numbers Numba keeps in one variable; here one local per item, every assignment writing all of them."""
+        items = value.items
+        if not items or not all(isinstance(v, ir.Expr) for v in items):
+            raise Unsupported(node, f"'{name}' assigned more than once", "a tuple assigned more than once may hold "
+                              "only numbers", "use a new name for each tuple")
+        return self.unpack([cst.Name(n) for n in self.tuple_locals(name, len(items), node)], items)
+
+    def tuple_locals(self, name, size, node) -> list:
+        """The locals a tuple variable's items live in (made at its first assignment)."""
+        locals_ = self.tuple_vars.get(name)
+        if locals_ is None:
+            if name in self.scope:
+                raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
+                                  "use a new name")
+            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(size)]
+            self.scope[name] = TupleValue([ir.Name(n) for n in locals_])
+        elif len(locals_) != size:
+            raise Unsupported(node, f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and now gets "
+                              f"{size} (Numba gives a variable one type)", "use a new name")
+        return locals_
+
+    def bind_tuple(self, name, value, node) -> list:
+        """`ind = (i * n + j, k)` (an index kept for later, PyLops' Kirchhoff): a tuple holds the values it was
+        made of, so each item that could change is copied into a local of its own where the tuple is made."""
+        out: list = []
+
+        def hold(tup, prefix):
+            items = []
+            for k, item in enumerate(tup.items):
+                if is_stable(item):
+                    items.append(item)
+                elif isinstance(item, TupleValue):
+                    items.append(hold(item, f"{prefix}_{k}"))
+                elif isinstance(item, ir.Expr):
+                    local = self.fresh_name(f"{prefix}_{k}")
+                    out.append(ir.Assign(target=ir.Name(local), value=item))
+                    items.append(ir.Name(local))
+                else:
+                    raise Unsupported(node, "tuple variable", "must be unpacked where it is made: it holds a "
+                                      "value that is not a number, an array or a tuple", "write a, b = ... instead")
+            return TupleValue(items)
+
+        self.scope[name] = hold(value, name)
+        return out
+
+    def assign_tuple(self, target, value_node) -> list:
+        if any(isinstance(el.value, cst.Subscript) for el in target.elements) and all(
+                isinstance(el.value, (cst.Name, cst.Subscript)) for el in target.elements):
+            return self.assign_through_temps(target, value_node)
+        names = []
+        for el in target.elements:
+            if not isinstance(el.value, cst.Name):
+                raise Unsupported(el.value, "tuple target", "only names can be unpacked into", "a, b = ...")
+            names.append(el.value)
+        if isinstance(value_node, (cst.Tuple, cst.List)):
+            values = [self.value(el.value) for el in value_node.elements]
+        else:
+            v = self.value(value_node)
+            if isinstance(v, ir.DeviceCall) and isinstance(v.returned_array, TupleValue):
+                # `afp, bfp = freeprecess(afp, bfp, ...)`: the arrays it was given, each kept where it was
+                call = [ir.ExprStmt(value=v)]
+                arrays = v.returned_array.items
+                if len(arrays) != len(names):
+                    raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(arrays)} values")
+                return call + [s for n, arr in zip(names, arrays) if self.scope.get(n.value) is not arr
+                               for s in self.bind(n.value, arr, target)]
+            if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
+                if any(n.value in self.scope for n in names):
+                    raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
+                return [ir.TupleCall(targets=[ir.Name(n.value) for n in names], call=v)]
+            if isinstance(v, ir.ArrayVar):
+                # Numba unpacks an array by iterating it (a length other than len(names) raises there): its
+                # first elements, or rows of a 2-D array
+                values = [self.index_array(v, [const_expr(k, value_node)], value_node) for k in range(len(names))]
+            elif not isinstance(v, TupleValue):
+                raise Unsupported(value_node, "tuple unpacking", "the right side is not a tuple or an array")
+            else:
+                values = v.items
+        if len(values) != len(names):
+            raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(values)} values")
+        return self.unpack(names, values)
+
+    def assign_through_temps(self, target, value_node) -> list:
+        """`u[i], v[i] = f(...)`, `x[i], n = ...`: as Python does it, the whole right side first (into fresh
+        locals), then each target from left to right, its index read then."""
+        def temp(el):
+            named = el.value.value if isinstance(el.value, cst.Subscript) else el.value
+            return cst.Name(self.fresh_name(f"{dotted(named) or 'item'}_new".replace(".", "_"), 1))
+
+        temps = [temp(el) for el in target.elements]
+        out = self.assign_tuple(cst.Tuple([cst.Element(t) for t in temps]), value_node)
+        for el, temp in zip(target.elements, temps):
+            out.extend(self.assign(el.value, temp, None))
+        return out
+
+    def unpack(self, names, values) -> list:
+        out, pending = [], []
+        targets = {n.value for n in names}
+        needs_temps = len(names) > 1 and any(
+            isinstance(v, ir.Expr) and mentions(v, targets) for v in values)
+        for n, v in zip(names, values):
+            if isinstance(self.scope.get(n.value), Poisoned):
+                continue
+            if not isinstance(v, ir.Expr):
+                out.extend(self.bind(n.value, v, n))
+            elif needs_temps:
+                tmp = self.new_temp()
+                out.append(ir.Assign(target=ir.Name(tmp), value=v))
+                pending.append(ir.Assign(target=ir.Name(n.value), value=ir.Name(tmp)))
+            else:
+                out.append(ir.Assign(target=ir.Name(n.value), value=v))
+        return out + pending
+
+    def new_temp(self) -> str:
+        name = f"tmp.{self.tmp_count}"  # no Python name can be it; lower/names.py spells it tmpN_ in C
+        self.tmp_count += 1
+        self.scalar_names.add(name)
+        return name
