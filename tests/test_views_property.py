@@ -63,14 +63,15 @@ def weigh(v: np.ndarray) -> float:
 
 @st.composite
 def subscripts(draw):
-    """A subscript of SHAPE with at least one slice: integers, step-1 slices (bounds may pass the extent), `:`."""
+    """A subscript of SHAPE with at least one slice: integers (negative too), step-1 slices (bounds may pass the
+    extent), `:`."""
     n = draw(st.integers(1, 3))
     items = []
     for d in range(n):
         extent = SHAPE[d]
         kind = draw(st.sampled_from(["int", "slice", "full"]))
         if kind == "int":
-            items.append(str(draw(st.integers(0, extent - 1))))
+            items.append(str(draw(st.integers(-extent, extent - 1))))  # a[:, -1] wraps, as in Python
         elif kind == "full":
             items.append(":")
         else:

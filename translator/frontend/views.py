@@ -121,9 +121,8 @@ class ArrayViewLowerer:
                 step = stride if step is None else ir.BinOp("*", step, stride)
             if isinstance(el.slice, cst.Index):
                 start, length = self.expr(el.slice.value), None
-                if isinstance(start, ir.Const) and start.value < 0:
-                    raise Unsupported(node, "negative index in a window", "a window's integer index is not wrapped "
-                                      "around here", "write the index as n - k")
+                if not (isinstance(start, ir.Const) and isinstance(start.value, int) and start.value >= 0):
+                    start = ir.Call(intrinsics.WRAP_INDEX, [start, self.shape_of(base, d)])  # a[:, -1]: the last
             else:
                 start, length = self.slice_bounds(el.slice, self.shape_of(base, d), node)
             if offset is not None and d:
