@@ -1468,6 +1468,36 @@ def test_a_numpy_value_numpy_itself_refuses_is_unknown_not_a_crash():
     assert "closure variable 'windows'" in error(src, kernels=["uses"])
 
 
+def test_a_conversion_python_refuses_in_a_host_function_is_unknown_not_a_crash():
+    """An image classifier's `Compute()` makes `np.array(img_dim, dtype=np.int16)` of a module-level `img_dim = None`
+    that the program sets before it runs; converting None to int16 raised TypeError in the constant evaluator, an
+    internal error (exit 70) for every kernel of the file. A local array sized by it stays an accurate error."""
+    src = """
+        import numpy as np
+        from numba import cuda
+
+        img_dim = None
+
+        @cuda.jit("void(float64[::1])")
+        def classify(out):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = i
+
+        def compute():
+            dims = np.array(img_dim, dtype=np.int16)
+
+            @cuda.jit("void(float64[::1])")
+            def sized(out):
+                buf = cuda.local.array(dims[0], np.float64)
+                buf[0] = 1.0
+                out[0] = buf[0]
+            return sized
+    """
+    assert "void classify(" in translate(src, kernels=["classify"])
+    assert "closure variable 'dims'" in error(src, kernels=["compute.sized"])
+
+
 def test_a_setting_only_the_scripts_block_binds_is_what_the_kernel_sees():
     """A Mandelbrot assignment sets `blockdim = (32, 8)` under `if __name__ == "__main__":` and its kernel reads
     it: it runs only as a script (imported, the name does not exist), so Numba sees the block's value. The

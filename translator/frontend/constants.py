@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 from .names import dotted, resolve, scalar_type_of_name
 from .scan import find_nodes
 from .values import (ARRAY_METHODS, BINOPS, CONSTANT_MEMORY_BYTES, MAX_CONST_ELEMENTS, NP_MAKERS, NP_SCALAR_FUNCTIONS,
-                     ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
+                     NUMPY_REFUSALS, ConstArray, ConstEvalError, DeviceArray, TimeDelta, Typed, array_op, dtype_of, from_numpy_value, numpy_call,
                      numpy_method)
 
 __all__ = ["CONSTANT_MEMORY_BYTES", "CONFIG_CONSTANTS", "MATH_CONSTANTS", "reads_argv", "ConstArray", "ConstEvalError", "DeviceArray",
@@ -63,7 +63,15 @@ MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "m
 
 
 def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
-    """Evaluate a module-level constant expression without executing anything."""
+    """Evaluate a module-level constant expression without executing anything. A value Python or NumPy refuses to
+    compute (`np.array(dims, dtype=np.int16)` of a `dims = None` set only when the program runs) is no constant."""
+    try:
+        return _evaluate(info, node, local_consts)
+    except NUMPY_REFUSALS as exc:
+        raise ConstEvalError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+def _evaluate(info: ModuleInfo, node, local_consts: dict | None = None):
     scope = dict(info.constants)
     if local_consts:
         scope.update(local_consts)
