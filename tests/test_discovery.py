@@ -1656,3 +1656,22 @@ class TestSim(unittest.TestCase):
     assert "mod.py:21:26: error: call to dcf(): 'dcf' is computed when 'test_kuramoto' runs" in text
     assert "hint: make 'dcf' at module level (importing the module does not call 'test_kuramoto')" in text
     assert "--import-module" not in text
+
+
+def test_a_signature_may_spell_arrays_by_numbas_array_constructor():
+    """An HPC course writes `@cuda.jit("void(Array(float64, 2, 'C'), Array(float64, 1, 'C'), int32)")`: Numba's own
+    array type by its constructor. The message called it a type a library adds to Numba, and its hint could not
+    help. 'A' is any layout; a Fortran-ordered array is an error naming the layouts translated."""
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(Array(float64, 2, 'C'), Array(float32, 1, 'A'), int32, types.Array(float64, 2, 'C'))")
+def k(a, b, n, out):
+    i, j = cuda.grid(2)
+    if i < n and j < a.shape[1]:
+        out[i, j] = a[i, j] * b[j]
+'''
+    cu = translate(src)
+    assert "__global__ void k(const double *a, int64_t a_shape1, const float *b, int n, double *out," in cu
+    text = error(src.replace("Array(float64, 2, 'C'), Array(float32", "Array(float64, 2, 'F'), Array(float32"))
+    assert "signature: Array(float64, 2, 'F'): only C-contiguous ('C') or any-layout ('A') arrays" in text

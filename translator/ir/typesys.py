@@ -124,6 +124,9 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         t = scalar_by_name(text)
         if t is None and re.match(r"^(Uni)?Tuple\s*\(", text):
             return parse_tuple_type(text)
+        array = _ARRAY_CALL_RE.match(text)
+        if t is None and array:  # Array(float64, 2, 'C'): Numba's array type by its constructor
+            return _array_call(*array.groups())
         pointer = re.match(r"^CPointer\s*\(\s*(\w+)\s*\)$", text)
         if t is None and pointer:  # numba.types.CPointer(uint8): a raw pointer (numba-cuda's ex_cpointer)
             dtype = scalar_by_name(pointer.group(1))
@@ -143,6 +146,19 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported")
     layout = "C" if dims[-1] == "::1" else "A"
     return Array(dtype, len(dims), layout)
+
+
+_ARRAY_CALL_RE = re.compile(r"""^(?:\w+\.)*Array\s*\(\s*(\w+)\s*,\s*(\d+)\s*,\s*['"](\w+)['"]\s*\)$""")
+
+
+def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
+    dtype = scalar_by_name(dtype_name) or RECORDS.get(dtype_name)
+    if dtype is None:
+        raise TypeStringError(f"unknown element type '{dtype_name}'{NOT_EXTENSIONS}")
+    if layout not in ("C", "A") or int(ndim) < 1:
+        raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): only C-contiguous ('C') or any-layout ('A') "
+                              "arrays of one or more dimensions are supported")
+    return Array(dtype, int(ndim), layout)
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
