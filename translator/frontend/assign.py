@@ -13,7 +13,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import returns_tuple
+from .scan import returns_tuple, tuple_arity
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -101,7 +101,8 @@ class AssignLowerer:
             if self.scope.get(name) is value.returned_array:
                 return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
-        if isinstance(value, ir.DeviceCall) and returns_tuple(self.info.functions[value.func_name].node):
+        if isinstance(value, ir.DeviceCall) and (returns_tuple(self.info.functions[value.func_name].node) or tuple_arity(
+                self.info.functions[value.func_name].node, self.info.functions) is not None):
             return self.hold_results(name, value, target)
         if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
                 self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):

@@ -28,12 +28,29 @@ def returns_tuple(fn: cst.FunctionDef) -> bool:
     return bool(find_nodes(fn, lambda n: isinstance(n, cst.Return) and isinstance(n.value, cst.Tuple), first=True))
 
 
-def tuple_arity(fn: cst.FunctionDef) -> "int | None":
-    """How many values FN returns where every return writes a tuple of the same length and none of its items is
-    written as a tuple itself; None otherwise."""
-    returns = find_nodes(fn, lambda n: isinstance(n, cst.Return))
-    sizes = {len(r.value.elements) if isinstance(r.value, cst.Tuple) and not any(
-        isinstance(el.value, cst.Tuple) for el in r.value.elements) else None for r in returns}
+def tuple_arity(fn: cst.FunctionDef, functions=None, depth: int = 0) -> "int | None":
+    """How many values FN returns where every return gives a tuple of the same length, none of its items written as
+    a tuple itself: a tuple written there, a local every binding of which is such a tuple (`t = (x, y); return t`),
+    or what a device function of FUNCTIONS (name -> its FunctionInfo) returns (`return normalize(d)`, or through a
+    local). None otherwise."""
+    if depth > 8:  # device functions cannot recurse; a cycle here is a program Numba rejects
+        return None
+
+    def size(value, seen=()):
+        if isinstance(value, cst.Tuple):
+            return None if any(isinstance(el.value, cst.Tuple) for el in value.elements) else len(value.elements)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and functions \
+                and value.func.value in functions:
+            return tuple_arity(functions[value.func.value].node, functions, depth + 1)
+        if isinstance(value, cst.Name) and value.value not in seen:
+            bound = [small.value for small in find_nodes(fn, lambda n: isinstance(n, cst.Assign))
+                     if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                     and small.targets[0].target.value == value.value]
+            sizes = {size(v, seen + (value.value,)) for v in bound}
+            return sizes.pop() if len(sizes) == 1 else None
+        return None
+
+    sizes = {size(r.value) for r in find_nodes(fn, lambda n: isinstance(n, cst.Return))}
     return sizes.pop() if len(sizes) == 1 else None
 
 

@@ -25,7 +25,7 @@ from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import dotted, resolve, scalar_type_of_name
 from .scan import (assignment_counts, bound_names, returned_params, returns_optional, self_rebindings,
-                   straight_line_names)
+                   straight_line_names, tuple_arity)
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -331,6 +331,20 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
             return [ir.Return()]
         if isinstance(small.value, cst.Tuple):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
+        callee = small.value.func.value if isinstance(small.value, cst.Call) and isinstance(
+            small.value.func, cst.Name) and small.value.func.value in self.info.functions else None
+        if callee is not None and tuple_arity(self.info.functions[callee].node, self.info.functions) is not None:
+            # `return normalize(v)`: C returns each function's own result struct, so the items pass one by one
+            call = self.value(small.value)
+            if isinstance(call, ir.DeviceCall):
+                items = [self.fresh_name(f"{callee}_{k}", 1) for k in range(tuple_arity(
+                    self.info.functions[callee].node, self.info.functions))]
+                return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call),
+                        ir.Return(values=[ir.Name(n) for n in items])]
+            return [ir.Return(values=[call if isinstance(call, ir.Expr) else self.expr(small.value)])]
+        held = self.value(small.value) if isinstance(small.value, cst.Name) else None
+        if isinstance(held, TupleValue) and all(isinstance(v, ir.Expr) for v in held.items):
+            return [ir.Return(values=list(held.items))]  # `t = (x, y); return t`: the values it holds
         return [ir.Return(values=[self.expr(small.value)])]
 
     def annotated_assignment(self, small: cst.AnnAssign) -> list:

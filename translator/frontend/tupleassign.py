@@ -24,7 +24,7 @@ class TupleAssignLowerer:
     def hold_results(self, name, call: ir.DeviceCall, target) -> list:
         """`ray_dir = matmul(R, P)` of a device function returning a tuple (a ray tracer's vectors): its items,
         unpacked into locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
-        size = tuple_arity(self.info.functions[call.func_name].node)
+        size = tuple_arity(self.info.functions[call.func_name].node, self.info.functions)
         if size is None or name in self.scope and name not in self.tuple_vars:
             self.poison([name])
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
