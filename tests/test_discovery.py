@@ -1675,3 +1675,22 @@ def k(a, b, n, out):
     assert "__global__ void k(const double *a, int64_t a_shape1, const float *b, int n, double *out," in cu
     text = error(src.replace("Array(float64, 2, 'C'), Array(float32", "Array(float64, 2, 'F'), Array(float32"))
     assert "signature: Array(float64, 2, 'F'): only C-contiguous ('C') or any-layout ('A') arrays" in text
+
+
+def test_cupys_constants_are_numpys_where_cupy_is_not_installed():
+    """A volume renderer compares with `cp.nan` and starts from `cp.inf`; CuPy is not installed where numba2cuda
+    runs (nor needed: its constants are NumPy's), and the import's stand-in made them unknown."""
+    src = '''
+import cupy as cp
+from numba import cuda
+
+@cuda.jit("void(float64[::1])")
+def k(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        depth = cp.inf
+        if out[i] < depth:
+            out[i] = cp.pi + cp.e
+'''
+    cu = translate(src)
+    assert "double depth = (double)INFINITY;" in cu and "out[i] = 3.141592653589793 + 2.718281828459045;" in cu

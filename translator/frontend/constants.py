@@ -59,7 +59,9 @@ _BUILTINS = {"len", "min", "max", "abs", "round", "bool", "sum", "divmod"}
 MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
                   "math.nan": math.nan, "np.pi": math.pi, "np.e": math.e, "np.inf": math.inf, "np.nan": math.nan,
                   "cmath.pi": math.pi, "cmath.e": math.e, "cmath.tau": math.tau, "cmath.inf": math.inf,
-                  "cmath.nan": math.nan, "cmath.infj": complex(0, math.inf), "cmath.nanj": complex(0, math.nan)}
+                  "cmath.nan": math.nan, "cmath.infj": complex(0, math.inf), "cmath.nanj": complex(0, math.nan),
+                  # CuPy's are NumPy's, so a kernel may read them where CuPy is not installed
+                  "cupy.pi": math.pi, "cupy.e": math.e, "cupy.inf": math.inf, "cupy.nan": math.nan}
 
 
 def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):
