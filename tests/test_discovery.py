@@ -1694,3 +1694,26 @@ def k(out):
 '''
     cu = translate(src)
     assert "double depth = (double)INFINITY;" in cu and "out[i] = 3.141592653589793 + 2.718281828459045;" in cu
+
+
+def test_a_factorys_device_function_parameter_hints_at_making_the_kernel_at_module_level():
+    """A volume renderer's `kernel_constructor_render_geometry(sdf, ...)` is called only inside a render function:
+    the hint said --import-module would read 'sdf', but importing the module never calls the factory."""
+    src = '''
+from numba import cuda
+
+def constructor(sdf):
+    @cuda.jit("void(float64[::1])")
+    def render(out):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = sdf(out[i])
+    return render
+
+def render_scene(sphere, out):
+    kernel = constructor(sphere)
+    kernel[1, 32](out)
+'''
+    text = error(src, kernels=["constructor.render"])
+    assert "call to sdf(): 'sdf' is a parameter of 'constructor', known only when it is called" in text
+    assert "hint: make the kernel at module level (k = constructor(f, ...) with a device function f)" in text

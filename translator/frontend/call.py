@@ -124,7 +124,11 @@ class CallLowerer:
             factory = factory_of(reason)
             hint = "call a @cuda.jit(device=True) function of this module instead"
             runner = computed_in(reason)
-            if runner is not None and not called_at_import(self.info, runner):
+            if factory is not None and not called_at_import(self.info, factory):
+                # a factory's parameter: only a call with a device function gives it, which importing never makes
+                hint = (f"make the kernel at module level (k = {factory}(f, ...) with a device function f) and "
+                        "translate k with --import-module, or " + hint)
+            elif runner is not None and not called_at_import(self.info, runner):
                 # a test method's or a script's main(): importing the module never makes it
                 hint = (f"make '{name}' at module level (importing the module does not call '{runner}'), or "
                         + hint)
