@@ -300,7 +300,7 @@ REAL_WORLD = [
      "(int64_t)hits * 1000000000", 1, "hits * 1000000000"),
     ("real_world_constructs_3.py", {"bloch", "neighbours", "shifted", "slip"}, "shifted",
      "out[i_] = x[i_] * i_;", 1, "out[i] = x[i] * i;"),
-    ("real_world_constructs_4.py", {"columns", "pixels", "rays"}, "pixels",
+    ("real_world_constructs_4.py", {"camera", "columns", "pixels", "rays"}, "pixels",
      "col[x * m_shape1] = col[x * m_shape1] * 2.0 + x;", 1, "col[x] = col[x] * 2.0 + x;"),
 ]
 
