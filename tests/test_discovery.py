@@ -1717,3 +1717,27 @@ def render_scene(sphere, out):
     text = error(src, kernels=["constructor.render"])
     assert "call to sdf(): 'sdf' is a parameter of 'constructor', known only when it is called" in text
     assert "hint: make the kernel at module level (k = constructor(f, ...) with a device function f)" in text
+
+
+def test_a_class_of_the_module_called_in_a_kernel_is_named_as_an_extension_type():
+    """numba-cuda's Interval example types a Python class for kernels with numba.extending; the message said only
+    'is not supported in kernels', with a hint about device functions, which the class is not."""
+    src = '''
+from numba import cuda
+
+
+class Interval(object):
+    def __init__(self, lo, hi):
+        self.lo = lo
+        self.hi = hi
+
+
+@cuda.jit("void(float64[::1])")
+def k(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = Interval(1.0, 2.0).hi
+'''
+    text = error(src)
+    assert "call to Interval(): 'Interval' is a class of this module; a type a module registers with Numba's " \
+           "extension API (numba.extending) is not translated" in text

@@ -141,6 +141,13 @@ class CallLowerer:
             return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "
                                "it with the functions README 'Supported kernel language' lists")
+        if name is not None and any(isinstance(stmt, cst.ClassDef) and stmt.name.value == name
+                                    for stmt in self.info.module_info.module.body):
+            # the numba-cuda docs' Interval: a Python class Numba learns to type through numba.extending
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a class of this module; a type a "
+                               "module registers with Numba's extension API (numba.extending) is not translated",
+                               "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
+                               "(--backend auto)")
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
