@@ -333,12 +333,12 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
         callee = small.value.func.value if isinstance(small.value, cst.Call) and isinstance(
             small.value.func, cst.Name) and small.value.func.value in self.info.functions else None
-        if callee is not None and tuple_arity(self.info.functions[callee].node, self.info.functions) is not None:
+        arity = tuple_arity(self.info.functions[callee].node, self.info.functions) if callee else None
+        if arity is not None:
             # `return normalize(v)`: C returns each function's own result struct, so the items pass one by one
             call = self.value(small.value)
             if isinstance(call, ir.DeviceCall):
-                items = [self.fresh_name(f"{callee}_{k}", 1) for k in range(tuple_arity(
-                    self.info.functions[callee].node, self.info.functions))]
+                items = [self.fresh_name(f"{callee}_{k}", 1) for k in range(arity)]
                 return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call),
                         ir.Return(values=[ir.Name(n) for n in items])]
             return [ir.Return(values=[call if isinstance(call, ir.Expr) else self.expr(small.value)])]
