@@ -17,7 +17,7 @@ from ..errors import UserError
 from ..lower.names import entry_name, name_program
 from ..ir import typesys as T
 from ..analysis.specialize import value_rules
-from .codegen import c_type
+from .cexpr import c_type
 from .render import environment, is_cooperative, python_signature, rule_refusal
 
 AT_TYPES = {

@@ -13,7 +13,8 @@ import jinja2
 from ..version import __version__
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .codegen import CPrinter, c_literal, c_type, pitch_name, shape_name
+from .cexpr import c_literal, c_type, pitch_name, shape_name
+from .codegen import CPrinter
 from ..ir.cnames import NameTable
 from ..lower.names import name_function, name_program, renamed
 from ..lower.declarations import defines

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..ir import nodes as ir
-from ..emit.codegen import c_literal, c_type
+from ..emit.cexpr import c_literal, c_type
 from ..errors import Diagnostic, Unsupported
 from ..frontend.module import FunctionInfo, ModuleInfo, reparse
 from ..frontend.assign import ARRAY_MAKERS
