@@ -38,7 +38,7 @@ SUBPROCESS_FIXTURES = [
     "kernel_without_types.py",
     "unknown_jit_option.py",
     "two_kernels_two_problems.py",
-    "tuple_variable_reassigned_a_number.py",
+    "tuple_variable_reassigned_a_number_on_one_branch.py",
 ]
 
 EXPECT_RE = re.compile(r"^#\s*expect:\s*(\d+):(\d+):\s?(.*)$")

@@ -685,6 +685,71 @@ def test_a_device_function_may_return_a_tuple_it_holds_in_a_name():
 
 
 @pytest.mark.needs("g++")
+def test_a_name_that_holds_a_number_in_one_branch_and_a_tuple_in_another():
+    """A swarm simulation's `accelerator`: in a loop, `acc = clusters(...)` (a number) under one branch and
+    `acc = boids(...)` (a 3-tuple) under its `elif`, each used only there. Numba's SSA gives each binding its own type
+    where they never meet; the message said "'acc' reassigned: it holds a tuple of 3 and now gets a number". Where
+    the bindings do meet (read after the branches), it stays an error, as Numba's unification refuses it; in one
+    block, a number after a tuple is a binding of its own (numba.cuda.compile_ptx accepts both, checked here)."""
+    src = HEAD + '''
+@cuda.jit(device=True)
+def clusters(d):
+    return 2.0 * d
+
+@cuda.jit(device=True)
+def boids(d, x):
+    return (d, x, d * x)
+
+@cuda.jit("void(float64[::1], int64[::1], float64[:, ::1])")
+def accelerator(x, kind, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        for j in range(3):
+            if kind[i] == 0:
+                acc = clusters(x[i] + j)
+                out[i, 0] += acc
+            elif kind[i] == 1:
+                acc = boids(x[i], j)
+                out[i, 0] += acc[0] + acc[2]
+            else:
+                acc = (1.0, 2.0)
+                out[i, 1] += acc[1]
+            if j == 2:
+                acc = clusters(1.0)
+                out[i, 1] += acc
+'''
+    module = load_cpu(source=src)
+    x, kind, out = np.array([0.5, 1.5, 2.5]), np.array([0, 1, 2]), np.zeros((3, 2))
+    module.accelerator[1, 4](x, kind, out)
+    assert out[0].tolist() == [2 * 0.5 + 2 * 1.5 + 2 * 2.5, 2.0]
+    assert out[1].tolist() == [sum(1.5 + 1.5 * j for j in range(3)), 2.0]
+    assert out[2].tolist() == [0.0, 3 * 2.0 + 2.0]
+    from translator.errors import UserError
+    with pytest.raises(UserError, match="'acc' reassigned: it held a tuple of 3 and now gets 2"):
+        translate_source(src.replace("                out[i, 1] += acc\n", "                out[i, 1] += acc\n"
+                                     "            out[i, 0] += acc\n"))
+    # in one block, a tuple result then a number (`r = minmax(a, b)`, `r = 0.0`, `out[i] = r`): Numba compiles it
+    straight = load_cpu(source=HEAD + '''
+@cuda.jit(device=True)
+def minmax(a, b):
+    if a < b:
+        return a, b
+    return b, a
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def spread(x, out):
+    i = cuda.grid(1)
+    if i + 1 < x.shape[0]:
+        r = minmax(x[i], x[i + 1])
+        r = 0.5 + r[0]
+        out[i] = r
+''')
+    x, out = np.array([3.0, 1.0, 2.0], np.float32), np.zeros(3, np.float32)
+    straight.spread[1, 4](x, out)
+    assert out.tolist() == [1.5, 1.5, 0.0]
+
+
+@pytest.mark.needs("g++")
 def test_locals_and_tuples_assigned_in_several_branches_are_declared_before_them():
     """cuSignal's convolutions: `pos = (int32(i + k), int32(j + l))` assigned in loops under if/elif/else, and a
     scalar first assigned in two branches. Both used to be declared inside the first branch only (nvcc:

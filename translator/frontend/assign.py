@@ -109,6 +109,9 @@ class AssignLowerer:
             return self.bind_alias(name, value, target)
         if isinstance(value, ir.Expr):
             held = self.scope.get(name)
+            if isinstance(held, TupleValue) and name in self.block_local:
+                del self.scope[name]  # the tuple's block has ended: Numba's SSA gives this binding its own type
+                held = None
             if isinstance(held, TupleValue):
                 raise Unsupported(target, f"'{name}' reassigned", f"it holds a tuple of {len(held.items)} and now "
                                   "gets a number (Numba gives a variable one type)", "use a new name")
@@ -123,6 +126,13 @@ class AssignLowerer:
 
     def bind(self, name, value, node) -> list:
         """Give a translation-time object (array, view, dim3, tuple) a name."""
+        if isinstance(value, TupleValue) and name in self.block_local and name not in self.tuple_vars and \
+                isinstance(self.scope.get(name, value), TupleValue):
+            # a binding whose value never leaves its block: the values it is made of, whatever the name held
+            if all(is_stable(v) for v in value.items):
+                self.scope[name] = value
+                return []
+            return self.bind_tuple(name, value, node)
         if isinstance(value, TupleValue) and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
             return self.assign_tuple_variable(name, value, node)
         c_name = self.binding_name(name, node, "names of arrays, views and tuples must be assigned exactly once")

@@ -275,3 +275,73 @@ def self_rebindings(fn: cst.FunctionDef, returned_positions) -> dict:
                     and args[k].value == name.value:
                 out[name.value] = out.get(name.value, 0) + 1
     return out
+
+
+def block_local_names(fn: cst.FunctionDef) -> set:
+    """Names every read of which follows a binding of the name among the earlier statements of the read's own block,
+    with no binding in a nested block between (`acc = clusters(...)`, then `-acc * dx` in one branch; `acc =
+    boids(...)`, then `acc[0]` in another): no binding's value outlives its block, so one binding may hold a number
+    and another a tuple, as Numba's SSA lets them where they never meet."""
+    bound_somewhere, uncovered = set(), set()
+
+    class Reads(NameReads):
+        def __init__(self):
+            self.names = []
+
+        def visit_Name(self, node):
+            self.names.append(node.value)
+
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+    def read(node, bound):
+        r = Reads()
+        node.visit(r)
+        uncovered.update(n for n in r.names if n not in bound)
+
+    def walk(statements, bound) -> set:
+        """Reads checked against BOUND (the names this block bound so far); returns every name bound inside."""
+        inside = set()
+        for stmt in statements:
+            nested = set()
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        read(small.value, bound)
+                        for t in small.targets:
+                            if not isinstance(t.target, (cst.Name, cst.Tuple, cst.List)):
+                                read(t.target, bound)
+                    elif not isinstance(small, (cst.Import, cst.ImportFrom)):
+                        read(small, bound)
+                    names = set(bound_names(small))
+                    bound |= names
+                    inside |= names
+            elif isinstance(stmt, cst.If):
+                read(stmt.test, bound)
+                nested |= walk(stmt.body.body, set())
+                if isinstance(stmt.orelse, cst.If):
+                    nested |= walk([stmt.orelse], set(bound))  # elif: its test is read where the if is
+                elif isinstance(stmt.orelse, cst.Else):
+                    nested |= walk(stmt.orelse.body.body, set())
+            elif isinstance(stmt, (cst.For, cst.While)):
+                read(stmt.iter if isinstance(stmt, cst.For) else stmt.test, bound)
+                targets = set()
+                if isinstance(stmt, cst.For):
+                    targets = set(bound_names(cst.Assign(targets=[cst.AssignTarget(stmt.target)], value=stmt.iter)))
+                nested |= targets | walk(stmt.body.body, set(targets))
+                if stmt.orelse is not None:
+                    nested |= walk(stmt.orelse.body.body, set())
+            elif isinstance(stmt, cst.FunctionDef):
+                bound.add(stmt.name.value)
+            else:  # with, try, match: read as a whole
+                read(stmt, bound)
+            bound -= nested  # a value bound in a nested block may reach what follows: read it only after a rebinding
+            inside |= nested
+        return inside
+
+    if isinstance(fn.body, cst.IndentedBlock):
+        bound_somewhere = walk(fn.body.body, {p.name.value for p in fn.params.params})
+    return bound_somewhere - uncovered

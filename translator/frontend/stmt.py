@@ -24,8 +24,8 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import dotted, resolve, scalar_type_of_name
-from .scan import (assignment_counts, bound_names, returned_params, returns_optional, self_rebindings,
-                   straight_line_names, tuple_arity)
+from .scan import (assignment_counts, block_local_names, bound_names, returned_params, returns_optional,
+                   self_rebindings, straight_line_names, tuple_arity)
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -52,6 +52,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         for name, count in self_rebindings(fn_info.node, self.returned_positions).items():
             self.assign_counts[name] -= count  # `M = vmuls(M, s)` binds M to the array it holds
         self.straight = straight_line_names(fn_info.node, self.assign_counts)  # name -> the block rebinding it
+        self.block_local = block_local_names(fn_info.node)  # names no binding's value outlives its block
         self.optional_result = fn_info.is_device and returns_optional(fn_info.node)  # returns None on some paths
         self.returned_params = returned_params(fn_info.node)  # the parameters every `return X` gives back, if any
         self.blocks: list = []  # the blocks being lowered, innermost last

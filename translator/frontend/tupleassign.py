@@ -18,13 +18,19 @@ from .scan import tuple_arity
 
 
 class TupleAssignLowerer:
-    """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, tmp_count,
-    fresh_name, value(), poison(), bind(), assign(), index_array()."""
+    """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, block_local,
+    tmp_count, fresh_name, value(), poison(), bind(), assign(), index_array()."""
 
     def hold_results(self, name, call: ir.DeviceCall, target) -> list:
         """`ray_dir = matmul(R, P)` of a device function returning a tuple (a ray tracer's vectors): its items,
         unpacked into locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
         size = tuple_arity(self.info.functions[call.func_name].node, self.info.functions)
+        if size is not None and name in self.block_local and isinstance(self.scope.get(name, TupleValue([])),
+                                                                         TupleValue):
+            # a binding whose value never leaves its block (Game of Flies' `acc`): a tuple of its own
+            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(size)]
+            self.scope[name] = TupleValue([ir.Name(n) for n in items])
+            return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)]
         if size is None or name in self.scope and name not in self.tuple_vars:
             self.poison([name])
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
@@ -56,10 +62,10 @@ class TupleAssignLowerer:
                 raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
                                   "use a new name")
             locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(size)]
-            self.scope[name] = TupleValue([ir.Name(n) for n in locals_])
         elif len(locals_) != size:
             raise Unsupported(node, f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and now gets "
                               f"{size} (Numba gives a variable one type)", "use a new name")
+        self.scope[name] = TupleValue([ir.Name(n) for n in locals_])  # again after a number took the name over
         return locals_
 
     def bind_tuple(self, name, value, node) -> list:
