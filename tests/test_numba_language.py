@@ -728,25 +728,23 @@ def accelerator(x, kind, out):
     with pytest.raises(UserError, match="'acc' reassigned: it held a tuple of 3 and now gets 2"):
         translate_source(src.replace("                out[i, 1] += acc\n", "                out[i, 1] += acc\n"
                                      "            out[i, 0] += acc\n"))
-    # in one block, a tuple result then a number (`r = minmax(a, b)`, `r = 0.0`, `out[i] = r`): Numba compiles it
+    # in one block, a tuple result then a number (`r = halves(a, b)`, `r = r[1] + 1`): Numba compiles it
     straight = load_cpu(source=HEAD + '''
 @cuda.jit(device=True)
-def minmax(a, b):
-    if a < b:
-        return a, b
-    return b, a
+def halves(a, b):
+    return a * 0.5, b * 0.5
 
 @cuda.jit("void(float32[::1], float32[::1])")
-def spread(x, out):
+def first_half(x, out):
     i = cuda.grid(1)
-    if i + 1 < x.shape[0]:
-        r = minmax(x[i], x[i + 1])
-        r = 0.5 + r[0]
+    if i < x.shape[0]:
+        r = halves(x[i], 2 * x[i])
+        r = r[1] + 1
         out[i] = r
 ''')
     x, out = np.array([3.0, 1.0, 2.0], np.float32), np.zeros(3, np.float32)
-    straight.spread[1, 4](x, out)
-    assert out.tolist() == [1.5, 1.5, 0.0]
+    straight.first_half[1, 4](x, out)
+    assert out.tolist() == [4.0, 2.0, 3.0]
 
 
 @pytest.mark.needs("g++")
