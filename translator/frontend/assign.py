@@ -101,9 +101,11 @@ class AssignLowerer:
             if self.scope.get(name) is value.returned_array:
                 return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
-        if isinstance(value, ir.DeviceCall) and (returns_tuple(self.info.functions[value.func_name].node) or tuple_arity(
-                self.info.functions[value.func_name].node, self.info.functions) is not None):
-            return self.hold_results(name, value, target)
+        if isinstance(value, ir.DeviceCall):
+            callee = self.info.functions[value.func_name].node
+            size = tuple_arity(callee, self.info.functions)
+            if size is not None or returns_tuple(callee):
+                return self.hold_results(name, value, size, target)
         if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
                 self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):
             return self.bind_alias(name, value, target)

@@ -14,30 +14,26 @@ from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .scan import tuple_arity
 
 
 class TupleAssignLowerer:
     """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, block_local,
     tmp_count, fresh_name, value(), poison(), bind(), assign(), index_array()."""
 
-    def hold_results(self, name, call: ir.DeviceCall, target) -> list:
-        """`ray_dir = matmul(R, P)` of a device function returning a tuple (a ray tracer's vectors): its items,
-        unpacked into locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
-        size = tuple_arity(self.info.functions[call.func_name].node, self.info.functions)
-        if size is not None and name in self.block_local and isinstance(self.scope.get(name, TupleValue([])),
-                                                                         TupleValue):
-            # a binding whose value never leaves its block (Game of Flies' `acc`): a tuple of its own
-            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(size)]
-            self.scope[name] = TupleValue([ir.Name(n) for n in items])
-            return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)]
-        if size is None or name in self.scope and name not in self.tuple_vars:
+    def hold_results(self, name, call: ir.DeviceCall, size, target) -> list:
+        """`ray_dir = matmul(R, P)` of a device function returning SIZE values (a ray tracer's vectors; None: a
+        tuple numba2cuda cannot count): its items, unpacked into locals of their own, are the tuple the name holds
+        (a tuple assigned again: written anew)."""
+        # a binding whose value never leaves its block (Game of Flies' `acc`) is a tuple of its own, whatever the
+        # name held elsewhere
+        own = name in self.block_local and isinstance(self.scope.get(name, TupleValue([])), TupleValue)
+        if size is None or not own and name in self.scope and name not in self.tuple_vars:
             self.poison([name])
             raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
                               f"'{call.func_name}' returns several values" + ("" if size is None else
                                                                               ", and the name holds another value"),
                               f"unpack it: a, b = {call.func_name}(...)")
-        if self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars:
+        if not own and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
             # the call's results are all computed before any item is written: acc = scale(acc, 2) is safe
             items = self.tuple_locals(name, size, target)
         else:
