@@ -75,6 +75,6 @@ def translate_source(source: str, path: str = "<string>", options: Options | Non
 
 
 def translate_file(path: str | Path, options: Options | None = None) -> str:
-    info = parse_file(path, (options or Options()).import_module)
+    info = parse_file(path, (options or Options()).import_module, options or Options())
     program = build_program(info, options or Options())
     return render_program(program, Path(path).name)

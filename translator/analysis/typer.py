@@ -239,6 +239,13 @@ class Typer:
                 ts.append(items[0] if g is None else T.Tuple(tuple(items)))
                 nodes.append([next(flat_nodes) for _ in range(g or 1)][0])
         e.target = self.program.instantiate(e.key or e.func_name, ts, e.node, nodes)
+        if not e.groups:  # a signature's complex64 parameter given a complex128: Numba converts, C++ must be told
+            for i, (arg, t) in enumerate(zip(list(e.args), ts)):
+                p = e.target.params[i].type if i < len(e.target.params) else None
+                if isinstance(p, T.Scalar) and p.is_complex and t != p and isinstance(t, T.Scalar):
+                    cast = ir.Cast(p, arg)
+                    cast.node = arg.node
+                    e.args[i] = cast
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 

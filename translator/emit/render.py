@@ -174,6 +174,13 @@ def launcher_names() -> frozenset:
     return frozenset(re.findall(r"(?<![.>\w])[A-Za-z_]\w*", text))  # not members (grid.x, p->y): no clash
 
 
+def translated_how(info) -> str:
+    """How the rules knew the kernels' values: from the source alone, or from the import mode's run."""
+    if getattr(info.module_info, "imported", None) is None:
+        return "without running the module"
+    return "from the imported module's values"  # and its tests' or main()'s, up to the kernel's launch
+
+
 class Renderer:
     def __init__(self, program: Program, source_name: str):
         self.program = program
@@ -344,7 +351,7 @@ class Renderer:
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
             kernels=kernels, helpers=helpers, linked=linked, constants=self.constants(),
             functions=device + kernel_codes,
-            provenance=getattr(program, "provenance", None) or [])
+            provenance=getattr(program, "provenance", None) or [], how=translated_how(program.info))
         return re.sub(r"\n{3,}", "\n\n", text)
 
 

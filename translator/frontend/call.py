@@ -15,6 +15,7 @@ from ..errors import Reported, Unsupported
 from ..ir.facts import is_pure, mark_written, root_array
 from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
+from .runhint import run_hint
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -33,6 +34,18 @@ NATIVE_ATOMICS = {
 }
 HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic_cas_bits"}, "cmath": {"complex"},
                        "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
+
+
+#: Python's operator module as the operators it names: (kind, operator as the IR spells it)
+OPERATOR_CALLS = {
+    **{f"operator.{name}": ("binary", op) for name, op in (
+        ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
+        ("pow", "**"), ("lshift", "<<"), ("rshift", ">>"), ("and_", "&"), ("or_", "|"), ("xor", "^"))},
+    **{f"operator.{name}": ("compare", op) for name, op in (
+        ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="))},
+    **{f"operator.{name}": ("unary", op) for name, op in (("neg", "-"), ("pos", "+"), ("invert", "~"),
+                                                          ("not_", "not"))},
+}
 
 
 class CallLowerer:
@@ -88,6 +101,8 @@ class CallLowerer:
         handler = getattr(self, "call_" + canon.replace(".", "_"), None)
         if handler is not None:
             return handler(node, args, kwargs)
+        if canon in OPERATOR_CALLS:
+            return self.operator_call(node, canon, args, kwargs)
         if canon.startswith("cuda.atomic."):
             return self.atomic(node, canon.rsplit(".", 1)[1], args, kwargs)
         if canon.startswith("cuda.random."):
@@ -102,6 +117,16 @@ class CallLowerer:
         if entry.helper:
             self.use_helper(entry.helper)
         return ir.Call(entry, [self.expr(a) for a in args])
+
+    def operator_call(self, node, canon: str, args, kwargs):
+        """`operator.add(a, b)` (a test's `op` parameter) is the operator it names, with Numba's typing."""
+        kind, op = OPERATOR_CALLS[canon]
+        if kwargs or len(args) != (1 if kind == "unary" else 2):
+            raise Unsupported(node, f"{canon}()", f"takes {1 if kind == 'unary' else 2} positional argument(s)")
+        operands = [self.expr(a) for a in args]
+        if kind == "unary":
+            return ir.Unary(op, operands[0])
+        return ir.Compare(op, *operands) if kind == "compare" else ir.BinOp(op, *operands)
 
     def unknown_callee(self, node: cst.Call, canon: str) -> Unsupported:
         """Why a call is not translated, in the terms of where the callee comes from."""
@@ -136,7 +161,8 @@ class CallLowerer:
                     name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
                 hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "
                         "reads the function it holds), or " + hint)
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", hint)
+            run = run_hint(self.info, self.fn.node) if factory is not None or runner is not None else None
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", f"{run}; or {hint}" if run else hint)
         if numba_has(canon):
             return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "

@@ -57,9 +57,11 @@ def import_mode_of(args) -> str | None:
     return asked or project_import_mode(args.file)
 
 
-def run_import(path, mode: str = "sim") -> tuple[dict, list]:
+def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None) -> tuple[dict, list]:
     """(description, arrays) of the module at PATH, imported in a child: under the CUDA simulator, or ("gpu")
-    with the real CUDA target. A failure to import is the user's problem to see: UserError with its message."""
+    with the real CUDA target; then its tests and main() that reach a kernel the import left unfinished (or
+    a function KERNELS, --kernel, names) run until it is launched (with TYPES, --types, if given: a launch with
+    other types runs on). A failure to import is the user's problem to see: UserError with its message."""
     env = {"NUMBA_ENABLE_CUDASIM": "1"} if mode == "sim" else {"NUMBA_ENABLE_CUDASIM": "0"}
     base = dict(os.environ)
     base.update(env)
@@ -68,7 +70,9 @@ def run_import(path, mode: str = "sim") -> tuple[dict, list]:
     try:
         with Worker(limits=limits, env=base, name="import of the module") as worker:
             result, arrays = worker.call("translator.frontend.probe:probe_module",
-                                         {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES})
+                                         {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES,
+                                          "want": {k: str(v) for k, v in (types or {}).items()},
+                                          "kernels": list(kernels or [])})
     except ChildError as exc:
         raise UserError(f"{path}: error: --import-module: importing the module raised {exc.kind}: {exc}\n"
                         "    hint: the module must import cleanly on its own (as `python -c 'import MODULE'` "
@@ -207,25 +211,35 @@ def _find_def(info: ModuleInfo, func: str, line: int):
     return found[-1] if found else None
 
 
-def apply_kernels(info: ModuleInfo, imported, make_info) -> None:
+def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None:
     """Each dispatcher the run made becomes a FunctionInfo whose scope holds its free names' values.
-    MAKE_INFO(view, node, is_device, key, name) builds one from the source (discover.function_info)."""
+    MAKE_INFO(view, node, is_device, key, name) builds one from the source (discover.function_info).
+    LOAD_FILE(path): another file's module, read as a sibling is (a device function a test imports from a
+    module of use cases), or None."""
     result, arrays = imported
     here = os.path.realpath(info.path)
     entries = result.get("kernels", [])
     made: list = []
     for entry in entries:
-        node = _find_def(info, entry["func"], entry["line"]) if entry["file"] == here else None
+        owner = info if entry["file"] == here else \
+            load_file(entry["file"]) if load_file is not None and entry["device"] and os.path.isfile(entry["file"]) \
+            else None
+        node = _find_def(owner, entry["func"], entry["line"]) if owner is not None else None
         if node is None:
             made.append(None)
             continue
-        view = info.view(aliases=dict(info.aliases), constants=dict(info.constants),
-                         nonconstant=dict(info.nonconstant), value_nodes=dict(info.value_nodes),
-                         needs_run=set(info.needs_run), functions=dict(info.functions),
-                         failed_functions=dict(info.failed_functions), plain_functions=dict(info.plain_functions))
+        view = owner.view(aliases=dict(owner.aliases), constants=dict(owner.constants),
+                          nonconstant=dict(owner.nonconstant), value_nodes=dict(owner.value_nodes),
+                          needs_run=set(owner.needs_run), functions=dict(owner.functions),
+                          failed_functions=dict(owner.failed_functions), plain_functions=dict(owner.plain_functions))
         for name, desc in entry["free"].items():
             apply_value(view, name, desc, arrays)
-        key = _free_key(info, entry["name"], node, made)
+        key = _free_key(info, _static_key(info, node, entry["name"]), node, made)
+        if owner is not info:  # located in its own file, its constants declared by this module's names
+            key = f"{owner.path}:{key}"
+            info.reporter.adopt(owner.reporter)
+            if owner.module_info is owner:
+                owner.root = info
         try:
             fi = make_info(view, node, entry["device"] or entry["cpu"], key, entry["name"], entry.get("recorded"))
             _apply_record(fi, entry)
@@ -270,6 +284,12 @@ def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:
         and os.path.realpath(fi.scope.path) == entry["file"]
 
 
+def _static_key(info: ModuleInfo, node, name: str) -> str:
+    """The key reading the source gave the function at NODE (`Class.test.kernel` for one made in a test), so
+    --kernel names it the same way with or without the import mode; else NAME."""
+    return next((fi.key for fi in info.functions.values() if fi.node is node and fi.key.endswith(name)), name)
+
+
 def _free_key(info: ModuleInfo, name: str, node, made: list) -> str:
     """NAME, unless another function has it: the same function's static reading is replaced, but not another
     dispatcher the run made of the same source (a factory called twice)."""
@@ -283,9 +303,10 @@ def _free_key(info: ModuleInfo, name: str, node, made: list) -> str:
 
 def _apply_record(fi: FunctionInfo, entry: dict) -> None:
     """The signatures and options the run recorded (cuda.jit(sig)(fn) and factories included)."""
-    if entry["signatures"]:
+    texts = entry["signatures"] or ([entry["launched"]] if entry.get("launched") else [])
+    if texts:
         sigs = []
-        for text in entry["signatures"]:
+        for text in texts:
             try:
                 sigs.append(T.parse_signature(text))
             except T.TypeStringError as exc:

@@ -107,7 +107,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     _collect_declared_types(info, module.body)
     Discoverer(info, sibling).run()
     if imported is not None:
-        apply_kernels(info, imported, _imported_function)
+        apply_kernels(info, imported, _imported_function, sibling.file)
     names = {fi.name for fi in info.functions.values()}
     for kernel, node in info.declared_type_nodes.items():
         if kernel not in names and kernel not in info.failed_functions:
@@ -204,6 +204,18 @@ class _SiblingLoader:
         self.base = Path(path).resolve().parent if path and not path.startswith("<") else None
         self.cache = cache
 
+    def file(self, path: str):
+        """The module at PATH (a file the import mode found a device function in), read once, or None."""
+        if len(self.cache) > self.MAX_FILES:
+            return None
+        if path not in self.cache:
+            self.cache[path] = None  # an import cycle reads nothing
+            try:
+                self.cache[path] = _as_foreign(parse_source(Path(path).read_text(encoding="utf-8"), path, self.cache))
+            except (UserError, UnicodeDecodeError, OSError, RecursionError):
+                self.cache[path] = None
+        return self.cache[path]
+
     def __call__(self, module: str, level: int):
         if self.base is None or len(self.cache) > self.MAX_FILES:
             return None
@@ -224,14 +236,7 @@ class _SiblingLoader:
         for candidate in candidates:
             if candidate is None or not candidate.is_file():
                 continue
-            key = str(candidate)
-            if key not in self.cache:
-                self.cache[key] = None  # an import cycle reads nothing
-                try:
-                    self.cache[key] = _as_foreign(parse_source(candidate.read_text(encoding="utf-8"), key, self.cache))
-                except (UserError, UnicodeDecodeError, OSError, RecursionError):
-                    self.cache[key] = None
-            return self.cache[key]
+            return self.file(str(candidate))
         return None
 
 
@@ -261,9 +266,10 @@ def reparse(info: ModuleInfo) -> ModuleInfo:
     return parse_source(info.source, info.path, imported=info.module_info.imported)
 
 
-def parse_file(path: str | Path, import_module: str | None = None) -> ModuleInfo:
+def parse_file(path: str | Path, import_module: str | None = None, want=None) -> ModuleInfo:
     """The module at PATH, read from its source; IMPORT_MODULE ("sim" or "gpu"): also imported in a child
-    process, and its kernels' free names resolved from what that run gives (frontend/importmode.py)."""
+    process, and its kernels' free names resolved from what that run gives (frontend/importmode.py). WANT (the
+    command's options): the kernels --kernel names and the types --types gives, which the run looks for."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -275,5 +281,5 @@ def parse_file(path: str | Path, import_module: str | None = None) -> ModuleInfo
     imported = None
     if import_module:
         check_source(source, str(path))  # a module Python cannot compile is reported where it is, never run
-        imported = run_import(p, import_module)
+        imported = run_import(p, import_module, getattr(want, "kernels", None), getattr(want, "types", None))
     return parse_source(source, str(path), imported=imported)

@@ -21,9 +21,12 @@ import os
 import sys
 
 from ..userimport import import_path
+from .entries import plan
+from .runentries import Runner
 from .standins import StandIn, StandInModule, import_with_stand_ins, package_of
 
 MAX_TUPLE = 64
+PUBLIC_MODULES = {"_operator": "operator"}
 
 
 class Describer:
@@ -34,6 +37,8 @@ class Describer:
         self.ids: dict = {}  # id(dispatcher or njit function) -> index in kernels
         self.records: dict = {}  # id(dispatcher) -> (signature, options) from the recording cuda.jit
         self.keep: list = []  # the described objects, alive so their ids stay theirs
+        self.made: list = []  # every dispatcher the recording cuda.jit made, in order
+        self.on_made = None  # (dispatcher, the signatures that compiled it at once) -> None, while entries run
 
     # ------------------------------------------------------------ values
     def value(self, v, depth: int = 0) -> dict:
@@ -68,7 +73,8 @@ class Describer:
         if inspect.ismodule(v):
             return {"kind": "module", "name": v.__name__}
         if callable(v) and getattr(v, "__module__", None) and getattr(v, "__qualname__", None):
-            return {"kind": "function", "qualified": f"{v.__module__}.{v.__qualname__}"}
+            module = PUBLIC_MODULES.get(v.__module__, v.__module__)  # operator.add is _operator.add
+            return {"kind": "function", "qualified": f"{module}.{v.__qualname__}"}
         if hasattr(v, "__cuda_array_interface__"):
             return {"kind": "other", "type": "a device array (Numba captures its pointer, so the kernel sees its "
                                               "contents when it runs)"}
@@ -218,20 +224,27 @@ def _record_jit(describer: Describer, simulator: bool):
                 not _looks_like_signature(func_or_sig):
             made = real(func_or_sig, **given)
             describer.records[id(made)] = (None, options)
-            describer.keep.append(made)
+            _made(describer, made, None)
             return made
         decorator = real(func_or_sig, **given)
 
         def apply(fn):
             made = decorator(fn)
-            describer.records[id(made)] = (func_or_sig if func_or_sig is not None else options.get("argtypes"),
-                                           options)
-            describer.keep.append(made)
+            signature = func_or_sig if func_or_sig is not None else options.get("argtypes")
+            describer.records[id(made)] = (signature, options)
+            _made(describer, made, signature)
             return made
         return apply
 
     cuda.jit = jit
     return real
+
+
+def _made(describer: Describer, made, signature) -> None:
+    describer.keep.append(made)
+    describer.made.append(made)
+    if describer.on_made is not None:
+        describer.on_made(made, signature_strings(signature))
 
 
 def _simulator_gaps() -> None:
@@ -290,8 +303,53 @@ def probe_module(args: dict, arrays: list):
         described = describer.value(value)
         if described["kind"] in ("number", "tuple", "array", "dtype", "other", "missing"):
             module_values[name] = described
+    runs = _run_entries(describer, module, path, args) if args.get("run", True) else []
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
-            "stand_ins": stand_ins}, describer.arrays
+            "stand_ins": stand_ins, "runs": runs}, describer.arrays
+
+
+def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
+    """Run the tests, main() and __main__ block that reach kernels the import left unfinished (runentries.py),
+    describing each such kernel at its first launch: what ran, and how each run ended."""
+    import numba
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    except (OSError, UnicodeDecodeError):
+        return []
+    found = plan(source, tuple(args.get("kernels") or ()))
+    if not found.entries:
+        return []
+
+    def describe(dispatcher, launched, entry):
+        kernel = describer.kernels[describer.kernel(dispatcher, None)]
+        if launched:
+            kernel["launched"] = launched
+        kernel["run"] = entry
+
+    def type_of(arg):
+        if type(arg).__name__ in ("In", "Out", "InOut"):  # cuda.In(a): the array it hints
+            arg = arg.value
+        return type_string(numba.typeof(getattr(arg, "_ary", arg)))  # the simulator's device array: its host copy
+
+    runner = Runner(module, path, source, found, describe, type_of, args.get("want"))
+    for made in describer.made:  # made when the module was imported, with a signature or --types: nothing to
+        key = runner.target(made)  # wait for, as its free names are the module's
+        if key is not None and (describer.records.get(id(made), (None,))[0] is not None or args.get("want")):
+            runner.pending.discard(key)
+    runner.install()
+    describer.on_made = runner.made
+    try:
+        log = runner.run()
+    finally:
+        describer.on_made = None
+    for made in reversed(describer.made):  # made and never launched (a factory's kernel no test launches)
+        key = runner.target(made)
+        if key is not None:
+            describe(made, None, "made when the module ran")
+            runner.pending.discard(key)
+    return log
 
 
 def describe_dispatcher(obj, max_array_bytes: int):

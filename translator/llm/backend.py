@@ -22,6 +22,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from ..emit.render import translated_how
 from ..runtime.dropin import extension_name
 from ..errors import NotVerified, UserError
 from ..frontend.module import ModuleInfo, parse_file, reparse
@@ -43,7 +44,7 @@ from ..emit.render import render_program
 def translate_module(path, options: Options, args, log=None) -> tuple[Program, str]:
     """(program, .cu text) of the module at PATH by the backend ARGS choose (see add_llm_options)."""
     settings = settings_from(args, path)
-    info = parse_file(path, options.import_module)
+    info = parse_file(path, options.import_module, options)
     rules_error = None
     if settings.backend in ("rules", "auto"):
         program, rules_error = _by_rules(info, options)
@@ -148,7 +149,7 @@ class LLMRun:
         jobs = [make_job(info, sh, self.options, to_model[sh.c_name],
                          reserved | {other.c_name for other in shells if other is not sh}) for sh in shells]
         ruled = [fn.c_name for fn in program.kernels if fn not in shells]
-        program.provenance = self._provenance(ruled, [job.name for job in jobs])
+        program.provenance = self._provenance(ruled, [job.name for job in jobs], translated_how(info))
         self.log(f"note: the LLM backend runs {self.name}'s example() to verify each answer (the Numba original in "
                  "the CUDA simulator, in a subprocess); numba2cuda's rules never run your module")
         text = ""
@@ -170,11 +171,10 @@ class LLMRun:
                                       answers={job.name: job.answer_sha256 for job in jobs})
         return program, text
 
-    def _provenance(self, ruled: list[str], modelled: list[str]) -> list[str]:
+    def _provenance(self, ruled: list[str], modelled: list[str], how: str) -> list[str]:
         lines = []
         if ruled:
-            lines.append(f"Kernel{'s' * (len(ruled) != 1)} {', '.join(ruled)}: translated by rules, without running "
-                         "the module.")
+            lines.append(f"Kernel{'s' * (len(ruled) != 1)} {', '.join(ruled)}: translated by rules, {how}.")
         lines += [f"Kernel{'s' * (len(modelled) != 1)} {', '.join(modelled)}: written by the model "
                   f"{self.settings.model} (numba2cuda prompt version {prompt_version()}), kept",
                   "only after `numba2cuda verify` found it equivalent to the Numba original on the module's example().",
@@ -337,7 +337,7 @@ def verify_translation(args):
     from ..verify.cli import options_of  # --kernel, --types and --import-module, as verify itself reads them
 
     options = options_of(args)
-    info = parse_file(args.file, options.import_module)
+    info = parse_file(args.file, options.import_module, options)
     rules_error = None
     if settings.backend == "auto":
         program, rules_error = _by_rules(info, options)

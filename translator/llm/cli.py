@@ -83,7 +83,7 @@ def cmd_build(args) -> int:
 def cmd_translate(args) -> int:
     options = options_from(args)
     if args.emit == "ir":  # the rules' typed IR: a model writes C, not IR
-        program = build_program(parse_file(args.file, options.import_module), options)
+        program = build_program(parse_file(args.file, options.import_module, options), options)
         text = format_program(program)
     else:
         program, text = translate_module(args.file, options, args)  # by rules; by the model only what they reject

@@ -22,7 +22,7 @@ def reference(args: dict, arrays: list) -> tuple[list, list]:
     from ..verify.original import run_reference
 
     options = pickle.loads(base64.b64decode(args["options"]))
-    program = program_for(parse_file(args["path"], options.import_module), options, shells=True)
+    program = program_for(parse_file(args["path"], options.import_module, options), options, shells=True)
     cfg = {"seeds": [0], "kernel": "", "specs": kernel_specialisations(program), "sizes": None,
            "device": "simulator", "sim_max_threads": None, "dists": list(DISTRIBUTIONS), "oneoff": None,
            "facts": {entry_name(fn): kernel_facts(fn).to_json() for fn in program.kernels}}

@@ -16,6 +16,7 @@ from ..ir.facts import mark_written
 from ..frontend.decorators import foreign_decorator, vouched_kernel
 from ..frontend.module import FunctionInfo, ModuleInfo
 from ..frontend.percall import per_call_note
+from ..frontend.runhint import run_hint
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
@@ -146,7 +147,7 @@ class Program:
 def kernel_types_of(info, fi: FunctionInfo, options: Options, signature=None) -> list:
     """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
     Raises Unsupported when some are unknown."""
-    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature)
+    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature, info)
 
 
 def signature_suffixes(signatures: list) -> list[str]:
@@ -170,7 +171,7 @@ def signature_suffixes(signatures: list) -> list[str]:
     return names
 
 
-def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list:
+def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=None) -> list:
     signature = signature or fi.signature
     # numba.cuda.random's draws take only create_xoroshiro128p_states' arrays, a type no signature string
     # spells: a parameter handed to them as the state needs no declaration (as Numba learns it at the launch)
@@ -187,8 +188,10 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None) -> list
         types.append(t)
     if missing:
         spelled = f"{missing[0]}=float32[:, ::1]"
+        run = run_hint(fi.scope or info, fi.node) if (fi.scope or info) is not None else None
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
+                          (f"{run}; or " if run else "") +
                           "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
                           f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
                           f"...\"}} in the module, or pass --types \"{spelled}, ...\"")

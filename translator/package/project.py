@@ -157,7 +157,7 @@ def render_files(path, *, name: str | None = None, arch: str = DEFAULT_ARCH, opt
         raise UserError(f"--name: error: {name!r} is not usable as a Python package name\n"
                         "    hint: letters, digits and underscores, not starting with a digit, e.g. matmul_cuda")
     sass, ptx = parse_arch(arch)
-    info = parse_file(str(path), (options or Options()).import_module)
+    info = parse_file(str(path), (options or Options()).import_module, options or Options())
     source_name = path.name
     if translation is None:
         program = build_program(info, options or Options())

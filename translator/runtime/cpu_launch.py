@@ -109,7 +109,7 @@ def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = 
     """Translate (or take `cu_text`, e.g. a hand-edited file or the LLM backend's) and build it for the CPU runtime.
     With `cu_text`, kernels the rules reject still launch: their parameters come from the frontend alone."""
     info = parse_source(source, "<string>") if source is not None else \
-        parse_file(path, (options or Options()).import_module)
+        parse_file(path, (options or Options()).import_module, options or Options())
     program = program_for(info, options, shells=cu_text is not None)
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
     lib = compile_cpu(text, name=(extension_name(info.path) if path else "") or "module")

@@ -114,7 +114,8 @@ def refuse_pointers(program) -> None:
 def sources(path, options: Options | None = None, shells: bool = False):
     """(program, kernel .cu text, binding .cpp text) for a Numba module. shells: kernels the rules reject get
     their launcher and binding anyway, for a .cu given from elsewhere (the LLM backend's, a hand-written one)."""
-    program = program_for(parse_file(path, (options or Options()).import_module), options, shells)
+    options = options or Options()
+    program = program_for(parse_file(path, options.import_module, options), options, shells)
     name = Path(path).name
     return program, render_program(program, name), render_bindings(program, name)
 

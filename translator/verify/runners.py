@@ -138,7 +138,8 @@ class CpuRunner(_WorkerRunner):
         from ..runtime.cpurun import CHECK_FLAGS, CpuBuildError, build_cpu
         from ..runtime.dropin import extension_name, program_for
 
-        self.program = program_for(parse_file(path, options.import_module), options, shells=cu_text is not None)
+        self.program = program_for(parse_file(path, options.import_module, options), options,
+                                   shells=cu_text is not None)
         self.text = cu_text if cu_text is not None else render_program(self.program, Path(path).name)
         try:
             self.lib = build_cpu(self.text, name=extension_name(path) or "module", extra_flags=CHECK_FLAGS)
@@ -173,7 +174,8 @@ class GpuRunner(_WorkerRunner):
         from ..frontend.module import parse_file
         from ..runtime.dropin import program_for
 
-        self.program = program_for(parse_file(path, options.import_module), options, shells=cu_text is not None)
+        self.program = program_for(parse_file(path, options.import_module, options), options,
+                                   shells=cu_text is not None)
         self.kernels = {entry_name(fn): fn for fn in self.program.kernels}
         # JSON for the child: types in Numba's spelling (dropin.load parses it again), specialisations as lists
         self.load = {"path": str(path), "cu_text": cu_text,

@@ -61,7 +61,7 @@ class Session:
         from ..lower.program import build_program
 
         try:
-            program = build_program(parse_file(self.path, self.options.import_module), self.options)
+            program = build_program(parse_file(self.path, self.options.import_module, self.options), self.options)
             return render_program(program, Path(self.path).name)
         except UserError:
             return None

@@ -1,0 +1,218 @@
+"""--import-module, continued: kernels made or first launched where only the module's own code reaches (a test
+method, a helper a test calls, a factory a test calls, main()) are seen as Numba sees them, at their first launch:
+with that launch's argument types and the values their free names hold then. The tests and drivers run in the
+import mode's child under the CUDA simulator, and each stops at the launch it was run for."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from translator.cli import main
+from translator.frontend.entries import MAIN_BLOCK, plan
+
+TESTS = """
+    import unittest
+
+    import numpy as np
+    from numba import cuda
+
+
+    class TestScale(unittest.TestCase):
+        def _check(self, arr):
+            n = len(arr)
+            scale = arr.dtype.type(3)
+
+            @cuda.jit
+            def triple(x, y):
+                i = cuda.grid(1)
+                if i < x.size:
+                    y[i] = x[i] * scale
+
+            out = np.zeros_like(arr)
+            triple[1, n](arr, out)
+            np.testing.assert_array_equal(out, arr * 3)
+
+        def test_int(self):
+            self._check(np.arange(8, dtype=np.int32))
+
+        @unittest.skipIf(True, "skipped where it is run: numba2cuda runs the test itself")
+        def test_float(self):
+            self._check(np.arange(8, dtype=np.float32))
+
+
+    if __name__ == "__main__":
+        unittest.main()
+"""
+
+
+def write(tmp_path, text, name="mod.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def translate(capsys, *args) -> tuple[int, str]:
+    rc = main(["translate", *map(str, args)])
+    return rc, capsys.readouterr().err
+
+
+def test_a_kernel_made_in_a_test_is_translated_as_its_first_launch_compiled_it(tmp_path, capsys):
+    path = write(tmp_path, TESTS)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--kernel", "TestScale._check.triple", "-o", out)
+    assert rc == 2 and "kernel 'triple' without types" in err
+    assert "translate with --import-module: numba2cuda then imports the module, runs 'TestScale.test_int' (or, if " \
+           "that does not launch it, 1 other that reaches it)" in err
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "TestScale._check.triple", "-o", out)
+    assert rc == 0, err
+    text = out.read_text()
+    assert "__global__ void triple(const int *x, int64_t x_shape0, int *y)" in text  # test_int's int32 arrays
+    assert "static constexpr int scale = 3;" in text
+    assert "Translated by rules, from the imported module's values." in text
+    # --types picks the launch that has them: test_float's (run past its skip decorator), with its float scale
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "triple", "--types",
+                        "x=float32[::1], y=float32[::1]", "-o", out)
+    assert rc == 0, err
+    text = out.read_text()
+    assert "__global__ void triple(const float *x, int64_t x_shape0, float *y)" in text
+    assert "static constexpr float scale = 3.0f;" in text
+
+
+def test_a_factory_a_test_calls_with_an_operator(tmp_path, capsys):
+    # numba-cuda's operator tests: `op` is operator.add, a builtin of _operator, which a kernel calls as `+`
+    path = write(tmp_path, """
+        import operator
+        import unittest
+        import numpy as np
+        from numba import cuda
+
+        def operator_template(op):
+            @cuda.jit
+            def apply(a, b):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = op(a[i], b[i])
+            return apply
+
+        class TestOperators(unittest.TestCase):
+            def test_sub(self):
+                a, b = np.ones(4), np.ones(4)
+                operator_template(operator.sub)[1, 4](a, b)
+    """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--kernel", "apply", "--types", "a=float64[::1], b=float64[::1]", "-o", out)
+    assert rc == 2 and "'op' is a parameter of 'operator_template'" in err
+    assert "runs 'TestOperators.test_sub'" in err
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "apply", "-o", out)
+    assert rc == 0, err
+    assert "a[i] -= b[i];" in out.read_text()
+
+
+def test_a_scripts_main_is_stopped_at_the_launch_it_was_run_for(tmp_path, capsys):
+    # a million threads would take the simulator minutes: the launch is seen, and the script stops there
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def saxpy(a, x, y):
+            i = cuda.grid(1)
+            if i < x.size:
+                y[i] = a * x[i] + y[i]
+
+        def main():
+            n = 1 << 20
+            x = np.ones(n, dtype=np.float32)
+            y = np.zeros(n, dtype=np.float32)
+            saxpy[n // 256, 256](np.float32(2), x, y)
+            raise SystemExit("the launch must not have run")
+
+        if __name__ == "__main__":
+            main()
+    """)
+    assert plan(path.read_text()).reaches == {"saxpy": ["main", MAIN_BLOCK]}
+    out = tmp_path / "out.cu"
+    started = time.monotonic()
+    rc, err = translate(capsys, path, "--import-module", "-o", out)
+    assert rc == 0, err
+    assert time.monotonic() - started < 60
+    assert "__global__ void saxpy(float a, const float *x, int64_t x_shape0, float *y)" in out.read_text()
+
+
+def test_a_run_that_never_reaches_the_launch_says_what_it_did(tmp_path, capsys):
+    path = write(tmp_path, """
+        import unittest
+        import numpy as np
+        from numba import cuda
+
+        class TestBroken(unittest.TestCase):
+            def test_it(self):
+                @cuda.jit
+                def k(a):
+                    a[0] = 1
+                assert False, "fails before its launch"
+                k[1, 1](np.zeros(1))
+    """)
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "k", "-o", tmp_path / "out.cu")
+    assert rc == 2 and "kernel 'k' without types" in err
+    assert "the import mode ran the code that reaches it, and no launch gave it: 'TestBroken.test_it' raised " \
+           "AssertionError" in err
+
+
+def test_a_device_function_of_a_file_the_import_reaches(tmp_path, capsys):
+    # a test's use cases live in a module on the path, not next to the test: the dispatcher says where its
+    # source is, and that file is read as a module next to it would be
+    (tmp_path / "lib").mkdir()
+    write(tmp_path / "lib", """
+        def conj(z):
+            return z.conjugate()
+    """, "usecases.py")
+    path = write(tmp_path, """
+        import os
+        import sys
+        import numpy as np
+        from numba import cuda, complex64, complex128
+
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+        from usecases import conj
+
+        dev = cuda.jit(complex64(complex64), device=True)(conj)
+
+        @cuda.jit
+        def apply(out, a):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = dev(a[i])
+
+        def test_apply():
+            a = np.ones(4, dtype=np.complex128)
+            out = np.zeros(4, dtype=np.complex128)
+            apply[1, 4](out, a)
+    """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "apply", "-o", out)
+    assert rc == 0, err
+    text = out.read_text()
+    assert "// usecases.py:2" in text
+    # Numba converts the complex128 argument to the signature's complex64; C++ is told to
+    assert "out[i] = dev(n2c::complex64(a[i]));" in text
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def helper():\n    pass\n", {}),
+    ("from numba import cuda\n@cuda.jit('void(int32[:])')\ndef k(a):\n    a[0] = 1\n", {}),
+    ("from numba import cuda\nclass T:\n    run = None\n    def check(self):\n"
+     "        k = cuda.jit(lambda a: None)\n    alias = check\n    def test_a(self):\n        self.alias()\n",
+     {}),
+    ("from numba import cuda\nclass T:\n    def check(self):\n        @cuda.jit\n        def k(a):\n"
+     "            a[0] = 1\n    alias = check\n    def test_a(self):\n        self.alias()\n"
+     "    def test_b(self, x):\n        self.check()\n",
+     {"T.check": ["T.test_a"]}),
+])
+def test_the_entry_points_that_reach_a_kernel(source, expected):
+    # a class attribute bound to a helper (`run_unary = run_func`) reaches it; a test that takes arguments is
+    # not called; a kernel compiled at import with a signature waits for nothing
+    assert plan(source).reaches == expected

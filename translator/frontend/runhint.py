@@ -1,0 +1,37 @@
+"""Hints for what only running the module's code gives (a kernel made in a test method or a helper a test calls,
+a factory's arguments, a kernel's first launch): --import-module runs that code (frontend/runentries.py), so
+the hint names it and what it will run; where the import mode already ran it without reaching the kernel, the
+hint says what each run did instead."""
+
+from __future__ import annotations
+
+from .entries import MAIN_BLOCK, reaching
+
+
+def _spelled(entry: str) -> str:
+    return "its `if __name__ == \"__main__\":` block" if entry == MAIN_BLOCK else f"'{entry}'"
+
+
+def run_hint(info, node) -> str | None:
+    """How the import mode gets what the function at NODE (a FunctionDef of INFO's module) needs, or None
+    where no test, main() or __main__ block of the module reaches it."""
+    module = info.module_info
+    where = module.reporter.location(node)
+    if where.path != module.path:  # a function of another file: its own module's code would have to run
+        return None
+    runs = reaching(module.source, node.name.value, where.line)
+    if not runs:
+        return None
+    if module.imported is not None:
+        ran = [r for r in module.imported[0].get("runs") or [] if r["entry"] in runs]
+        if not ran:
+            return None
+        said = "; ".join(f"{_spelled(r['entry'])} {r['outcome']}" for r in ran[:3])
+        more = f" (and {len(ran) - 3} more)" if len(ran) > 3 else ""
+        return (f"the import mode ran the code that reaches it, and no launch gave it: {said}{more}; make that "
+                "code run under the CUDA simulator, or pass the value as a kernel argument")
+    others = len(runs) - 1
+    named = _spelled(runs[0]) + (f" (or, if that does not launch it, {others} other{'s' * (others > 1)} that "
+                                 f"reach{'es' * (others == 1)} it)" if others else "")
+    return (f"translate with --import-module: numba2cuda then imports the module, runs {named} under the CUDA "
+            "simulator up to the kernel's first launch, and reads what Numba reads then")
