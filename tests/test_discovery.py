@@ -1626,10 +1626,11 @@ def k(x, out):
     assert re.search(r"out\[i\] = v?_inner_gpu\(x\[i\], 2\.0\) \+ v?_other_gpu\(x\[i\], 3\.0\);", cu), cu
 
 
-def test_a_value_a_test_method_computes_is_not_sent_to_the_import_mode():
+def test_a_value_a_test_method_computes_is_read_by_running_that_test(tmp_path):
     """tvb's tests make a device function inside a test method (`dcf = make_coupling(...)`) and a kernel that calls
-    it. Importing the module never runs the method, yet the hint said to translate with --import-module, which then
-    failed the same way; it now says to make the value at module level."""
+    it. Importing the module never runs the method: the hint said to make the value at module level. The import
+    mode now runs the test that makes the kernel (frontend/runentries.py), so the hint names it, and with it the
+    kernel translates, calling the device function the test made."""
     src = '''
 import unittest
 from numba import cuda
@@ -1652,10 +1653,19 @@ class TestSim(unittest.TestCase):
             if i < x.size:
                 out[i] = dcf(x[i])
 '''
-    text = error(src, kernels=["kernel"], types=parse_types_option("x=float64[::1], out=float64[::1]"))
+    types = parse_types_option("x=float64[::1], out=float64[::1]")
+    text = error(src, kernels=["kernel"], types=types)
     assert "mod.py:21:26: error: call to dcf(): 'dcf' is computed when 'test_kuramoto' runs" in text
-    assert "hint: make 'dcf' at module level (importing the module does not call 'test_kuramoto')" in text
-    assert "--import-module" not in text
+    assert "hint: translate with --import-module: numba2cuda then imports the module, runs " \
+           "'TestSim.test_kuramoto' under the CUDA simulator" in text
+    from translator.frontend.module import parse_file
+    from translator.emit.render import render_program
+
+    path = tmp_path / "mod.py"
+    path.write_text(src)
+    options = Options(kernels=["kernel"], types=types)
+    cu = render_program(build_program(parse_file(path, "sim", options), options), path.name)
+    assert "static constexpr double k = 2.0;" in cu and "out[i] = coupling(x[i]);" in cu
 
 
 def test_a_signature_may_spell_arrays_by_numbas_array_constructor():

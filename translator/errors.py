@@ -61,13 +61,13 @@ def _window(line: str, col: int) -> tuple[str, int]:
 class UserError(Exception):
     """A problem with the user's input; reported without a traceback, exit code 2."""
 
-    def __init__(self, diagnostics: list[Diagnostic] | str):
+    def __init__(self, diagnostics: list[Diagnostic] | str, notes: list[Diagnostic] = ()):
         if isinstance(diagnostics, str):
             self.diagnostics: list[Diagnostic] = []
             self.text = diagnostics
         else:
             self.diagnostics = sorted(diagnostics, key=lambda d: (d.loc.path, d.loc.line, d.loc.col))
-            self.text = "\n".join(d.render() for d in self.diagnostics)
+            self.text = "\n".join([n.render_note() for n in notes] + [d.render() for d in self.diagnostics])
             if len(self.diagnostics) > 1:
                 self.text += f"\n{len(self.diagnostics)} errors"
         super().__init__(self.text)
@@ -95,6 +95,8 @@ class Reporter:
     #: reporters of the modules whose device functions this one calls (`from .helpers import f`): their nodes
     #: are located in their own files, and their problems are this translation's
     foreign: list = field(default_factory=list)
+    #: notes an error must not hide (why --import-module read the source only), printed before the errors
+    notes: list = field(default_factory=list)
 
     def adopt(self, other: Reporter) -> None:
         """Locate OTHER's nodes too, and collect its problems with these (it and the modules it adopted)."""
@@ -132,7 +134,7 @@ class Reporter:
 
     def raise_if_any(self) -> None:
         if self.diagnostics:
-            raise UserError(self.diagnostics)
+            raise UserError(self.diagnostics, self.notes)
 
 
 class NotVerified(Exception):

@@ -79,7 +79,7 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None)
                         "would), under the CUDA simulator unless --import-module-gpu") from None
     except ChildFailed as exc:
         tail = "\n".join("    | " + line for line in exc.output.strip().splitlines()[-8:])
-        raise UserError(f"{path}: error: --import-module: the import {exc.reason}" + (f"\n{tail}" if tail else "")
+        raise UserError(f"{path}: error: --import-module: {exc.reason}" + (f"\n{tail}" if tail else "")
                         + "\n    hint: importing the module must not launch long work; keep it under "
                           f"`if __name__ == \"__main__\":` (the import mode waits {IMPORT_SECONDS:g} s)") from None
     failed = result.get("import_error") if isinstance(result, dict) else None
@@ -126,7 +126,8 @@ def _constant(desc: dict, arrays: list):
 
 
 def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
-    """What NAME holds when the module has run, in VIEW's tables (kernels and functions are wired later)."""
+    """What NAME holds when the module has run, in VIEW's tables (kernels and functions are wired later; a
+    device array, a declare_device function: as the source tells them)."""
     kind = desc["kind"]
     value = _constant(desc, arrays)
     if value is not None:
@@ -214,60 +215,33 @@ def _find_def(info: ModuleInfo, func: str, line: int):
 def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None:
     """Each dispatcher the run made becomes a FunctionInfo whose scope holds its free names' values.
     MAKE_INFO(view, node, is_device, key, name) builds one from the source (discover.function_info).
-    LOAD_FILE(path): another file's module, read as a sibling is (a device function a test imports from a
-    module of use cases), or None."""
+    LOAD_FILE(path): another file's module, read as a sibling is, or None: a device function of that file a
+    kernel here calls (a test's module of use cases) is read from it, unless the source already names it (a
+    library's function, such as numba.cuda.random's draws)."""
     result, arrays = imported
     here = os.path.realpath(info.path)
     entries = result.get("kernels", [])
-    made: list = []
-    for entry in entries:
-        owner = info if entry["file"] == here else \
-            load_file(entry["file"]) if load_file is not None and entry["device"] and os.path.isfile(entry["file"]) \
-            else None
-        node = _find_def(owner, entry["func"], entry["line"]) if owner is not None else None
-        if node is None:
-            made.append(None)
-            continue
-        view = owner.view(aliases=dict(owner.aliases), constants=dict(owner.constants),
-                          nonconstant=dict(owner.nonconstant), value_nodes=dict(owner.value_nodes),
-                          needs_run=set(owner.needs_run), functions=dict(owner.functions),
-                          failed_functions=dict(owner.failed_functions), plain_functions=dict(owner.plain_functions))
-        for name, desc in entry["free"].items():
-            apply_value(view, name, desc, arrays)
-        key = _free_key(info, _static_key(info, node, entry["name"]), node, made)
-        if owner is not info:  # located in its own file, its constants declared by this module's names
-            key = f"{owner.path}:{key}"
-            info.reporter.adopt(owner.reporter)
-            if owner.module_info is owner:
-                owner.root = info
-        try:
-            fi = make_info(view, node, entry["device"] or entry["cpu"], key, entry["name"], entry.get("recorded"))
-            _apply_record(fi, entry)
-        except Unsupported as exc:
-            info.deferred[key] = [info.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
-            made.append(None)
-            continue
-        fi.scope = view
-        for old in info.functions.values():  # the statically found function of this source is superseded
-            if old.node is node and old.listed and all(old is not m for m in made):
-                old.listed = False
-        for old_key in [k for k, n in info.deferred_nodes.items() if n is node]:
-            info.deferred.pop(old_key, None)  # and so is the problem reading it found
-        info.functions[key] = fi
-        info.deferred.pop(key, None)
-        made.append(fi)
+    made: list = [None] * len(entries)
+    for index, entry in enumerate(entries):
+        if entry["file"] == here:
+            made[index] = _function_of(info, info, entry, arrays, made, make_info)
     info.imported_keys = [fi.key if fi is not None else None for fi in made]
-    for entry, fi in zip(entries, made):
+    for entry, fi in zip(entries, list(made)):
         if fi is None:
             continue
         for name, desc in entry["free"].items():
             if desc["kind"] != "kernel":
                 continue
-            target = made[desc["id"]] if 0 <= desc["id"] < len(made) else None
             other = entries[desc["id"]] if 0 <= desc["id"] < len(entries) else None
+            target = made[desc["id"]] if other is not None else None
+            if target is None and other is not None and other["device"] and load_file is not None and \
+                    name not in fi.scope.aliases and os.path.isfile(other["file"]):
+                owner = load_file(other["file"])
+                if owner is not None:
+                    target = made[desc["id"]] = _function_of(info, owner, other, arrays, made, make_info)
             if target is not None:
                 fi.scope.functions[name] = target
-            elif not _read_from(fi.scope.functions.get(name), other):
+            elif not _read_from(fi.scope.functions.get(name), other) and name not in fi.scope.aliases:
                 fi.scope.functions.pop(name, None)
                 where = f"'{other['qualname']}', defined in {other['file']}" if other else "a function of another file"
                 reason = (f"is {where}, which numba2cuda does not read: it translates the functions of this file "
@@ -275,6 +249,41 @@ def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None
                 if other and other["file"].startswith("<"):  # exec() of a string made when the module ran
                     reason = f"is '{other['qualname']}', made by exec() of a string: it has no source for numba2cuda"
                 fi.scope.nonconstant[name] = reason
+
+
+def _function_of(info: ModuleInfo, owner: ModuleInfo, entry: dict, arrays: list, made: list, make_info):
+    """The FunctionInfo of ENTRY, a dispatcher whose source is in OWNER (INFO's module or another file), in a
+    scope holding its free names' values; None where its source or its decorator cannot be read."""
+    node = _find_def(owner, entry["func"], entry["line"])
+    if node is None:
+        return None
+    view = owner.view(aliases=dict(owner.aliases), constants=dict(owner.constants),
+                      nonconstant=dict(owner.nonconstant), value_nodes=dict(owner.value_nodes),
+                      needs_run=set(owner.needs_run), functions=dict(owner.functions),
+                      failed_functions=dict(owner.failed_functions), plain_functions=dict(owner.plain_functions))
+    for name, desc in entry["free"].items():
+        apply_value(view, name, desc, arrays)
+    key = _free_key(info, _static_key(info, node, entry["name"]), node, made)
+    if owner is not info:  # located in its own file, its constants declared by this module's names
+        key = f"{owner.path}:{key}"
+        info.reporter.adopt(owner.reporter)
+        if owner.module_info is owner:
+            owner.root = info
+    try:
+        fi = make_info(view, node, entry["device"] or entry["cpu"], key, entry["name"], entry.get("recorded"))
+        _apply_record(fi, entry)
+    except Unsupported as exc:
+        info.deferred[key] = [info.reporter.make(exc.node, exc.construct, exc.message, exc.hint)]
+        return None
+    fi.scope = view
+    for old in info.functions.values():  # the statically found function of this source is superseded
+        if old.node is node and old.listed and all(old is not m for m in made):
+            old.listed = False
+    for old_key in [k for k, n in info.deferred_nodes.items() if n is node]:
+        info.deferred.pop(old_key, None)  # and so is the problem reading it found
+    info.functions[key] = fi
+    info.deferred.pop(key, None)
+    return fi
 
 
 def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:

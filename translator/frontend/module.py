@@ -278,8 +278,21 @@ def parse_file(path: str | Path, import_module: str | None = None, want=None) ->
     except OSError as exc:  # a directory, no permission: the user's to fix, not a crash
         raise UserError(f"{path}: error: cannot read it ({exc.strerror or exc})") from None
     source = decode_source(data, str(path))
-    imported = None
+    imported = failed = None
     if import_module:
         check_source(source, str(path))  # a module Python cannot compile is reported where it is, never run
-        imported = run_import(p, import_module, getattr(want, "kernels", None), getattr(want, "types", None))
-    return parse_source(source, str(path), imported=imported)
+        try:
+            imported = run_import(p, import_module, getattr(want, "kernels", None), getattr(want, "types", None))
+        except UserError as exc:  # the source may tell enough without it: said in a note, which errors keep
+            failed = exc
+    info = parse_source(source, str(path), imported=imported)
+    if failed is not None:
+        first = failed.diagnostics[0] if failed.diagnostics else None
+        said = failed.text.split(": error: --import-module: ", 1)[-1].splitlines()
+        hint = next((line.strip()[len("hint: "):] for line in said if line.strip().startswith("hint: ")), "")
+        message = first.message if first else said[0] + (f" ({hint})" if hint else "")
+        note = Diagnostic(first.loc if first else Location(str(path), 1, 0), "--import-module",
+                          f"{message}; numba2cuda read the source only")
+        info.notices.insert(0, note)
+        info.reporter.notes.append(note)
+    return info

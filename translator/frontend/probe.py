@@ -75,9 +75,8 @@ class Describer:
         if callable(v) and getattr(v, "__module__", None) and getattr(v, "__qualname__", None):
             module = PUBLIC_MODULES.get(v.__module__, v.__module__)  # operator.add is _operator.add
             return {"kind": "function", "qualified": f"{module}.{v.__qualname__}"}
-        if hasattr(v, "__cuda_array_interface__"):
-            return {"kind": "other", "type": "a device array (Numba captures its pointer, so the kernel sees its "
-                                              "contents when it runs)"}
+        if isinstance(v, Declared) or hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "FakeCUDAArray":
+            return {"kind": "read_from_source"}  # the source tells it: a capture, a declare_device's function
         return {"kind": "other", "type": f"a {type(v).__name__}"}
 
     # ------------------------------------------------------------ kernels
@@ -237,7 +236,17 @@ def _record_jit(describer: Describer, simulator: bool):
         return apply
 
     cuda.jit = jit
+    if simulator:
+        cuda.declare_device = Declared
     return real
+
+
+class Declared:
+    """What cuda.declare_device gives under the simulator, which gives None: a foreign function, read from the
+    source (frontend/ffi.py) as without the import mode."""
+
+    def __init__(self, *args, **kwargs):
+        self.args = args
 
 
 def _made(describer: Describer, made, signature) -> None:
