@@ -216,3 +216,39 @@ def test_the_entry_points_that_reach_a_kernel(source, expected):
     # a class attribute bound to a helper (`run_unary = run_func`) reaches it; a test that takes arguments is
     # not called; a kernel compiled at import with a signature waits for nothing
     assert plan(source).reaches == expected
+
+
+def test_what_the_source_tells_of_a_tests_kernel_stays_under_the_import_mode(tmp_path, capsys):
+    # imports inside the test, a kernel it calls as a device function, and numba.cuda.random's states, whose
+    # record type the launch gives: as reading the source knows them, with the run's types on top
+    path = write(tmp_path, """
+        import unittest
+        import numpy as np
+        from numba import cuda
+
+        class TestRandom(unittest.TestCase):
+            def test_draws(self):
+                from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+                @cuda.jit
+                def bump(x):
+                    x[0] += 1
+
+                @cuda.jit
+                def draw(out, states):
+                    i = cuda.grid(1)
+                    if i < out.size:
+                        out[i] = xoroshiro128p_uniform_float32(states, i)
+                    if i == 0:
+                        bump(out)
+
+                states = create_xoroshiro128p_states(4, seed=1)
+                out = np.zeros(4, dtype=np.float32)
+                draw[1, 4](out, states)
+    """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "draw", "-o", out)
+    assert rc == 0, err
+    text = out.read_text()
+    assert "__device__ void bump(float *x" in text and "bump(out, out_shape0);" in text
+    assert "out[i] = n2c::xoroshiro128p_uniform_float32(&states[i]);" in text

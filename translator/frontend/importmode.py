@@ -239,6 +239,9 @@ def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None
                 owner = load_file(other["file"])
                 if owner is not None:
                     target = made[desc["id"]] = _function_of(info, owner, other, arrays, made, make_info)
+            if target is not None and not target.is_device:  # a kernel called from a kernel: its device copy
+                copy = target.device_copy()
+                target = info.functions.setdefault(copy.key, copy)
             if target is not None:
                 fi.scope.functions[name] = target
             elif not _read_from(fi.scope.functions.get(name), other) and name not in fi.scope.aliases:
@@ -257,10 +260,13 @@ def _function_of(info: ModuleInfo, owner: ModuleInfo, entry: dict, arrays: list,
     node = _find_def(owner, entry["func"], entry["line"])
     if node is None:
         return None
-    view = owner.view(aliases=dict(owner.aliases), constants=dict(owner.constants),
-                      nonconstant=dict(owner.nonconstant), value_nodes=dict(owner.value_nodes),
-                      needs_run=set(owner.needs_run), functions=dict(owner.functions),
-                      failed_functions=dict(owner.failed_functions), plain_functions=dict(owner.plain_functions))
+    # what reading the source knew of it (an enclosing function's imports, captures and declare_device calls) is
+    # the base the run's values go on
+    base = next((f.scope for f in info.functions.values() if f.node is node and f.scope is not None), owner)
+    view = base.view(aliases=dict(base.aliases), constants=dict(base.constants),
+                     nonconstant=dict(base.nonconstant), value_nodes=dict(base.value_nodes),
+                     needs_run=set(base.needs_run), functions=dict(base.functions),
+                     failed_functions=dict(base.failed_functions), plain_functions=dict(base.plain_functions))
     for name, desc in entry["free"].items():
         apply_value(view, name, desc, arrays)
     key = _free_key(info, _static_key(info, node, entry["name"]), node, made)

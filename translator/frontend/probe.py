@@ -186,6 +186,8 @@ def type_string(t) -> str:
         return "Tuple(" + ", ".join(type_string(x) for x in t.types) + ")"
     if isinstance(t, types.NoneType) or t == types.none:
         return "void"
+    if isinstance(t, types.Record) and list(t.fields) == ["s0", "s1"]:  # create_xoroshiro128p_states' record
+        return "xoroshiro128p_type"
     return str(t)
 
 
