@@ -1497,3 +1497,28 @@ def totals(quantities, out):
         assert out.tolist() == (2 * scale * prices).tolist()
     with pytest.raises(UserError, match="reads PRICES, a device array of the module that Numba captures by pointer"):
         load_cpu(source=src, options=options)
+
+
+@pytest.mark.needs("g++")
+def test_the_operator_modules_functions_are_the_operators_they_name():
+    # numba-cuda's operator tests hand `operator.add` to a kernel factory; Numba types each as its operator
+    src = HEAD + '''
+import operator
+from operator import truediv
+
+@cuda.jit("void(int64[::1], int64[::1], float64[::1], int64[::1])")
+def k(a, b, q, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        q[i] = truediv(a[i], b[i])
+        out[i] = operator.floordiv(a[i], b[i]) + operator.mod(a[i], b[i]) * 100 + operator.lt(a[i], b[i]) * 1000
+        out[i] = operator.neg(out[i]) if operator.ne(a[i], 0) else out[i]
+'''
+    module = load_cpu(source=src)
+    a = np.array([7, -7, 3, 0], np.int64)
+    b = np.array([2, 2, -4, 5], np.int64)
+    q, out = np.zeros(4), np.zeros(4, np.int64)
+    module.k[1, 4](a, b, q, out)
+    expected = a // b + (a % b) * 100 + (a < b) * 1000
+    assert np.array_equal(q, a / b)
+    assert np.array_equal(out, np.where(a != 0, -expected, expected))

@@ -36,18 +36,6 @@ HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic
                        "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
 
 
-#: Python's operator module as the operators it names: (kind, operator as the IR spells it)
-OPERATOR_CALLS = {
-    **{f"operator.{name}": ("binary", op) for name, op in (
-        ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
-        ("pow", "**"), ("lshift", "<<"), ("rshift", ">>"), ("and_", "&"), ("or_", "|"), ("xor", "^"))},
-    **{f"operator.{name}": ("compare", op) for name, op in (
-        ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="))},
-    **{f"operator.{name}": ("unary", op) for name, op in (("neg", "-"), ("pos", "+"), ("invert", "~"),
-                                                          ("not_", "not"))},
-}
-
-
 class CallLowerer:
     """Mixed into the expression lowerer; every call in a kernel body comes through lower_Call."""
 
@@ -101,7 +89,7 @@ class CallLowerer:
         handler = getattr(self, "call_" + canon.replace(".", "_"), None)
         if handler is not None:
             return handler(node, args, kwargs)
-        if canon in OPERATOR_CALLS:
+        if canon in intrinsics.OPERATOR_MODULE:
             return self.operator_call(node, canon, args, kwargs)
         if canon.startswith("cuda.atomic."):
             return self.atomic(node, canon.rsplit(".", 1)[1], args, kwargs)
@@ -120,7 +108,7 @@ class CallLowerer:
 
     def operator_call(self, node, canon: str, args, kwargs):
         """`operator.add(a, b)` (a test's `op` parameter) is the operator it names, with Numba's typing."""
-        kind, op = OPERATOR_CALLS[canon]
+        kind, op = intrinsics.OPERATOR_MODULE[canon]
         if kwargs or len(args) != (1 if kind == "unary" else 2):
             raise Unsupported(node, f"{canon}()", f"takes {1 if kind == 'unary' else 2} positional argument(s)")
         operands = [self.expr(a) for a in args]

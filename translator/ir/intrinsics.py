@@ -309,6 +309,18 @@ BUILTIN_DIM3 = {"cuda.threadIdx": "threadIdx", "cuda.blockIdx": "blockIdx", "cud
                 "cuda.gridDim": "gridDim"}
 
 
+#: Python's operator module (a test's `op` given operator.add): the operator each names, as the IR spells it
+OPERATOR_MODULE = {
+    **{f"operator.{name}": ("binary", op) for name, op in (
+        ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
+        ("pow", "**"), ("lshift", "<<"), ("rshift", ">>"), ("and_", "&"), ("or_", "|"), ("xor", "^"))},
+    **{f"operator.{name}": ("compare", op) for name, op in (
+        ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="))},
+    **{f"operator.{name}": ("unary", op) for name, op in (("neg", "-"), ("pos", "+"), ("invert", "~"),
+                                                          ("not_", "not"))},
+}
+
+
 def lookup(key: str) -> Intrinsic | None:
     return TABLE.get(key)
 

@@ -24,12 +24,13 @@ def add_rules_arguments(p) -> None:
                         "(the default for parameters that size shared memory or bound loops); NAME= to turn one "
                         "off; 'none' for generic kernels only. Other values always run the generic kernel.")
     p.add_argument("--import-module", dest="import_module", action="store_const", const="sim",
-                   help="import the module (in a child process, as running it would: its top level runs, not its "
-                        "`if __name__ == '__main__':` block) and take each kernel's free names from the values "
-                        "that gives, as Numba does when it compiles: kernels made by factories or a project's own "
-                        "decorators, constants computed by calls, NumPy arrays. Under the CUDA simulator: no GPU "
-                        "needed. Also [tool.numba2cuda] import_module = true. Default: read the source only, "
-                        "never running it")
+                   help="import the module (in a child process, as running it would) and take each kernel's "
+                        "free names from the values that gives, as Numba does when it compiles: kernels made by "
+                        "factories or a project's own decorators, constants computed by calls, NumPy arrays. A "
+                        "kernel made inside a function or without a signature: the tests, main() and `if __name__ "
+                        "== '__main__':` block that reach it run up to its first launch, whose types and values "
+                        "Numba compiles. Under the CUDA simulator: no GPU needed. Also [tool.numba2cuda] "
+                        "import_module = true. Default: read the source only, never running it")
     p.add_argument("--import-module-gpu", dest="import_module", action="store_const", const="gpu",
                    help="the same, with Numba's real CUDA target (a GPU is needed; import_module = \"gpu\")")
     p.add_argument("--no-assume-nonnegative", action="store_true",
