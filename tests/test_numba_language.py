@@ -1522,3 +1522,29 @@ def k(a, b, q, out):
     expected = a // b + (a % b) * 100 + (a < b) * 1000
     assert np.array_equal(q, a / b)
     assert np.array_equal(out, np.where(a != 0, -expected, expected))
+
+
+@pytest.mark.needs("g++")
+def test_a_complex128_argument_to_a_complex64_signature_is_converted_as_numba_converts_it():
+    # numba-cuda's complex tests compile a use case with `cuda.jit(complex64(complex64), device=True)` and call it
+    # from a complex128 kernel: Numba converts the argument; C++ needs the conversion spelled (it did not compile)
+    src = HEAD + '''
+from numba import complex64
+
+def conj(z):
+    return z.conjugate()
+
+dev = cuda.jit(complex64(complex64), device=True)(conj)
+
+@cuda.jit("void(complex128[::1], complex128[::1])")
+def k(out, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = dev(a[i])
+'''
+    module = load_cpu(source=src)
+    assert "dev(n2c::complex64(a[i]))" in module.cu
+    a = np.array([1 / 3 + 2j / 3, -1e-9 + 1e40j], np.complex128)
+    out = np.zeros(2, np.complex128)
+    module.k[1, 2](out, a)
+    assert np.array_equal(out, np.conj(a.astype(np.complex64)).astype(np.complex128))

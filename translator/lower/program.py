@@ -304,10 +304,13 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     failed = sorted(k.rsplit(".", 1)[-1] for k in info.deferred)
     if failed:
         names += f"; with a problem in their decorator: {', '.join(failed)}"
+    ran = "; ".join(f"'{r['entry']}' {r['outcome']}" for r in (info.imported or ({},))[0].get("runs", [])[:3])
     hint = ("a kernel the module makes when it runs (a factory called with computed arguments, a decorator "
             "numba2cuda cannot read) is found with --import-module") if info.imported is None else \
         ("importing the module did not make it: a kernel made inside a function (a test method, a factory called "
-         "there) exists only when that function runs; make it at module level to translate it")
+         "there) exists only when that function runs" + (f"; the import mode ran {ran}, and none made it" if ran
+                                                          else ", and no test or main() here reaches it") +
+         "; make it at module level to translate it")
     return UserError(f"{info.path}: error: no kernel named {want} (kernels here: {names})\n    hint: {hint}")
 
 
