@@ -1,4 +1,4 @@
-# expect: 7:57: @cuda.jit option 'fast_math': this option is not understood by numba2cuda
+# expect: 7:57: @cuda.jit option 'fast_math': numba-cuda has no such option: compiling the kernel raises TypeError (unexpected keyword argument 'fast_math'), so Numba refuses it too
 """Misspells the fastmath option."""
 from numba import cuda
 import math

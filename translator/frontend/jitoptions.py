@@ -44,8 +44,12 @@ def read_options(info: ModuleInfo, kwargs: dict, notes: list) -> dict:
     options = {}
     for key, node in kwargs.items():
         if key not in KNOWN_JIT_OPTIONS:
-            raise Unsupported(node, f"@cuda.jit option '{key}'", "this option is not understood by numba2cuda",
-                              "remove it, or use one of: " + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
+            why = {"target": "cuda.jit always compiles for the GPU", "nopython": "a CUDA kernel is always nopython",
+                   "parallel": "a CUDA kernel is parallel by its launch"}.get(key, "")
+            raise Unsupported(node, f"@cuda.jit option '{key}'", "numba-cuda has no such option: compiling the "
+                              f"kernel raises TypeError (unexpected keyword argument '{key}'), so Numba refuses it "
+                              "too", (f"remove it ({why})" if why else "remove it") + "; cuda.jit takes: "
+                              + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
         value = _value(info, node)
         if key in ("argtypes", "restype"):
             continue  # read as the signature
