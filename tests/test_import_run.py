@@ -48,15 +48,28 @@ TESTS = """
 """
 
 
+UNITTEST = "import unittest\nimport numpy as np\nfrom numba import cuda\n"
+
+
 def write(tmp_path, text, name="mod.py"):
+    """TEXT, dedented after its first line of imports (UNITTEST) if it starts with one, as tmp_path/NAME."""
     path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
+    first, rest = (UNITTEST, text[len(UNITTEST):]) if text.startswith(UNITTEST) else ("", text)
+    path.write_text(first + textwrap.dedent(rest))
     return path
 
 
 def translate(capsys, *args) -> tuple[int, str]:
     rc = main(["translate", *map(str, args)])
     return rc, capsys.readouterr().err
+
+
+def imported(capsys, path, *args) -> str:
+    """The .cu `translate --import-module PATH ARGS` writes, which must succeed."""
+    out = path.parent / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", *args, "-o", out)
+    assert rc == 0, err
+    return out.read_text()
 
 
 def test_a_kernel_made_in_a_test_is_translated_as_its_first_launch_compiled_it(tmp_path, capsys):
@@ -143,11 +156,7 @@ def test_a_scripts_main_is_stopped_at_the_launch_it_was_run_for(tmp_path, capsys
 
 
 def test_a_run_that_never_reaches_the_launch_says_what_it_did(tmp_path, capsys):
-    path = write(tmp_path, """
-        import unittest
-        import numpy as np
-        from numba import cuda
-
+    path = write(tmp_path, UNITTEST + """
         class TestBroken(unittest.TestCase):
             def test_it(self):
                 @cuda.jit
@@ -192,10 +201,7 @@ def test_a_device_function_of_a_file_the_import_reaches(tmp_path, capsys):
             out = np.zeros(4, dtype=np.complex128)
             apply[1, 4](out, a)
     """)
-    out = tmp_path / "out.cu"
-    rc, err = translate(capsys, path, "--import-module", "--kernel", "apply", "-o", out)
-    assert rc == 0, err
-    text = out.read_text()
+    text = imported(capsys, path, "--kernel", "apply")
     assert "// usecases.py:2" in text
     # Numba converts the complex128 argument to the signature's complex64; C++ is told to
     assert "out[i] = dev(n2c::complex64(a[i]));" in text
@@ -221,11 +227,7 @@ def test_the_entry_points_that_reach_a_kernel(source, expected):
 def test_what_the_source_tells_of_a_tests_kernel_stays_under_the_import_mode(tmp_path, capsys):
     # imports inside the test, a kernel it calls as a device function, and numba.cuda.random's states, whose
     # record type the launch gives: as reading the source knows them, with the run's types on top
-    path = write(tmp_path, """
-        import unittest
-        import numpy as np
-        from numba import cuda
-
+    path = write(tmp_path, UNITTEST + """
         class TestRandom(unittest.TestCase):
             def test_draws(self):
                 from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
@@ -246,9 +248,6 @@ def test_what_the_source_tells_of_a_tests_kernel_stays_under_the_import_mode(tmp
                 out = np.zeros(4, dtype=np.float32)
                 draw[1, 4](out, states)
     """)
-    out = tmp_path / "out.cu"
-    rc, err = translate(capsys, path, "--import-module", "--kernel", "draw", "-o", out)
-    assert rc == 0, err
-    text = out.read_text()
+    text = imported(capsys, path, "--kernel", "draw")
     assert "__device__ void bump(float *x" in text and "bump(out, out_shape0);" in text
     assert "out[i] = n2c::xoroshiro128p_uniform_float32(&states[i]);" in text
