@@ -169,6 +169,12 @@ def test_a_run_that_never_reaches_the_launch_says_what_it_did(tmp_path, capsys):
     assert rc == 2 and "kernel 'k' without types" in err
     assert "the import mode ran the code that reaches it, and no launch gave it: 'TestBroken.test_it' raised " \
            "AssertionError" in err
+    # a module that does not import: the hint says so, rather than naming the flag already given
+    path.write_text("import numba_n2c_absent.sub as harness\nharness.setup(int(harness.LEVEL))\n" + path.read_text())
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "k", "-o", tmp_path / "out.cu")
+    assert rc == 2 and "note: --import-module: importing the module raised StandInDecided" in err
+    assert "hint: --import-module would run 'TestBroken.test_it', which reaches it, but importing the module " \
+           "failed (the note says why)" in err
 
 
 def test_a_device_function_of_a_file_the_import_reaches(tmp_path, capsys):

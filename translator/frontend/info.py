@@ -81,6 +81,7 @@ class ModuleInfo:
     argv_notes: dict = field(default_factory=dict)  # name -> the note that its value took sys.argv as empty
     star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
+    import_failed: object = None  # import mode: the note saying why importing failed (the source was read)
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
     root: ModuleInfo | None = None  # a scope view's module, or the module that imports this one's functions
     # an enclosing function's own names -> their kind ("int", "bool", "float", None): values of one call, which

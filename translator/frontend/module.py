@@ -295,4 +295,5 @@ def parse_file(path: str | Path, import_module: str | None = None, want=None) ->
                           f"{message}; numba2cuda read the source only")
         info.notices.insert(0, note)
         info.reporter.notes.append(note)
+        info.import_failed = note
     return info

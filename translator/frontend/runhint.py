@@ -22,6 +22,9 @@ def run_hint(info, node) -> str | None:
     runs = reaching(module.source, node.name.value, where.line)
     if not runs:
         return None
+    if module.import_failed is not None:
+        return (f"--import-module would run {_spelled(runs[0])}, which reaches it, but importing the module failed "
+                "(the note says why)")
     if module.imported is not None:
         ran = [r for r in module.imported[0].get("runs") or [] if r["entry"] in runs]
         if not ran:
