@@ -257,3 +257,20 @@ def test_what_the_source_tells_of_a_tests_kernel_stays_under_the_import_mode(tmp
     text = imported(capsys, path, "--kernel", "draw")
     assert "__device__ void bump(float *x" in text and "bump(out, out_shape0);" in text
     assert "out[i] = n2c::xoroshiro128p_uniform_float32(&states[i]);" in text
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_a_tests_kernel_is_seen_at_its_real_launch_and_runs_as_it_did(tmp_path):
+    # --import-module-gpu: Numba's real target, whose launches the run sees too; the drop-in kernel the test's
+    # launch defines computes what the test asserts (out == arr * 3)
+    import torch
+    import numba2cuda
+
+    path = write(tmp_path, TESTS)
+    module = numba2cuda.load(str(path), backend="rules", kernels=["TestScale._check.triple"], import_module="gpu",
+                             progress=False)
+    x = torch.arange(-8, 8, dtype=torch.int32, device="cuda")
+    out = torch.zeros_like(x)
+    module.triple[1, 16](x, out)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x * 3)
