@@ -1,4 +1,5 @@
-"""libcst calls -> KernelIR: intrinsics, casts, builtins, atomics, cuda.grid (device functions: devcalls.py)."""
+"""libcst calls -> KernelIR: intrinsics, atomics, cuda.grid (casts and builtins: builtins.py; device functions:
+devcalls.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
-from ..ir.facts import is_pure, mark_written, root_array
+from ..ir.facts import mark_written, root_array
 from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
+from .builtins import BuiltinLowerer
 from .runhint import run_hint
-from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr, no_length
+from .expr import GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
 NATIVE_ATOMICS = {
@@ -36,7 +38,7 @@ HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic
                        "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
 
 
-class CallLowerer:
+class CallLowerer(BuiltinLowerer):
     """Mixed into the expression lowerer; every call in a kernel body comes through lower_Call."""
 
     def lower_Call(self, node: cst.Call):
@@ -167,117 +169,6 @@ class CallLowerer:
     def use_helper(self, name):
         self.helpers.add(name)
         self.helpers.update(HELPER_DEPENDENCIES.get(name, ()))
-
-    # ------------------------------------------------------------ casts and builtins
-    def cast(self, node, scalar, args, kwargs):
-        if len(args) != 1 or kwargs:
-            raise Unsupported(node, f"{scalar}() cast", "takes exactly one argument")
-        return ir.Cast(scalar, self.expr(args[0]))
-
-    def call_cuda_selp(self, node, args, kwargs):
-        """cuda.selp(pred, a, b): PTX's select, `pred ? a : b` (both operands evaluated, as selp does)."""
-        if len(args) != 3 or kwargs:
-            raise Unsupported(node, "cuda.selp()", "takes 3 arguments: the predicate and the two values")
-        values = [self.expr(a) for a in args]
-        if not all(is_pure(v) for v in values[1:]):
-            raise Unsupported(node, "cuda.selp() of a call", "selp evaluates both values; C's ?: evaluates one",
-                              "assign the values to variables first")
-        return ir.IfExp(values[0], values[1], values[2])
-
-    def call_int(self, node, args, kwargs):
-        self._one_arg(node, "int", args, kwargs)
-        return ir.Cast("int", self.expr(args[0]))
-
-    def call_float(self, node, args, kwargs):
-        self._one_arg(node, "float", args, kwargs)
-        special = float_of_string(args[0])
-        if special is not None:
-            return const_expr(special, node)
-        return ir.Cast("float", self.expr(args[0]))
-
-    def call_bool(self, node, args, kwargs):
-        self._one_arg(node, "bool", args, kwargs)
-        return ir.Cast(T.BOOL, self.expr(args[0]))
-
-    def call_abs(self, node, args, kwargs):
-        self._one_arg(node, "abs", args, kwargs)
-        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: T.underlying(ts[0]) if ts[0].is_complex else ts[0],
-                                     (1, 1))
-        return ir.Call(entry, [self.expr(args[0])])
-
-    def call_complex(self, node, args, kwargs):
-        """complex(x) and complex(re, im): complex64 from float32 (both parts), else complex128, as Numba types it."""
-        if kwargs or not 1 <= len(args) <= 2:
-            raise Unsupported(node, "complex()", "takes the real part and, optionally, the imaginary part")
-        self.use_helper("complex")
-        entry = intrinsics.Intrinsic("complex", _complex_c_name, _complex_type, (1, 2),
-                                     arg_types=lambda ts: [T.COMPLEX128] if ts[0].is_complex
-                                     else [T.underlying(_complex_type(ts))] * len(ts))
-        return ir.Call(entry, [self.expr(a) for a in args])
-
-    def call_round(self, node, args, kwargs):
-        if len(args) == 2 and not kwargs:
-            return self.round_ndigits(node, args)
-        if len(args) != 1 or kwargs:
-            raise Unsupported(node, "round()", "takes the number and, optionally, the number of digits")
-        self.use_helper("py_round")
-        entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64 if ts[0].is_float else ts[0], (1, 1))
-        return ir.Call(entry, [self.expr(args[0])])
-
-    def round_ndigits(self, node, args):
-        """round(x, n) of a float: numba-cuda's own algorithm (float64 scaling, half to even), x's type back."""
-        self.use_helper("round_ndigits")
-        entry = intrinsics.Intrinsic("round", "n2c::round_ndigits", lambda ts: ts[0] if ts[0].is_float else None,
-                                     (2, 2), arg_types=lambda ts: [ts[0], T.INT64])
-        return ir.Call(entry, [self.expr(a) for a in args])
-
-    def call_pow(self, node, args, kwargs):
-        """pow(a, b): Numba types and computes it as a ** b."""
-        if len(args) != 2 or kwargs:
-            raise Unsupported(node, "pow()", "only pow(base, exponent) is supported (Numba has no pow with a modulus)",
-                              "write base ** exponent % modulus")
-        return ir.BinOp("**", self.expr(args[0]), self.expr(args[1]))
-
-    def call_min(self, node, args, kwargs):
-        return self._minmax(node, "min", args, kwargs)
-
-    def call_max(self, node, args, kwargs):
-        return self._minmax(node, "max", args, kwargs)
-
-    def _minmax(self, node, name, args, kwargs):
-        if len(args) < 2 or kwargs:
-            raise Unsupported(node, f"{name}()", "takes two or more numbers",
-                              "for an array, loop over it and keep a running value")
-        self.use_helper("py_minmax")
-        # the template argument is explicit: a literal prints as an int, which would not deduce against int64_t
-        entry = intrinsics.Intrinsic(name, lambda ts: f"n2c::py_{name}<{T.c_name(T.unify(ts[0], ts[1]))}>",
-                                     lambda ts: T.unify(ts[0], ts[1]), (2, 2),
-                                     arg_types=lambda ts: [T.unify(ts[0], ts[1])] * 2)
-        result = self.expr(args[0])
-        for a in args[1:]:
-            result = ir.Call(entry, [result, self.expr(a)])
-        return result
-
-    def call_len(self, node, args, kwargs):
-        self._one_arg(node, "len", args, kwargs)
-        arr = self.value(args[0])
-        if isinstance(arr, TupleValue):  # a constant, as Numba types a tuple's length
-            return const_expr(len(arr.items), node)
-        if not isinstance(arr, ir.ArrayVar):
-            raise Unsupported(node, "len()", "works on arrays and tuples only here")
-        if arr.pointer:
-            raise no_length(arr, node, "len()")
-        return self.shape_of(arr, 0)
-
-    def call_range(self, node, args, kwargs):
-        raise Unsupported(node, "range()", "can only be iterated by a for loop", "for i in range(n): ...")
-
-    def call_print(self, node, args, kwargs):
-        raise Unsupported(node, "print()", "is a statement here, not a value", "call print on its own line")
-
-    def _one_arg(self, node, name, args, kwargs):
-        if len(args) != 1 or kwargs:
-            raise Unsupported(node, f"{name}()", "takes exactly one argument")
 
     # ------------------------------------------------------------ cuda.grid / gridsize
     def call_cuda_grid(self, node, args, kwargs):
@@ -417,17 +308,6 @@ class CallLowerer:
         return ir.Call(entry, [ir.AddressOf(target)] + [self.expr(a) for a in args[2:]])
 
 
-def float_of_string(node):
-    """float('inf'), float('-inf'), float('nan'): the value Python gives (Numba folds the constant the same way),
-    or None when the argument is not such a string literal."""
-    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        return None
-    text = node.evaluated_value
-    if not isinstance(text, str) or text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
-        return None
-    return float(text)
-
-
 _CUDA_VECTOR = re.compile(r"^cuda\.(u?int(8|16|32|64)|float(16|32|64))x[1-4]$")
 
 
@@ -444,25 +324,6 @@ def _dim3(name, axis):
     return ir.Builtin(f"{name}.{axis}", T.INT32, T.UINT32)
 
 
-def _complex_type(ts):
-    if any(t.is_complex for t in ts[1:]) or (len(ts) == 2 and ts[0].is_complex):
-        return None  # complex(z, w) of complex parts: Numba rejects it too
-    return T.COMPLEX64 if all(t == T.FLOAT32 for t in ts) else T.COMPLEX128
-
-
-def _complex_c_name(ts):
-    return T.c_name(_complex_type(ts))
-
-
-def _abs_c_name(ts):
-    t = ts[0]
-    if t.is_complex:
-        return "n2c::cabs"
-    if t.is_float:
-        return {T.FLOAT32: "fabsf", T.FLOAT16: "__habs"}.get(t, "fabs")
-    return "llabs" if t.bits == 64 else "abs"
-
-
 def _arity(nargs):
     lo, hi = nargs
     return str(lo) if lo == hi else f"{lo} to {hi}"
@@ -476,4 +337,4 @@ def _hint_for(canon: str) -> str:
     return "call only cuda.*, math.*, casts, min/max/abs/round/len and @cuda.jit(device=True) functions"
 
 
-__all__ = ["CallLowerer", "Dim3"]
+__all__ = ["CallLowerer"]
