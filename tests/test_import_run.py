@@ -274,3 +274,25 @@ def test_on_the_gpu_a_tests_kernel_is_seen_at_its_real_launch_and_runs_as_it_did
     module.triple[1, 16](x, out)
     torch.cuda.synchronize()
     assert torch.equal(out, x * 3)
+
+
+def test_a_pytest_test_is_run_with_its_first_parametrized_case(tmp_path, capsys):
+    path = write(tmp_path, """
+        import numpy as np
+        import pytest
+        from numba import cuda
+
+        @pytest.mark.parametrize("dtype, n", [(np.float32, 8), pytest.param(np.int64, 4)])
+        @pytest.mark.parametrize("scale", [3])
+        def test_scale(dtype, n, scale):
+            @cuda.jit
+            def scaled(x):
+                i = cuda.grid(1)
+                if i < x.size:
+                    x[i] *= scale
+            scaled[1, n](np.ones(n, dtype=dtype))
+    """)
+    assert plan(path.read_text()).reaches == {"test_scale": ["test_scale"]}
+    text = imported(capsys, path, "--kernel", "scaled")
+    assert "__global__ void scaled(float *x, int64_t x_shape0)" in text  # the first case: float32, scale 3
+    assert "static constexpr int64_t scale = 3;" in text and "x[i] = (double)x[i] * scale;" in text

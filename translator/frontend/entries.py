@@ -144,11 +144,13 @@ def plan(source: str, wanted: tuple = ()) -> Plan:
 
 
 def _runnable(qual: str, node, method: bool, target: Target) -> bool:
-    """Whether the import mode may call QUAL with no arguments: a test, the script's driver, or the
-    module-level function the kernel is made in (a factory without parameters)."""
+    """Whether the import mode may call QUAL: a test, the script's driver, or the module-level function the
+    kernel is made in (a factory without parameters), with no arguments; or a test whose
+    @pytest.mark.parametrize gives them (its first case)."""
     last = qual.rsplit(".", 1)[-1]
     wanted = last.startswith("test") or (not method and (last in DRIVERS or qual == target.anchor))
-    return wanted and _required(node, method) == 0
+    parametrized = last.startswith("test") and any("parametrize" in ast.unparse(d) for d in node.decorator_list)
+    return wanted and (_required(node, method) == 0 or parametrized)
 
 
 def main_block(source: str, path: str):

@@ -185,10 +185,12 @@ class Runner:
             return
         owner, _, name = entry.rpartition(".")
         if not owner:
-            inspect.unwrap(getattr(self.module, name))()
+            function = getattr(self.module, name)
+            inspect.unwrap(function)(**first_case(function))
             return
         cls = getattr(self.module, owner)
-        method = inspect.unwrap(inspect.getattr_static(cls, name))  # past @skip_on_cudasim and its kin
+        found = inspect.getattr_static(cls, name)
+        method = inspect.unwrap(found)  # past @skip_on_cudasim and its kin
         if isinstance(cls, type) and issubclass(cls, unittest.TestCase):
             instance = cls(name)
             getattr(cls, "setUpClass", lambda: None)()
@@ -198,4 +200,20 @@ class Runner:
             finally:
                 instance.tearDown()
         else:
-            method(cls())
+            method(cls(), **first_case(found))
+
+
+def first_case(function) -> dict:
+    """The arguments of a test's first case under @pytest.mark.parametrize (its marks, read as pytest reads them),
+    or none."""
+    arguments = {}
+    for mark in reversed(getattr(function, "pytestmark", [])):
+        if getattr(mark, "name", "") != "parametrize" or len(mark.args) < 2 or not mark.args[1]:
+            continue
+        names = mark.args[0]
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        case = mark.args[1][0]
+        case = getattr(case, "values", case)  # pytest.param(...)
+        values = case if len(names) > 1 else (case,)
+        arguments.update(zip(names, values))
+    return arguments
