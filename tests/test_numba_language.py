@@ -1548,3 +1548,34 @@ def k(out, a):
     out = np.zeros(2, np.complex128)
     module.k[1, 2](out, a)
     assert np.array_equal(out, np.conj(a.astype(np.complex64)).astype(np.complex128))
+
+
+@pytest.mark.needs("g++")
+def test_an_atomics_float_index_is_converted_as_numba_converts_it():
+    # numba-cuda's atomic tests index a shared array with (tx, uint64(ty) % 8), whose branch-merged type is
+    # float64: Numba's atomics convert indices to intp (its getitem does not); the error pointed at line 1
+    src = HEAD + '''
+from numba import uint64
+
+@cuda.jit("void(int32[:, ::1], float64[::1], boolean)")
+def k(ary, where, wrap):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    sm = cuda.shared.array((4, 8), int32)
+    sm[tx, ty] = ary[tx, ty]
+    cuda.syncthreads()
+    bin = (tx, uint64(ty))
+    if wrap:
+        bin = (bin[0] % 4, bin[1] % 8)
+    cuda.atomic.sub(sm, bin, 1)
+    cuda.atomic.add(where, where[0] + 0.75, 1.0)
+    cuda.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+'''
+    module = load_cpu(source=src)
+    ary = np.arange(32, dtype=np.int32).reshape(4, 8)
+    where = np.zeros(4)
+    where[0] = 2.0
+    module.k[1, (4, 8)](ary, where, True)
+    assert np.array_equal(ary, np.arange(32, dtype=np.int32).reshape(4, 8) - 1)
+    assert list(where) == [2.0, 0.0, 32.0, 0.0]  # index 2.75 truncates to 2, as intp conversion does

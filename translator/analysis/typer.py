@@ -134,6 +134,19 @@ class Typer:
                                   "convert with int(...)")
         return e.array.dtype
 
+    def atomic_indices(self, address) -> None:
+        """An atomic's float index is converted to an integer, as Numba's atomics convert their indices to intp
+        (`cuda.atomic.sub(sm, (tx, f), 1)` compiles; `sm[tx, f]` does not)."""
+        while isinstance(address, ir.Call):  # a complex part's address
+            address = address.args[0]
+        load = address.target if isinstance(address, ir.AddressOf) else None
+        for k, index in enumerate(load.indices if isinstance(load, ir.Load) else ()):
+            t = self.type_of(index)
+            if isinstance(t, T.Scalar) and t.is_float:
+                cast = ir.Cast(T.INT64, index)
+                cast.node = index.node or load.node
+                load.indices[k] = cast
+
     def t_AddressOf(self, e):
         return self.type_of(e.target)
 
@@ -215,6 +228,8 @@ class Typer:
         return e.to
 
     def t_Call(self, e):
+        if e.intrinsic.key.startswith("cuda.atomic."):
+            self.atomic_indices(e.args[0])
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None

@@ -258,6 +258,7 @@ class CallLowerer(BuiltinLowerer):
         if root.kind == "const":
             raise Unsupported(args[0], f"cuda.atomic.{op}() on a constant array", f"'{root.name}' lives in constant memory")
         mark_written(target.array)  # through a view too: the parameter it views is no longer const
+        target.node = target.node or (args[1] if args[1] is not None else node)  # where its index is
         dtype = arr.dtype
         address = ir.AddressOf(target)
         if part is not None:
