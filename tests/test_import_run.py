@@ -296,3 +296,24 @@ def test_a_pytest_test_is_run_with_its_first_parametrized_case(tmp_path, capsys)
     text = imported(capsys, path, "--kernel", "scaled")
     assert "__global__ void scaled(float *x, int64_t x_shape0)" in text  # the first case: float32, scale 3
     assert "static constexpr int64_t scale = 3;" in text and "x[i] = (double)x[i] * scale;" in text
+
+
+def test_a_signature_a_loop_gives_comes_from_the_run(tmp_path, capsys):
+    # numba-cuda's warp tests compile one function per signature of a list: the source cannot know which; the
+    # hint names the test, and the run gives the first (the message was "cannot read signature 'sig'")
+    path = write(tmp_path, UNITTEST + """
+        def vote(mask, result):
+            i = cuda.grid(1)
+            result[i] = cuda.all_sync(mask[i], 1)
+
+        class TestVote(unittest.TestCase):
+            def test_types(self):
+                for sig, dtype in [("void(uint32[:], int32[:])", np.uint32), ("void(int64[:], int32[:])", np.int64)]:
+                    compiled = cuda.jit(sig)(vote)
+                    compiled[1, 4](np.ones(4, dtype=dtype), np.zeros(4, dtype=np.int32))
+    """)
+    rc, err = translate(capsys, path, "--kernel", "vote", "-o", tmp_path / "out.cu")
+    assert rc == 2 and "kernel 'vote' without types" in err and "runs 'TestVote.test_types'" in err
+    assert "cannot read signature" not in err
+    text = imported(capsys, path, "--kernel", "vote")
+    assert "// kernel vote(mask: uint32[:], result: int32[:])" in text  # the first signature of the list

@@ -306,9 +306,9 @@ def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
 
 
 def _known_only_when_run(view: ModuleInfo, node) -> str | None:
-    """A name the signature NODE uses whose value only running the module (or calling a function) gives."""
+    """A name the signature NODE uses whose value only running the module (or calling a function) gives: one
+    computed by a call, or a loop's (`for sig in cases: cuda.jit(sig)(f)`)."""
     if isinstance(node, cst.Name) and isinstance(view.value_nodes.get(node.value), cst.BaseExpression):
         node = view.value_nodes[node.value]
-    names = find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value in view.needs_run
-                       and n.value in view.nonconstant, first=True)
+    names = find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value in view.nonconstant, first=True)
     return names[0].value if names else None
