@@ -1579,3 +1579,25 @@ def k(ary, where, wrap):
     module.k[1, (4, 8)](ary, where, True)
     assert np.array_equal(ary, np.arange(32, dtype=np.int32).reshape(4, 8) - 1)
     assert list(where) == [2.0, 0.0, 32.0, 0.0]  # index 2.75 truncates to 2, as intp conversion does
+
+
+@pytest.mark.needs("g++")
+def test_a_float_range_bound_is_truncated_as_numba_converts_it():
+    # `for i in range(array.size / 2)` (an odd-even sort): Numba converts float bounds to int64; it was an error
+    src = HEAD + '''
+@cuda.jit("void(float64[::1], int64[::1])")
+def k(bounds, out):
+    s = 0
+    for i in range(bounds[0], bounds[1], bounds[2]):
+        s = s * 10 + i
+    out[0] = s
+    n = 0
+    for j in range(out.size / 2):
+        n += 1
+    out[1] = n
+'''
+    module = load_cpu(source=src)
+    for bounds, expected in [((1.9, 9.99, 2.5), 1357), ((-2.5, 3.0, 1.0), -20988), ((0, -7.9, -2.9), -246)]:
+        out = np.zeros(5, np.int64)
+        module.k[1, 1](np.array(bounds), out)
+        assert list(out[:2]) == [expected, 2]  # Numba's own results for these bounds (njit), and range(2.5)

@@ -75,8 +75,17 @@ class Typer:
             s = site[1]
             given = [s.stop] if s.given == 1 else [s.start, s.stop] if s.given == 2 else [s.start, s.stop, s.step]
             rt = range_type([self.type_of(x) for x in given])
-            if rt == "float":
-                raise TypeErrorAt(s.node, "range() of a float", "range takes integers", "convert with int(...)")
+            if rt == "float":  # range(a.size / 2): Numba converts a float bound to int64 (truncating), as C does
+                for attr in ("start", "stop", "step"):
+                    bound = getattr(s, attr)
+                    t = self.type_of(bound) if bound is not None else None
+                    if isinstance(t, T.Scalar) and not (t.is_int or t.kind == "b"):
+                        if t.is_complex:
+                            raise TypeErrorAt(s.node, "range() of a complex number", "range takes real numbers")
+                        cast = ir.Cast(T.INT64, bound)
+                        cast.node = bound.node or s.node
+                        setattr(s, attr, cast)
+                return T.INT64
             return rt
         if kind == "tuple":
             s, k = site[1], site[2]
