@@ -450,3 +450,18 @@ def test_a_kernel_with_clashing_names_computes_what_numba_does(clashing):
     clashing.main[2, 32](at, guard, 1.5, -7)
     torch.cuda.synchronize()
     assert guard.cpu().tolist() == (at.cpu() + 2 * 1.5 + 7 + 1).tolist()
+
+
+def test_a_type_error_without_a_node_of_its_own_is_located_at_its_statement():
+    # an expression the lowering made (a tuple variable's item) has no libcst node: the error went to line 1
+    from types import SimpleNamespace
+
+    from translator.analysis.typer import TypeErrorAt, Typer
+
+    added = []
+    typer = Typer.__new__(Typer)
+    typer.fn, typer.reporter = SimpleNamespace(node="the def"), SimpleNamespace(add_unsupported=added.append)
+    typer.report(TypeErrorAt(None, "array index", "indices must be integers"), "the statement")
+    typer.report(TypeErrorAt(None, "array index", "indices must be integers"), None)
+    typer.report(TypeErrorAt("the index", "array index", "indices must be integers"), "the statement")
+    assert [e.node for e in added] == ["the statement", "the def", "the index"]

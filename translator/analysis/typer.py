@@ -47,7 +47,7 @@ class Typer:
                 try:
                     t = self.def_type(site)
                 except TypeErrorAt as exc:
-                    self.reporter.add_unsupported(exc)  # reported once (duplicates are dropped); typing goes on
+                    self.report(exc, site[1].node if len(site) > 1 else None)  # once; typing goes on
                     self.failed_webs.add(self.web_of[d])
                     t = None
                 w = self.web_of[d]
@@ -273,13 +273,20 @@ class Typer:
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 
+    def report(self, exc: TypeErrorAt, where) -> None:
+        """EXC, located at its own node, else at WHERE (the statement), else at the function: an expression
+        made by the lowering (a tuple variable's item) has no node of its own, and line 1 helps no one."""
+        if exc.node is None:
+            exc.node = where if where is not None else getattr(self.fn, "node", None)
+        self.reporter.add_unsupported(exc)
+
     # ------------------------------------------------------------ results
     def finalize(self, body):
         for s in body:
             try:
                 self.finalize_statement(s)
             except TypeErrorAt as exc:
-                self.reporter.add_unsupported(exc)
+                self.report(exc, s.node)
             for sub in sub_blocks(s):
                 self.finalize(sub)
 
