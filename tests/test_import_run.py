@@ -317,3 +317,30 @@ def test_a_signature_a_loop_gives_comes_from_the_run(tmp_path, capsys):
     assert "cannot read signature" not in err
     text = imported(capsys, path, "--kernel", "vote")
     assert "// kernel vote(mask: uint32[:], result: int32[:])" in text  # the first signature of the list
+
+
+def test_a_global_only_the_scripts_main_block_sets_is_read_at_the_launch(tmp_path, capsys):
+    # a flash-attention script picks its dtype in its `__main__` block, which importing does not run: with --types
+    # given, the kernel was taken as finished at the import, and DT was unknown
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def stage(x):
+            buf = cuda.shared.array(0, dtype=DT)
+            i = cuda.threadIdx.x
+            buf[i] = x[i]
+            cuda.syncthreads()
+            x[i] = buf[(i + 1) % x.size]
+
+        def pick(name):
+            return {"float32": np.float32, "float64": np.float64}[name]
+
+        if __name__ == "__main__":
+            DT = pick("float32")
+            x = cuda.to_device(np.arange(8, dtype=DT))
+            stage[1, 8, 0, 32](x)
+    """)
+    text = imported(capsys, path, "--types", "x=float32[::1]")
+    assert "float *buf = reinterpret_cast<float *>(n2c_dynamic_smem);" in text

@@ -37,6 +37,7 @@ class Describer:
         self.ids: dict = {}  # id(dispatcher or njit function) -> index in kernels
         self.records: dict = {}  # id(dispatcher) -> (signature, options) from the recording cuda.jit
         self.keep: list = []  # the described objects, alive so their ids stay theirs
+        self.objects: list = []  # per kernel description: its dispatcher
         self.made: list = []  # every dispatcher the recording cuda.jit made, in order
         self.on_made = None  # (dispatcher, the signatures that compiled it at once) -> None, while entries run
 
@@ -88,6 +89,7 @@ class Describer:
             return index
         index = len(self.kernels)
         self.ids[id(obj)] = index
+        self.objects.append(obj)
         self.keep.append(obj)
         fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
         code = fn.__code__
@@ -107,6 +109,15 @@ class Describer:
             entry["device"] = entry["device"] or bool(options.get("device"))
         elif not entry["cpu"]:
             entry["signatures"] = signature_strings(list(getattr(obj, "signatures", None) or []) or None)
+        self.read_free(index)
+        return index
+
+    def read_free(self, index: int) -> None:
+        """The free names of kernel INDEX as they are now (again at its launch: a script's `__main__` block may
+        have set a global it reads since the import)."""
+        entry, obj = self.kernels[index], self.objects[index]
+        fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+        code = fn.__code__
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         names = set(code.co_names) | set(code.co_freevars)
         for inner in code.co_consts:  # names of nested code (a generator expression) count too
@@ -124,7 +135,6 @@ class Describer:
             else:
                 continue  # a builtin, or an attribute name
             entry["free"][free] = self.value(value)
-        return index
 
 
 def _source_file(fn, code) -> str:
@@ -334,7 +344,11 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
         return []
 
     def describe(dispatcher, launched, entry):
-        kernel = describer.kernels[describer.kernel(dispatcher, None)]
+        known = id(dispatcher) in describer.ids
+        index = describer.kernel(dispatcher, None)
+        if known:  # described when the module was imported: its free names as they are now
+            describer.read_free(index)
+        kernel = describer.kernels[index]
         if launched:
             kernel["launched"] = launched
         kernel["run"] = entry
@@ -345,9 +359,10 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
         return type_string(numba.typeof(getattr(arg, "_ary", arg)))  # the simulator's device array: its host copy
 
     runner = Runner(module, path, source, found, describe, type_of, args.get("want"))
-    for made in describer.made:  # made when the module was imported, with a signature or --types: nothing to
-        key = runner.target(made)  # wait for, as its free names are the module's
-        if key is not None and (describer.records.get(id(made), (None,))[0] is not None or args.get("want")):
+    for made in describer.made:  # made when the module was imported, with a signature or --types, and reading
+        key = runner.target(made)  # only names the import defined: nothing to wait for
+        if key is not None and (describer.records.get(id(made), (None,))[0] is not None or args.get("want")) \
+                and not _undefined_globals(made):
             runner.pending.discard(key)
     runner.install()
     describer.on_made = runner.made
@@ -361,6 +376,20 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
             describe(made, None, "made when the module ran")
             runner.pending.discard(key)
     return log
+
+
+def _undefined_globals(dispatcher) -> bool:
+    """Whether DISPATCHER's function reads a global its module does not define yet (one a script's `__main__`
+    block sets, such as a dtype chosen there)."""
+    import builtins
+    import dis
+
+    fn = getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
+    code = getattr(fn, "__code__", None)
+    codes = [code] + [c for c in (code.co_consts if code is not None else ()) if inspect.iscode(c)]
+    read = {i.argval for c in codes if c is not None for i in dis.get_instructions(c)
+            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    return any(name not in fn.__globals__ and not hasattr(builtins, name) for name in read)
 
 
 def describe_dispatcher(obj, max_array_bytes: int):
