@@ -17,7 +17,7 @@ from ..ir.facts import mark_written, root_array
 from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
 from .builtins import BuiltinLowerer
-from .runhint import run_hint
+from .runhint import with_run_hint
 from .expr import GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -151,8 +151,9 @@ class CallLowerer(BuiltinLowerer):
                     name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
                 hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "
                         "reads the function it holds), or " + hint)
-            run = run_hint(self.info, self.fn.node) if factory is not None or runner is not None else None
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", f"{run}; or {hint}" if run else hint)
+            if factory is not None or runner is not None:
+                hint = with_run_hint(self.info, self.fn.node, hint)
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", hint)
         if numba_has(canon):
             return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
                                "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "

@@ -35,6 +35,10 @@ class Plan:
     reaches: dict = field(default_factory=dict)  # a target's anchor -> the entries that reach it
 
 
+def _is_main_test(test) -> bool:
+    return ast.unparse(test).replace('"', "'") == "__name__ == '__main__'"
+
+
 def _jit_text(node) -> bool:
     return "jit" in ast.unparse(node)
 
@@ -66,8 +70,7 @@ class _Scan(ast.NodeVisitor):
         self.aliases: dict = {}  # "Class.run_unary" -> names its value names (`run_unary = run_func`)
 
     def visit_If(self, node) -> None:
-        test = ast.unparse(node.test).replace('"', "'")
-        if not self.stack and test == "__name__ == '__main__'":
+        if not self.stack and _is_main_test(node.test):
             self.main_block = node
         self.generic_visit(node)
 
@@ -156,7 +159,7 @@ def _runnable(qual: str, node, method: bool, target: Target) -> bool:
 def main_block(source: str, path: str):
     """The code of SOURCE's `if __name__ == "__main__":` body, compiled with its own line numbers, or None."""
     for node in ast.parse(source).body:
-        if isinstance(node, ast.If) and ast.unparse(node.test).replace('"', "'") == "__name__ == '__main__'":
+        if isinstance(node, ast.If) and _is_main_test(node.test):
             return compile(ast.Module(body=node.body, type_ignores=[]), path, "exec")
     return None
 

@@ -22,7 +22,7 @@ import sys
 
 from ..userimport import import_path
 from .entries import plan
-from .runentries import Runner
+from .runentries import Runner, python_function
 from .standins import StandIn, StandInModule, import_with_stand_ins, package_of
 
 MAX_TUPLE = 64
@@ -91,7 +91,7 @@ class Describer:
         self.ids[id(obj)] = index
         self.objects.append(obj)
         self.keep.append(obj)
-        fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+        fn = python_function(obj)
         code = fn.__code__
         entry = {"name": name or fn.__name__, "bound": bool(name), "func": code.co_name,
                  "qualname": getattr(fn, "__qualname__", code.co_name), "line": code.co_firstlineno,
@@ -116,13 +116,10 @@ class Describer:
         """The free names of kernel INDEX as they are now (again at its launch: a script's `__main__` block may
         have set a global it reads since the import)."""
         entry, obj = self.kernels[index], self.objects[index]
-        fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+        fn = python_function(obj)
         code = fn.__code__
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        names = set(code.co_names) | set(code.co_freevars)
-        for inner in code.co_consts:  # names of nested code (a generator expression) count too
-            if inspect.iscode(inner):
-                names |= set(inner.co_names)
+        names = {n for c in _codes(code) for n in c.co_names} | set(code.co_freevars)
         for free in sorted(names):
             if free in cells:
                 try:
@@ -378,16 +375,20 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
     return log
 
 
+def _codes(code) -> list:
+    """CODE and the code nested in it (a generator expression's), whose names the function reads too."""
+    return [code] + [c for c in code.co_consts if inspect.iscode(c)]
+
+
 def _undefined_globals(dispatcher) -> bool:
     """Whether DISPATCHER's function reads a global its module does not define yet (one a script's `__main__`
     block sets, such as a dtype chosen there)."""
     import builtins
     import dis
 
-    fn = getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
+    fn = python_function(dispatcher)
     code = getattr(fn, "__code__", None)
-    codes = [code] + [c for c in (code.co_consts if code is not None else ()) if inspect.iscode(c)]
-    read = {i.argval for c in codes if c is not None for i in dis.get_instructions(c)
+    read = {i.argval for c in (_codes(code) if code is not None else ()) for i in dis.get_instructions(c)
             if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
     return any(name not in fn.__globals__ and not hasattr(builtins, name) for name in read)
 
@@ -395,7 +396,7 @@ def _undefined_globals(dispatcher) -> bool:
 def describe_dispatcher(obj, max_array_bytes: int):
     """(description, arrays) of one dispatcher the caller holds, read in this process without running anything."""
     describer = Describer(max_array_bytes)
-    fn = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+    fn = python_function(obj)
     bound = next((name for name, value in getattr(fn, "__globals__", {}).items() if value is obj), None)
     describer.kernel(obj, bound)
     return {"kernels": describer.kernels, "globals": {}, "simulator": None}, describer.arrays

@@ -13,7 +13,7 @@ from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANT
                         TimeDelta, installed, library_constant)
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
 from .info import STOOD_IN
-from .runhint import run_hint
+from .runhint import with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import root_array
 
@@ -161,8 +161,9 @@ class NameReadLowerer:
         else:
             hint = ("kernels see module-level ints, floats and tuples of them; make it one, "
                     "or pass the value as a kernel argument")
-        run = run_hint(self.info, self.fn.node) if factory or runner or name in self.info.per_call else None
-        return Unsupported(node, f"{where} '{name}'", self.info.nonconstant[name], f"{run}; or {hint}" if run else hint)
+        if factory or runner or name in self.info.per_call:
+            hint = with_run_hint(self.info, self.fn.node, hint)
+        return Unsupported(node, f"{where} '{name}'", self.info.nonconstant[name], hint)
 
     def constant(self, value, node):
         if isinstance(value, tuple):

@@ -38,6 +38,15 @@ def _alarm(signum, frame):
     raise _OutOfTime()
 
 
+def python_function(dispatcher):
+    """The Python function a dispatcher compiles (a CUDADispatcher's py_func, a simulator kernel's fn)."""
+    return getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
+
+
+def _parameters(dispatcher) -> list:
+    return list(inspect.signature(python_function(dispatcher)).parameters)
+
+
 def _matches(launched: list, params: list, want: dict) -> bool:
     """Whether a launch's types agree with --types where both name a parameter: an array's element type and
     dimension count, a scalar's kind (Numba's own spelling of a Python int is int64, the user's may be int32)."""
@@ -72,8 +81,7 @@ class Runner:
         self.log: list = []
 
     def target(self, dispatcher):
-        fn = getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
-        code = getattr(fn, "__code__", None)
+        code = getattr(python_function(dispatcher), "__code__", None)
         if code is None or os.path.realpath(code.co_filename) != self.path:
             return None
         key = (code.co_name, code.co_firstlineno)
@@ -88,9 +96,7 @@ class Runner:
             types = [self.type_of(a) for a in args]
         except Exception:  # noqa: BLE001 - a value Numba could not type either: the launch runs on
             return
-        fn = getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
-        params = list(inspect.signature(fn).parameters)
-        if not _matches(types, params, self.want):
+        if not _matches(types, _parameters(dispatcher), self.want):
             return
         self.describe(dispatcher, "(" + ", ".join(types) + ")", self.entry)
         self.pending.discard(key)
@@ -102,8 +108,7 @@ class Runner:
         key = self.target(dispatcher)
         if key is None or not signatures or self.entry is None:
             return
-        fn = getattr(dispatcher, "py_func", None) or getattr(dispatcher, "fn", None)
-        params = list(inspect.signature(fn).parameters)
+        params = _parameters(dispatcher)
         for text in signatures:
             try:
                 types = [str(t) for t in T.parse_signature(text)[1]]

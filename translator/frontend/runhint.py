@@ -38,3 +38,9 @@ def run_hint(info, node) -> str | None:
                                  f"reach{'es' * (others == 1)} it)" if others else "")
     return (f"translate with --import-module: numba2cuda then imports the module, runs {named} under the CUDA "
             "simulator up to the kernel's first launch, and reads what Numba reads then")
+
+
+def with_run_hint(info, node, hint: str) -> str:
+    """HINT, after the import mode's way to what the function at NODE needs, where there is one (run_hint)."""
+    run = run_hint(info, node) if info is not None else None
+    return f"{run}; or {hint}" if run else hint

@@ -16,7 +16,7 @@ from ..ir.facts import mark_written
 from ..frontend.decorators import foreign_decorator, vouched_kernel
 from ..frontend.module import FunctionInfo, ModuleInfo
 from ..frontend.percall import per_call_note
-from ..frontend.runhint import run_hint
+from ..frontend.runhint import with_run_hint
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
@@ -188,13 +188,12 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
         types.append(t)
     if missing:
         spelled = f"{missing[0]}=float32[:, ::1]"
-        run = run_hint(fi.scope or info, fi.node) if (fi.scope or info) is not None else None
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
-                          (f"{run}; or " if run else "") +
-                          "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), annotate the "
-                          f"parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": \"{spelled}, "
-                          f"...\"}} in the module, or pass --types \"{spelled}, ...\"")
+                          with_run_hint(fi.scope or info, fi.node,
+                                        "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), "
+                                        f"annotate the parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": "
+                                        f"\"{spelled}, ...\"}} in the module, or pass --types \"{spelled}, ...\""))
     return types
 
 
