@@ -25,6 +25,14 @@ def range_type(types):
     return T.INT64
 
 
+def converted(value, to, where=None):
+    """VALUE converted to TO where Numba converts implicitly and C++ must be told, located where VALUE is (else at
+    WHERE)."""
+    cast = ir.Cast(to, value)
+    cast.node = value.node or where
+    return cast
+
+
 class Typer:
     def __init__(self, fn: ir.Function, program, reporter):
         self.fn = fn
@@ -82,9 +90,7 @@ class Typer:
                     if isinstance(t, T.Scalar) and not (t.is_int or t.kind == "b"):
                         if t.is_complex:
                             raise TypeErrorAt(s.node, "range() of a complex number", "range takes real numbers")
-                        cast = ir.Cast(T.INT64, bound)
-                        cast.node = bound.node or s.node
-                        setattr(s, attr, cast)
+                        setattr(s, attr, converted(bound, T.INT64, s.node))
                 return T.INT64
             return rt
         if kind == "tuple":
@@ -152,9 +158,7 @@ class Typer:
         for k, index in enumerate(load.indices if isinstance(load, ir.Load) else ()):
             t = self.type_of(index)
             if isinstance(t, T.Scalar) and t.is_float:
-                cast = ir.Cast(T.INT64, index)
-                cast.node = index.node or load.node
-                load.indices[k] = cast
+                load.indices[k] = converted(index, T.INT64, load.node)
 
     def t_AddressOf(self, e):
         return self.type_of(e.target)
@@ -267,9 +271,7 @@ class Typer:
             for i, (arg, t) in enumerate(zip(list(e.args), ts)):
                 p = e.target.params[i].type if i < len(e.target.params) else None
                 if isinstance(p, T.Scalar) and p.is_complex and t != p and isinstance(t, T.Scalar):
-                    cast = ir.Cast(p, arg)
-                    cast.node = arg.node
-                    e.args[i] = cast
+                    e.args[i] = converted(arg, p)
         rt = e.target.return_type
         return rt if not isinstance(rt, T.Void) else T.VOID
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from ..errors import Unsupported, UserError
+from ..errors import Diagnostic, Location, Unsupported, UserError
 from ..ir import typesys as T
 from ..sandbox import ChildError, ChildFailed, Limits, Worker
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
@@ -61,7 +61,7 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None)
     """(description, arrays) of the module at PATH, imported in a child: under the CUDA simulator, or ("gpu")
     with the real CUDA target; then its tests and main() that reach a kernel the import left unfinished (or
     a function KERNELS, --kernel, names) run until it is launched (with TYPES, --types, if given: a launch with
-    other types runs on). A failure to import is the user's problem to see: UserError with its message."""
+    other types runs on). A failure to import: UserError with one Diagnostic saying why (parse_file notes it)."""
     env = {"NUMBA_ENABLE_CUDASIM": "1"} if mode == "sim" else {"NUMBA_ENABLE_CUDASIM": "0"}
     base = dict(os.environ)
     base.update(env)
@@ -74,24 +74,26 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None)
                                           "want": {k: str(v) for k, v in (types or {}).items()},
                                           "kernels": list(kernels or [])})
     except ChildError as exc:
-        raise UserError(f"{path}: error: --import-module: importing the module raised {exc.kind}: {exc}\n"
-                        "    hint: the module must import cleanly on its own (as `python -c 'import MODULE'` "
-                        "would), under the CUDA simulator unless --import-module-gpu") from None
+        said = str(exc).splitlines()[0] if str(exc) else ""
+        raise _unlocated(path, f"importing the module raised {exc.kind}: {said} (the module must import cleanly on "
+                         "its own, as `python -c 'import MODULE'` would, under the CUDA simulator unless "
+                         "--import-module-gpu)") from None
     except ChildFailed as exc:
-        tail = "\n".join("    | " + line for line in exc.output.strip().splitlines()[-8:])
-        raise UserError(f"{path}: error: --import-module: {exc.reason}" + (f"\n{tail}" if tail else "")
-                        + "\n    hint: importing the module must not launch long work; keep it under "
-                          f"`if __name__ == \"__main__\":` (the import mode waits {IMPORT_SECONDS:g} s)") from None
+        raise _unlocated(path, f"{exc.reason} (importing the module must not launch long work; keep it under "
+                         f"`if __name__ == \"__main__\":`: the import mode waits {IMPORT_SECONDS:g} s)") from None
     failed = result.get("import_error") if isinstance(result, dict) else None
     if failed:
         raise import_failure(path, failed)
     return result, arrays
 
 
+def _unlocated(path, message: str) -> UserError:
+    """A failure of the import's child itself (it died, or timed out): at the module's first line."""
+    return UserError([Diagnostic(Location(str(path), 1, 0), "--import-module", message)])
+
+
 def import_failure(path, failed: dict) -> UserError:
     """The module raised while it was imported: located at the statement of the module that raised."""
-    from ..errors import Diagnostic, Location
-
     lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     line = int(failed.get("line") or 0)
     text = lines[line - 1] if 0 < line <= len(lines) else ""

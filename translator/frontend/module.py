@@ -287,12 +287,8 @@ def parse_file(path: str | Path, import_module: str | None = None, want=None) ->
             failed = exc
     info = parse_source(source, str(path), imported=imported)
     if failed is not None:
-        first = failed.diagnostics[0] if failed.diagnostics else None
-        said = failed.text.split(": error: --import-module: ", 1)[-1].splitlines()
-        hint = next((line.strip()[len("hint: "):] for line in said if line.strip().startswith("hint: ")), "")
-        message = first.message if first else said[0] + (f" ({hint})" if hint else "")
-        note = Diagnostic(first.loc if first else Location(str(path), 1, 0), "--import-module",
-                          f"{message}; numba2cuda read the source only")
+        why = failed.diagnostics[0]
+        note = Diagnostic(why.loc, "--import-module", f"{why.message}; numba2cuda read the source only")
         info.notices.insert(0, note)
         info.reporter.notes.append(note)
         info.import_failed = note
