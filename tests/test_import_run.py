@@ -344,3 +344,50 @@ def test_a_global_only_the_scripts_main_block_sets_is_read_at_the_launch(tmp_pat
     """)
     text = imported(capsys, path, "--types", "x=float32[::1]")
     assert "float *buf = reinterpret_cast<float *>(n2c_dynamic_smem);" in text
+
+
+def test_a_0d_array_a_test_launches_with_is_typed_as_numba_types_it(tmp_path, capsys):
+    """`r = np.ndarray((), dtype=np.float32)` passed to a kernel (numba-cuda's from_buffer doc example): the launch
+    gives array(float32, 0d, C), which is `float32[()]`, and `r[()]` is its one element (was "array dimensions
+    must be ':' or '::1', got '[]'")."""
+    path = write(tmp_path, UNITTEST + """
+        class TestSum(unittest.TestCase):
+            def test_sum(self):
+                @cuda.jit
+                def total(result, values):
+                    s = 0.0
+                    for i in range(len(values)):
+                        s += values[i]
+                    result[()] = s
+
+                r = np.ndarray((), dtype=np.float32)
+                total[1, 1](r, np.arange(10, dtype=np.float32))
+                self.assertEqual(r[()], 45.0)
+        """)
+    cu = imported(capsys, path, "--kernel", "TestSum.test_sum.total")
+    assert "// kernel total(result: float32[()], values: float32[::1])" in cu
+    assert "result[0] = s;" in cu
+
+
+def test_a_package_a_test_imports_and_is_not_installed_is_stood_in_for(tmp_path, capsys):
+    """numba-cuda's from_buffer example imports cffi inside the test: where cffi is not installed, the run stands
+    in for it as the import does for a missing package, reaches the launch, and the note points at that import
+    (was: "'TestFFI.test_ex_from_buffer' raised ModuleNotFoundError" and no types)."""
+    path = write(tmp_path, UNITTEST + """
+        class TestIt(unittest.TestCase):
+            def test_it(self):
+                import n2c_not_installed_anywhere as helper
+                tool = helper.Tool()
+
+                @cuda.jit
+                def fill(x):
+                    x[cuda.grid(1)] = 2
+
+                fill[1, 4](np.zeros(4, np.int64))
+        """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "TestIt.test_it.fill", "-o", out)
+    assert rc == 0, err
+    assert "// kernel fill(x: int64[::1])" in out.read_text()
+    assert "mod.py:7:9: note: import of n2c_not_installed_anywhere: n2c_not_installed_anywhere is not installed " \
+           "here, so the import mode stood in for it;" in err

@@ -950,6 +950,74 @@ def keep(x):
     assert x.tolist() == [-1.0, -2.0, -3.0, -4.0, -5.0]
 
 
+FROM_BUFFER = '''
+import os
+from numba import cuda
+
+
+def test_from_buffer():
+    import cffi
+    import numpy as np
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    total = cuda.declare_device("total", "float32(CPointer(float32), int32)", link=os.path.join(here, "total.cu"))
+    ffi = cffi.FFI()
+
+    @cuda.jit
+    def sum_into(out, values):
+        ptr = ffi.from_buffer(values)
+        out[()] = total(ptr, len(values)) + out[()]
+
+    out = np.ndarray((), dtype=np.float32)
+    sum_into[1, 1](out, np.arange(4, dtype=np.float32))
+'''
+
+
+@pytest.mark.needs("g++")
+def test_ffi_from_buffer_passes_a_pointer_and_a_0d_array_holds_the_result(tmp_path):
+    """numba-cuda's from_buffer doc example: `ffi.from_buffer(a)` is a CPointer to the array's elements, passed to
+    a foreign function declared with CPointer(float32), and `result[()]` is the one element of a 0-d array (was
+    'numba2cuda passes numbers to foreign functions, not pointers', and the 0-d array had no type spelling)."""
+    from translator.ir.typesys import parse_types_option
+    from translator.lower.program import Options
+
+    (tmp_path / "total.cu").write_text(
+        'extern "C" __device__ int total(float *out, float *a, int n)\n{\n    float s = 0;\n'
+        "    for (int i = 0; i < n; ++i) s += a[i];\n    a[0] = -1;\n    *out = s;\n    return 0;\n}\n")
+    path = tmp_path / "from_buffer.py"
+    path.write_text(FROM_BUFFER)
+    module = load_cpu(path, options=Options(types=parse_types_option("out=float32[()], values=float32[::1]")))
+    assert "float *ptr = values;" in module.cu  # not const: the foreign code may write through it
+    assert "out[0] = total_value(ptr, (int)values_shape0) + out[0];" in module.cu
+    out, values = np.array(np.float32(0.5)), np.arange(1, 5, dtype=np.float32)
+    module.sum_into[1, 1](out, values)
+    assert out.shape == () and float(out) == 10.5
+    assert values.tolist() == [-1, 2, 3, 4]  # what the foreign function wrote through the pointer shows
+
+
+@pytest.mark.parametrize("body, message", [
+    ("out[()] = total(values, len(values))", "argument 'values': the foreign function takes a CPointer here"),
+    ("out[()] = total(ffi.from_buffer(doubles), len(values))", "takes CPointer(float32), got CPointer(float64)"),
+])
+def test_a_foreign_pointer_argument_must_be_a_from_buffer_pointer_of_its_type(tmp_path, body, message):
+    """An array passed where a foreign function takes CPointer(float32) is refused, as Numba refuses it, and so is
+    a pointer of another element type: each with a located message."""
+    from translator.errors import UserError
+
+    (tmp_path / "total.cu").write_text('extern "C" __device__ int total(float *out, float *a, int n);\n')
+    source = FROM_BUFFER.replace("        ptr = ffi.from_buffer(values)\n        out[()] = total(ptr, len(values)) "
+                                 "+ out[()]", "        " + body).replace("(out, values)", "(out, values, doubles)")
+    path = tmp_path / "bad_buffer.py"
+    path.write_text(source)
+    from translator.ir.typesys import parse_types_option
+    from translator.lower.program import Options
+
+    types = parse_types_option("out=float32[()], values=float32[::1], doubles=float64[::1]")
+    with pytest.raises(UserError) as info:
+        translate_source(source, str(path), Options(types=types))
+    assert message in str(info.value) and "bad_buffer.py:" in str(info.value)
+
+
 FFI_MODULE = '''
 import os
 from numba import cuda

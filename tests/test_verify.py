@@ -381,3 +381,36 @@ def test_float_atomic_outputs_may_differ_as_much_as_the_two_runs_do():
     meta, arrays, facts = _accumulated_case(False)
     plain = check_case(_FakeRunner(1e-6), meta, arrays, ["x", "total"], "cuda", facts=facts)
     assert any("differs between the two runs" in p or "first difference" in p for p in plain.problems), plain.problems
+
+
+ZERO_D = '''
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def accumulate(result, values):
+    s = 0.0
+    for i in range(len(values)):
+        s += values[i]
+    result[()] = s + result[()]
+
+
+def example(rng, size):
+    values = rng.random(64).astype(np.float32)
+    result = np.ndarray((), dtype=np.float32)
+    result[()] = 1.5
+    want = np.array(np.float32(values.astype(np.float64).sum() + 1.5))
+    return dict(kernel=accumulate, griddim=1, blockdim=1, args=[result, values], expected={0: want})
+'''
+
+
+def test_a_0d_array_keeps_its_0_dimensions_through_every_redrawn_case(capsys, tmp_path):
+    """np.ndarray(()) (numba-cuda's from_buffer example holds its result in one): every case passes it to the
+    translation as a 0-d array, as Numba is given it (np.ascontiguousarray made it 1-d: a type error, and a
+    pointer shifted by one extent)."""
+    path = tmp_path / "zero_d.py"
+    path.write_text(ZERO_D)
+    rc, text = run_cli(capsys, path, "--sizes", "small", "--types", "result=float32[()], values=float32[::1]")
+    assert rc == 0, text
+    assert "verdict: EQUIVALENT (accumulate; 11 cases" in text

@@ -246,9 +246,13 @@ class Typer:
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None
-        scalar_ts = [t for t in ts if isinstance(t, T.Scalar)]
-        if len(scalar_ts) != len(ts):
-            raise TypeErrorAt(e.node, f"{e.intrinsic.key}()", "arguments must be numbers")
+        pointers = e.intrinsic.pointers or {}
+        for k, (a, t) in enumerate(zip(e.args, ts)):
+            if k in pointers and (not isinstance(t, T.Array) or t.dtype != pointers[k]):
+                raise TypeErrorAt(a.node or e.node, f"{e.intrinsic.key}() argument {k + 1}", f"takes "
+                                  f"CPointer({pointers[k]}), got {t}")
+            if k not in pointers and not isinstance(t, T.Scalar):
+                raise TypeErrorAt(e.node, f"{e.intrinsic.key}()", "arguments must be numbers")
         result = e.intrinsic.result(ts)
         if result is None:
             raise TypeErrorAt(e.node, f"{e.intrinsic.key}()", "does not accept arguments of types "

@@ -199,6 +199,8 @@ class ExprPrinter:
             scaled = step if flat == "1" else f"{prev} * {step}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]
+        if flat is None:  # a 0-d array, indexed a[()]: its one element
+            flat = "0"
         if arr.step is not None and flat != "0":  # a strided view's elements lie step apart in the array it views
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             flat = f"{prev} * {self.wrap(arr.step, PRECEDENCE['*'] + 1)}"

@@ -77,6 +77,11 @@ class CallLowerer(BuiltinLowerer):
             made_by = self.info.value_nodes.get(node.func.value)
             if isinstance(made_by, cst.Call) and resolve(self.info, made_by.func) == "cuda.declare_device":
                 return self.foreign_call(node, made_by, args, kwargs)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_buffer" \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value not in self.scope:
+            made_by = self.info.value_nodes.get(node.func.value.value)
+            if isinstance(made_by, cst.Call) and resolve(self.info, made_by.func) == "cffi.FFI":
+                return self.from_buffer(node, args, kwargs)
         canon = canonical_call(self.info, node.func)
         if canon is None and isinstance(node.func, cst.Attribute) and isinstance(head, (cst.Name, cst.Subscript)) \
                 and isinstance(self.value(node.func.value), ir.ArrayVar):

@@ -22,6 +22,7 @@ from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..ir.facts import mark_written
 from .names import resolve
 from .scan import find_nodes
 
@@ -51,7 +52,8 @@ class Foreign:
         """The value-returning call of a Numba-ABI function (none for abi="c")."""
         if self.abi == "c":
             return ""
-        params = ", ".join(f"{T.c_name(t)} a{k}" for k, t in enumerate(self.args))
+        params = ", ".join(f"{T.c_name(t.dtype)} *a{k}" if isinstance(t, T.Array) else f"{T.c_name(t)} a{k}"
+                           for k, t in enumerate(self.args))
         args = "".join(f", a{k}" for k in range(len(self.args)))
         ret = T.c_name(self.ret)
         return (f"// cuda.declare_device(\"{self.symbol}\"): Numba's ABI returns through the first argument\n"
@@ -73,14 +75,39 @@ class ForeignCallLowerer:
         if kwargs or len(args) != len(foreign.args):
             raise Unsupported(node, f"call to {foreign.symbol}()", f"takes {len(foreign.args)} positional "
                               f"argument(s), as declared, got {len(args) + len(kwargs)}")
-        if any(isinstance(t, T.Array) for t in foreign.args):
-            raise Unsupported(node, f"call to {foreign.symbol}()", "numba2cuda passes numbers to foreign functions, "
-                              "not pointers (CPointer)", "use the LLM backend for this kernel (--backend auto)")
         self.foreign[foreign.symbol] = foreign
         self.cooperative |= foreign.cooperative
+        pointers = {k: t.dtype for k, t in enumerate(foreign.args) if isinstance(t, T.Array)}
         entry = intrinsics.Intrinsic(f"ffi.{foreign.symbol}", foreign.c_name, lambda ts: foreign.ret,
-                                     (len(foreign.args),) * 2, arg_types=lambda ts: list(foreign.args))
-        return ir.Call(entry, [self.expr(a) for a in args])
+                                     (len(foreign.args),) * 2, pointers=pointers,
+                                     arg_types=lambda ts: [None if k in pointers else t
+                                                           for k, t in enumerate(foreign.args)])
+        return ir.Call(entry, [self.pointer_argument(a) if k in pointers else self.expr(a)
+                               for k, a in enumerate(args)])
+
+    def pointer_argument(self, node):
+        """A CPointer argument: a pointer `ffi.from_buffer(a)` made (the typer checks its element type)."""
+        v = self.value(node)
+        if not isinstance(v, ir.ArrayVar) or not v.pointer:
+            raise Unsupported(node, f"argument '{self.info.code(node)}'", "the foreign function takes a CPointer "
+                              "here, and Numba passes an array to it only as a pointer", "pass ffi.from_buffer(a)")
+        mark_written(v)  # the foreign code may write through it, so C cannot call the array const
+        ref = ir.ArrayRef(v)
+        ref.node = node
+        return ref
+
+    def from_buffer(self, node, args, kwargs):
+        """`ffi.from_buffer(a)` (cffi's, as Numba types it): a CPointer to the first element of a C-contiguous
+        array, passed to a foreign function."""
+        if kwargs or len(args) != 1:
+            raise Unsupported(node, "ffi.from_buffer()", "takes one array")
+        arr = self.value(args[0])
+        if not isinstance(arr, ir.ArrayVar):
+            raise Unsupported(args[0], "ffi.from_buffer() argument", "must be an array")
+        if arr.pitch is not None or arr.step is not None:
+            raise Unsupported(args[0], f"ffi.from_buffer({self.info.code(args[0])})", "the array is not "
+                              "contiguous, and Numba refuses non-contiguous buffers too", "pass a contiguous array")
+        return ir.ArrayVar("", arr.dtype, [None], "view", base=arr, pointer=True)
 
 
 def declared(info, decl: cst.Call) -> Foreign:

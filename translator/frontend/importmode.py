@@ -21,6 +21,7 @@ from ..ir import typesys as T
 from ..sandbox import ChildError, ChildFailed, Limits, Worker
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
+from .scan import find_nodes
 
 MODES = ("sim", "gpu")
 IMPORT_SECONDS = 120.0
@@ -179,19 +180,19 @@ def apply_globals(info: ModuleInfo, imported) -> None:
 
 
 def _import_of(info: ModuleInfo, package: str):
-    """(node, whether it names PACKAGE): the module's statement that imports PACKAGE, else its first import."""
+    """(node, whether it names PACKAGE): the module's statement that imports PACKAGE (at its top, or in a
+    function: a test's own `import cffi`), else its first import."""
     first = None
-    for stmt in info.module.body:
-        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Import):
-                names = [cst.Module([]).code_for_node(alias.name) for alias in small.names]
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                names = [cst.Module([]).code_for_node(small.module)]
-            else:
-                continue
-            first = first or small
-            if any(n.split(".")[0] == package for n in names):
-                return small, True
+    for small in find_nodes(info.module, lambda n: isinstance(n, (cst.Import, cst.ImportFrom))):
+        if isinstance(small, cst.Import):
+            names = [cst.Module([]).code_for_node(alias.name) for alias in small.names]
+        elif small.module is not None and not small.relative:
+            names = [cst.Module([]).code_for_node(small.module)]
+        else:
+            continue
+        first = first or small
+        if any(n.split(".")[0] == package for n in names):
+            return small, True
     return first or info.module.body[0], False
 
 

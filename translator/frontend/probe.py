@@ -183,6 +183,8 @@ def type_string(t) -> str:
     if isinstance(t, str):
         return t
     if isinstance(t, types.Array):
+        if t.ndim == 0:
+            return f"{type_string(t.dtype)}[()]"
         dims = [":"] * t.ndim
         if t.layout == "C" and t.ndim:
             dims[-1] = "::1"

@@ -20,6 +20,7 @@ import unittest
 
 from ..ir import typesys as T
 from .entries import MAIN_BLOCK, main_block
+from .standins import stand_in_for
 
 ENTRY_SECONDS = 20.0
 RUN_SECONDS = 60.0
@@ -168,8 +169,13 @@ class Runner:
         self.entry = entry
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
-            self._call(entry)
-            return "finished"
+            while True:
+                try:
+                    self._call(entry)
+                    return "finished"
+                except ModuleNotFoundError as exc:  # a test's own `import cffi`: stood in for, as at the import
+                    if not stand_in_for(exc, self.path):
+                        raise
         except _Seen:
             return "launched"
         except _OutOfTime:

@@ -124,17 +124,28 @@ def replaceable(missing: str | None, path: str) -> bool:
     return True
 
 
+_FINDER = _Finder()
+
+
+def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
+    """Whether the package EXC says is missing is now stood in for, so the code that failed may run again."""
+    root = (exc.name or "").split(".")[0]
+    if len(_FINDER.roots) >= MAX_STAND_INS or root in _FINDER.roots or not replaceable(exc.name, path):
+        return False
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)  # last: a package that is installed is always the real one
+    _FINDER.roots.append(root)
+    for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
+        del sys.modules[name]  # a half-imported package of that name: the stand-in takes its place
+    return True
+
+
 def import_with_stand_ins(load, path: str):
-    """(module, stand-in roots) of LOAD(): each package missing here is stood in for, and LOAD runs again."""
-    finder = _Finder()
-    sys.meta_path.append(finder)  # last: a package that is installed is always the real one
+    """(module, stand-in roots) of LOAD(): each package missing here is stood in for, and LOAD runs again. The
+    roots list is live: a test the import mode runs later may add to it (runentries.py)."""
     while True:
         try:
-            return load(), list(finder.roots)
+            return load(), _FINDER.roots
         except ModuleNotFoundError as exc:
-            root = (exc.name or "").split(".")[0]
-            if len(finder.roots) >= MAX_STAND_INS or root in finder.roots or not replaceable(exc.name, path):
+            if not stand_in_for(exc, path):
                 raise
-            finder.roots.append(root)
-            for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
-                del sys.modules[name]  # a half-imported package of that name: the stand-in takes its place

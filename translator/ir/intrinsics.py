@@ -18,6 +18,7 @@ class Intrinsic:
     arg_types: Callable | None = None  # (arg types) -> the types each argument is converted to
     c_result: Callable | None = None  # C result type when it differs from Numba's (math.floor -> double)
     tuple_result: bool = False  # returns a struct with fields v0, v1, ...: only `a, b = f(...)` takes it
+    pointers: dict | None = None  # argument index -> element type of a CPointer it takes (a foreign function's)
 
 
 def _same(ts):

@@ -42,6 +42,8 @@ class Array:
     def __str__(self) -> str:
         if self.layout == "P":
             return f"CPointer({self.dtype})"
+        if self.ndim == 0:  # a 0-d array (np.ndarray(()), Numba's array(float32, 0d, C)): one element, no extents
+            return f"{self.dtype}[()]"
         dims = ", ".join([":"] * (self.ndim - 1) + ["::1" if self.layout == "C" else ":"])
         return f"{self.dtype}[{dims}]"
 
@@ -139,9 +141,11 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
         raise TypeStringError(f"unknown element type '{m.group(1)}'{NOT_EXTENSIONS}")
+    if m.group(2).replace(" ", "") == "()":
+        return Array(dtype, 0, "C")
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
     if not all(d in (":", "::1") for d in dims):
-        raise TypeStringError(f"array dimensions must be ':' or '::1', got '[{m.group(2)}]'")
+        raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{m.group(2)}]'")
     if "::1" in dims[:-1]:
         raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported")
     layout = "C" if dims[-1] == "::1" else "A"
@@ -155,9 +159,11 @@ def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
     dtype = scalar_by_name(dtype_name) or RECORDS.get(dtype_name)
     if dtype is None:
         raise TypeStringError(f"unknown element type '{dtype_name}'{NOT_EXTENSIONS}")
-    if layout not in ("C", "A") or int(ndim) < 1:
+    if layout not in ("C", "A"):
         raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): only C-contiguous ('C') or any-layout ('A') "
-                              "arrays of one or more dimensions are supported")
+                              "arrays are supported")
+    if int(ndim) == 0:
+        return Array(dtype, 0, "C")
     return Array(dtype, int(ndim), layout)
 
 

@@ -110,7 +110,7 @@ def run_case(args: dict, arrays: list):
                 flat.append(p["value"])
                 types.append(_scalar_ctype(p["dtype"]))
                 continue
-            a = np.ascontiguousarray(next(given))
+            a = np.require(next(given), requirements="C")  # 0-d stays 0-d
             view = _guarded(lib, a, p["name"]) if checked else a.copy()
             views.append(view)
             flat.append(view)

@@ -155,7 +155,7 @@ class Param:
         elif "[" in type_text:
             self.is_array = True
             self.dtype = type_text.split("[", 1)[0].strip()
-            self.ndim = type_text.count(",") + 1
+            self.ndim = 0 if type_text.endswith("[()]") else type_text.count(",") + 1
             self.kind = "array"
         else:
             self.is_array, self.dtype, self.ndim = False, type_text, 0

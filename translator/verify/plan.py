@@ -160,7 +160,7 @@ def oneoff_example(mod, spec, rng):
         values = DISTRIBUTIONS[a["dist"]](rng, tuple(a["shape"]))
         if dtype.kind in "iu":
             values = np.clip(np.rint(values), np.iinfo(dtype).min, np.iinfo(dtype).max)
-        args.append(np.ascontiguousarray(values.astype(dtype)))
+        args.append(np.require(values.astype(dtype), requirements="C"))
         if a["out"] or a.get("inout"):
             outputs.append(i)
         if a.get("inout"):
@@ -258,13 +258,13 @@ def redraw(ex, dist, rng, facts, specs):
             continue
         if dist in ORDER_REDRAWS and a.dtype.kind in "fiu" and a.size > 1:
             flat = np.sort(a.reshape(-1), kind="stable")
-            ex["args"][i] = np.ascontiguousarray((flat if dist == "ascending" else flat[::-1]).reshape(a.shape))
+            ex["args"][i] = np.require((flat if dist == "ascending" else flat[::-1]).reshape(a.shape), requirements="C")
             changed.append(name(i))
         elif dist in FLOAT_DRAWS and a.dtype.kind == "f":
-            ex["args"][i] = np.ascontiguousarray(FLOAT_DRAWS[dist](rng, a.shape, a.dtype).astype(a.dtype))
+            ex["args"][i] = np.require(FLOAT_DRAWS[dist](rng, a.shape, a.dtype).astype(a.dtype), requirements="C")
             changed.append(name(i))
         elif dist in INT_REDRAWS and a.dtype.kind in "iu":
-            ex["args"][i] = np.ascontiguousarray(_int_draw(rng, a, dist == "limits"))
+            ex["args"][i] = np.require(_int_draw(rng, a, dist == "limits"), requirements="C")
             changed.append(name(i))
     return changed
 
