@@ -1010,6 +1010,30 @@ def eq(w_in, out):
 
 
 @pytest.mark.needs("g++")
+def test_an_empty_constant_array_has_length_0_and_numpys_dtypes():
+    """numba-cuda's test_constmem bakes `np.array([])` (float64, as NumPy makes it): C has no arrays of size 0, so
+    the .cu nvcc rejected (`CONST_EMPTY[0]`, typed int64) was an internal error; a list of bools is bool."""
+    src = HEAD + '''
+CONST_EMPTY = np.array([])
+FLAGS = np.array([True, False, True])
+
+@cuda.jit("void(float64[::1])")
+def lengths(A):
+    C = cuda.const.array_like(CONST_EMPTY)
+    F = cuda.const.array_like(FLAGS)
+    i = cuda.grid(1)
+    if i < A.shape[0]:
+        A[i] = len(C) + F[i % 3] + C.shape[0]
+'''
+    module = load_cpu(source=src)
+    assert "__constant__ double CONST_EMPTY[1] = {};  // empty: its length is 0" in module.cu
+    assert "__constant__ bool FLAGS[3] = {true, false, true};" in module.cu
+    out = np.full(5, -1.0)
+    module.lengths[1, 8](out)
+    assert out.tolist() == [1, 0, 1, 1, 0]
+
+
+@pytest.mark.needs("g++")
 def test_types_functions_and_array_sizes_passed_to_a_device_function_are_compiled_in():
     """numba-cuda's atomics tests pass a dtype, an array size, cuda.atomic.add and a device function to one device
     function (real_world_constructs_2.shared_op); Numba compiles a copy per such binding, and so does the

@@ -313,9 +313,11 @@ class Renderer:
             for arr in getattr(fn, "arrays", []):
                 if arr.kind == "const" and arr.name not in seen:
                     seen.add(arr.name)
-                    dims = "".join(f"[{d.value}]" for d in arr.shape)
+                    # C has no arrays of size 0: an empty one keeps one element of storage, which no index reaches
+                    dims = "".join(f"[{max(d.value, 1)}]" for d in arr.shape)
                     values = ", ".join(c_literal(v, arr.dtype) for v in arr.const_values)
-                    out.append(f"__constant__ {c_type(arr.dtype)} {arr.name}{dims} = {{{values}}};")
+                    empty = "  // empty: its length is 0" if any(d.value == 0 for d in arr.shape) else ""
+                    out.append(f"__constant__ {c_type(arr.dtype)} {arr.name}{dims} = {{{values}}};{empty}")
         return out
 
     def linked(self) -> list[str]:

@@ -304,8 +304,9 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         dtype_node = kwargs.get("dtype") or (args[1].value if len(args) > 1 else None)
         dtype = dtype_of(info, dtype_node) if dtype_node is not None else None
         flat, shape = _flatten(values)
-        if dtype is None:
-            dtype = T.FLOAT64 if any(isinstance(v, float) for v in flat) else T.INT64
+        if dtype is None:  # NumPy's choice: float64 for an empty list, bool only when every item is one
+            dtype = T.BOOL if flat and all(isinstance(v, bool) for v in flat) else \
+                T.INT64 if flat and not any(isinstance(v, float) for v in flat) else T.FLOAT64
         if len(flat) > MAX_CONST_ELEMENTS:
             raise ConstEvalError(f"an array of {len(flat)} elements")
         return ConstArray([_convert(v, dtype) for v in flat], dtype, shape)

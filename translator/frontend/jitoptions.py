@@ -164,8 +164,9 @@ def one_signature(info: ModuleInfo, node):
     try:
         return T.parse_signature(text)
     except T.TypeStringError as exc:
-        raise Unsupported(node, "signature", str(exc), "write Numba's spelling, e.g. 'void(float32[:, ::1], int32)'") \
-            from None
+        spelling = T.why_unknown(text) == T.NOT_EXTENSIONS  # a record or a datetime: the reason says what to do
+        raise Unsupported(node, "signature", str(exc),
+                          "write Numba's spelling, e.g. 'void(float32[:, ::1], int32)'" if spelling else "") from None
 
 
 def argtypes_signature(info: ModuleInfo, kwargs: dict):

@@ -115,6 +115,19 @@ class TypeStringError(ValueError):
 _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
 # a misspelling, or a type a library registers with Numba (cudf's string and masked types), which has no C here
 NOT_EXTENSIONS = " (numba2cuda knows Numba's own types, not those a library adds to Numba)"
+RECORD = (" (a record: an element of a structured dtype, which numba2cuda does not translate; pass each field as "
+          "an array of its own)")
+DATETIME = (" (numba2cuda does not translate datetime64 and timedelta64 values; pass an array of them as its int64 view, "
+            "a.view(np.int64), and compare the counts)")
+
+
+def why_unknown(text: str) -> str:
+    """Why the type TEXT has no translation: Numba's own record and datetime types are said as what they are."""
+    if "Record(" in text or "nestedarray(" in text:
+        return RECORD
+    if re.search(r"(datetime|timedelta)|\b[mM]8\b", text, re.I):
+        return DATETIME
+    return NOT_EXTENSIONS
 
 
 def parse_type(text: str) -> Scalar | Array | Tuple:
@@ -133,14 +146,14 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         if t is None and pointer:  # numba.types.CPointer(uint8): a raw pointer (numba-cuda's ex_cpointer)
             dtype = scalar_by_name(pointer.group(1))
             if dtype is None:
-                raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'{NOT_EXTENSIONS}")
+                raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'{why_unknown(text)}")
             return Array(dtype, 1, "P")
         if t is None:
-            raise TypeStringError(f"unknown type '{text}'{NOT_EXTENSIONS}")
+            raise TypeStringError(f"unknown type '{text}'{why_unknown(text)}")
         return t
     dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
-        raise TypeStringError(f"unknown element type '{m.group(1)}'{NOT_EXTENSIONS}")
+        raise TypeStringError(f"unknown element type '{m.group(1)}'{why_unknown(m.group(1))}")
     if m.group(2).replace(" ", "") == "()":
         return Array(dtype, 0, "C")
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
@@ -158,7 +171,7 @@ _ARRAY_CALL_RE = re.compile(r"""^(?:\w+\.)*Array\s*\(\s*(\w+)\s*,\s*(\d+)\s*,\s*
 def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
     dtype = scalar_by_name(dtype_name) or RECORDS.get(dtype_name)
     if dtype is None:
-        raise TypeStringError(f"unknown element type '{dtype_name}'{NOT_EXTENSIONS}")
+        raise TypeStringError(f"unknown element type '{dtype_name}'{why_unknown(dtype_name)}")
     if layout not in ("C", "A"):
         raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): only C-contiguous ('C') or any-layout ('A') "
                               "arrays are supported")
@@ -189,6 +202,8 @@ def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scala
     """`void(float32[:, :], int32)` -> (VOID, [...]); `(float32, int32)` and `float32, int32` -> (None, [...]);
     `UniTuple(float32, 2)(float32)` -> (Tuple((FLOAT32, FLOAT32)), [FLOAT32])."""
     text = text.strip()
+    if why_unknown(text) == RECORD:  # Numba's record spelling has ';' and '[type=...]': no grammar reads it
+        raise TypeStringError(f"cannot read signature '{text}'{RECORD}")
     parts = split_top_level(text)
     if len(parts) > 1 or (parts and text.endswith(",")):  # Numba evaluates "int32[:], int64" to a tuple of args
         return None, [parse_type(p) for p in parts]
