@@ -391,3 +391,59 @@ def test_a_package_a_test_imports_and_is_not_installed_is_stood_in_for(tmp_path,
     assert "// kernel fill(x: int64[::1])" in out.read_text()
     assert "mod.py:7:9: note: import of n2c_not_installed_anywhere: n2c_not_installed_anywhere is not installed " \
            "here, so the import mode stood in for it;" in err
+
+
+def test_a_kernel_a_helper_compiles_from_its_argument_is_named_where_it_is_defined(tmp_path, capsys):
+    """numba-cuda's fastmath tests define `kernel` in one helper and compile it in another (`cuda.jit(sig,
+    fastmath=True)(pyfunc)`): the run makes it, and --kernel names it by where it is defined, as everywhere else
+    (was "no kernel named ... (kernels here: kernel, kernel_2)", a name no --kernel could reach)."""
+    path = write(tmp_path, UNITTEST + """
+        from numba import float32
+
+
+        class TestFast(unittest.TestCase):
+            def _compile(self, pyfunc, sig):
+                fast = cuda.jit(sig, fastmath=True)(pyfunc)
+                fast.no_such_method_under_the_simulator()
+
+            def _binary(self, op):
+                def kernel(r, x, y):
+                    r[0] = op(x, y)
+
+                self._compile(kernel, (float32[::1], float32, float32))
+
+            def test_pow(self):
+                self._binary(pow)
+        """)
+    cu = imported(capsys, path, "--kernel", "TestFast._binary.kernel")
+    assert "// kernel kernel(r: float32[::1], x: float32, y: float32)" in cu
+    assert "r[0] = powf(x, y);" in cu
+
+
+def test_a_function_of_this_file_that_cannot_be_translated_is_not_said_to_be_in_another_file(tmp_path, capsys):
+    """A kernel a factory makes calls the dispatcher it was given, a @cuda.jit of this very file that takes
+    *args (numba-cuda's make_function tests): the error says that function is of this file and why it is refused
+    (was "'apply', defined in .../mod.py, which numba2cuda does not read")."""
+    path = write(tmp_path, UNITTEST + """
+        @cuda.jit
+        def apply(func, *args):
+            return func(*args)
+
+
+        def wrap(func):
+            @cuda.jit
+            def kernel(out, x):
+                out[0] = func(x)
+            return kernel
+
+
+        class TestIt(unittest.TestCase):
+            def test_it(self):
+                out = np.zeros(1, np.int64)
+                wrap(apply)[1, 1](out, 3)
+        """)
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "wrap.kernel", "-o", tmp_path / "out.cu")
+    assert rc == 2
+    assert "mod.py:13:18: error: call to func(): 'func' is 'apply' of this file, which numba2cuda cannot translate " \
+           "as a device function (" in err
+    assert "does not read" not in err

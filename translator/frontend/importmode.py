@@ -254,6 +254,9 @@ def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None
                           "and of the modules next to it that it imports")
                 if other and other["file"].startswith("<"):  # exec() of a string made when the module ran
                     reason = f"is '{other['qualname']}', made by exec() of a string: it has no source for numba2cuda"
+                elif other and other["file"] == here:  # read, and refused: `def consumer(func, *args)`
+                    reason = (f"is '{other['qualname']}' of this file, which numba2cuda cannot translate as a "
+                              "device function" + _why_refused(info, other))
                 fi.scope.nonconstant[name] = reason
 
 
@@ -272,7 +275,9 @@ def _function_of(info: ModuleInfo, owner: ModuleInfo, entry: dict, arrays: list,
                      failed_functions=dict(base.failed_functions), plain_functions=dict(base.plain_functions))
     for name, desc in entry["free"].items():
         apply_value(view, name, desc, arrays)
-    key = _free_key(info, _static_key(info, node, entry["name"]), node, made)
+    qualname = entry.get("qualname") or ""
+    nested = qualname.replace(".<locals>", "") if ".<locals>." in qualname else entry["name"]
+    key = _free_key(info, _static_key(info, node, nested), node, made)
     if owner is not info:  # located in its own file, its constants declared by this module's names
         key = f"{owner.path}:{key}"
         info.reporter.adopt(owner.reporter)
@@ -295,6 +300,15 @@ def _function_of(info: ModuleInfo, owner: ModuleInfo, entry: dict, arrays: list,
     return fi
 
 
+def _why_refused(info: ModuleInfo, entry: dict) -> str:
+    """': ' and the first problem reading the function ENTRY describes found, if it was read."""
+    node = _find_def(info, entry["func"], entry["line"])
+    for key, problems in info.deferred.items():
+        if problems and info.deferred_nodes.get(key) is node:
+            return f" ({problems[0].message})"
+    return ""
+
+
 def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:
     """Whether FI, found by reading the source, is the function ENTRY describes (a device function of a module
     next to this one, which the static reading already brought in)."""
@@ -304,8 +318,10 @@ def _read_from(fi: FunctionInfo | None, entry: dict | None) -> bool:
 
 def _static_key(info: ModuleInfo, node, name: str) -> str:
     """The key reading the source gave the function at NODE (`Class.test.kernel` for one made in a test), so
-    --kernel names it the same way with or without the import mode; else NAME."""
-    return next((fi.key for fi in info.functions.values() if fi.node is node and fi.key.endswith(name)), name)
+    --kernel names it the same way with or without the import mode; else NAME (for a function made inside
+    another, which the source does not show as a kernel, `Class.helper.kernel` after its qualified name)."""
+    last = name.rsplit(".", 1)[-1]
+    return next((fi.key for fi in info.functions.values() if fi.node is node and fi.key.endswith(last)), name)
 
 
 def _free_key(info: ModuleInfo, name: str, node, made: list) -> str:

@@ -22,7 +22,8 @@ def dotted(node) -> str | None:
     return None
 
 
-_CANONICAL_PREFIXES = [("numba.cuda.", "cuda."), ("numpy.", "np."), ("math.", "math."), ("numba.", "numba.")]
+_CANONICAL_PREFIXES = [("numba.cuda.", "cuda."), ("numpy.", "np."), ("math.", "math."), ("numba.", "numba."),
+                      ("builtins.", "")]  # a test passes `pow` or `abs` as a value: the builtin it names
 
 
 def canonical(qualified: str) -> str:
