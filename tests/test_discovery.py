@@ -331,7 +331,8 @@ def test_a_signature_known_only_when_a_helper_runs_takes_types():
         def compile_sqrt(arytype):
             return cuda.jit((arytype, arytype))(math_sqrt)
     """
-    assert "kernel 'math_sqrt' without types: the types of A, B are unknown" in error(src, kernels=["math_sqrt"])
+    assert "kernel 'math_sqrt' without types: its signature names 'arytype', which is a parameter of " \
+        "'compile_sqrt'" in error(src, kernels=["math_sqrt"])
     cu = translate(src, kernels=["math_sqrt"], types=parse_types_option("A=float32[::1], B=float32[::1]"))
     assert "B[i] = sqrtf(A[i]);" in cu
 

@@ -494,3 +494,67 @@ def test_a_package_with_a_module_of_its_own_name_imports_from_any_working_folder
     module = import_path(str(package / "backend.py"))
     assert module.__name__ == "lattice_pkg.backend" and module.SIDE == 4
     assert sys.path[:2] == [str(tmp_path), str(package)]
+
+
+COMPUTED_SIGNATURE = """
+    from numba import cuda, void, float32
+
+
+    def vector(dt):
+        return dt[::1]
+
+
+    VEC = vector(float32)
+
+
+    @cuda.jit(void(VEC, float32))
+    def scale(x, a):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= a
+"""
+
+
+def test_a_signature_of_a_value_computed_at_import_says_so_and_names_the_import_mode(tmp_path):
+    """`@cuda.jit(void(VEC, float32))` with VEC made by a call (a project's own helper; filigree's extension type):
+    the error says the signature names that value, and the import mode, which the hint names, reads it (was "the
+    types of x, a are unknown (Numba learns them at the first launch)" and a hint to add the signature it has)."""
+    path = write(tmp_path, COMPUTED_SIGNATURE)
+    with pytest.raises(UserError) as exc:
+        translate(path, import_module=None)
+    assert "mod.py:13:5: error: kernel 'scale' without types: its signature names 'VEC', which is computed when " \
+           "the module runs (by a call)" in exc.value.text
+    assert "hint: translate with --import-module (numba2cuda then imports the module as Numba would and reads the " \
+           "signature's types)" in exc.value.text
+    cu = translate(path)
+    assert "__global__ void scale(float *x, int64_t x_shape0, float a)" in cu
+
+
+def test_a_kernel_only_another_kernel_uses_is_said_to_be_a_device_function_there(tmp_path):
+    """A @cuda.jit that nothing launches and another kernel calls, or passes on as a callback (cub-numba-callbacks,
+    a neural network's dsoftmax): the error says which kernel uses it and to translate that one (was "the types
+    of a are unknown (Numba learns them at the first launch)", of a kernel no launch will ever type)."""
+    path = write(tmp_path, """
+        from numba import cuda
+
+
+        @cuda.jit
+        def caller(a, f):
+            f(a)
+
+
+        @cuda.jit
+        def callback(a):
+            a[0] = 1
+
+
+        @cuda.jit
+        def kernel(a):
+            caller(a, callback)
+    """)
+    for name in ("caller", "callback"):
+        with pytest.raises(UserError) as exc:
+            translate(path, import_module=None, kernels=[name])
+        assert f"error: kernel '{name}' without types: nothing in this file launches it, and 'kernel' uses it " \
+               "(line 17) as a device function, which Numba types by that use" in exc.value.text
+        assert "hint: translate 'kernel', which carries it" in exc.value.text

@@ -168,7 +168,7 @@ def test_a_run_that_never_reaches_the_launch_says_what_it_did(tmp_path, capsys):
     rc, err = translate(capsys, path, "--import-module", "--kernel", "k", "-o", tmp_path / "out.cu")
     assert rc == 2 and "kernel 'k' without types" in err
     assert "the import mode ran the code that reaches it, and no launch gave it: 'TestBroken.test_it' raised " \
-           "AssertionError" in err
+           "AssertionError (fails before its launch)" in err  # what the exception says, not its class alone
     # a module that does not import: the hint says so, rather than naming the flag already given
     path.write_text("import numba_n2c_absent.sub as harness\nharness.setup(int(harness.LEVEL))\n" + path.read_text())
     rc, err = translate(capsys, path, "--import-module", "--kernel", "k", "-o", tmp_path / "out.cu")
@@ -447,3 +447,50 @@ def test_a_function_of_this_file_that_cannot_be_translated_is_not_said_to_be_in_
     assert "mod.py:13:18: error: call to func(): 'func' is 'apply' of this file, which numba2cuda cannot translate " \
            "as a device function (" in err
     assert "does not read" not in err
+
+
+SCRIPT = """
+    import numpy as np
+    from numba import cuda
+
+
+    @cuda.jit
+    def double(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= 2
+
+
+    SCALE = np.float32(3)
+
+
+    @cuda.jit
+    def scale(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= SCALE
+
+
+    data = np.arange(10 ** 6, dtype=np.float32)
+    for step in range(1000):
+        double[4096, 256](data)
+    SCALE = np.float32(5)
+    scale[4096, 256](data.reshape(1000, 1000)[0])
+    print(float(data[1]))
+"""
+
+
+def test_a_script_that_launches_at_its_top_level_gives_each_kernel_its_first_launchs_types(tmp_path, capsys):
+    """A tutorial script launches its kernels as it runs, outside any function: without types, the hint names the
+    import mode and the launch's line, and the import mode reads that launch's types and the globals as they
+    are then (SCALE after its reassignment), without running a launch (a million elements a thousand times would
+    take the simulator hours). Was: the same "without types" error with the flag as without it."""
+    path = write(tmp_path, SCRIPT)
+    rc, err = translate(capsys, path, "--kernel", "double", "-o", tmp_path / "out.cu")
+    assert rc == 2 and "hint: translate with --import-module: numba2cuda then imports the module as Numba would " \
+        "and reads the types of its launch at line 25 (the launch itself is not run)" in err
+    started = time.monotonic()
+    cu = imported(capsys, path)
+    assert time.monotonic() - started < 60
+    assert "__global__ void double_2(float *x, int64_t x_shape0)" in cu
+    assert "SCALE = 5.0f" in cu and "__global__ void scale(float *x, int64_t x_shape0)" in cu

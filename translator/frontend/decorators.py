@@ -150,6 +150,7 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         raise Unsupported(args[0], "signature", f"cuda.jit takes one signature; '{at.code(args[0])}, {types}' gives "
                           "it the result type and the argument types apart", f"write @cuda.jit({at.code(args[0])}"
                           f"({types}))")
+    unread = ()
     try:
         signatures = read_signatures(at, args[0], site) if args else []
     except Unsupported:
@@ -159,6 +160,8 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         # `cuda.jit((arytype, arytype))(func)` in a helper: the types exist only when the helper is called, so
         # they come from --types (the error for a kernel without types says how), as for a kernel without any
         signatures = []
+        # a module-level value: importing the module gives it; a helper's parameter: only its call does
+        unread = (f"'{unknown}', which {at.nonconstant[unknown]}", at is at.module_info)
         notes.append((args[0], "signature", f"'{unknown}' {at.nonconstant[unknown]}; the types come from "
                       "--types or NUMBA2CUDA_TYPES instead"))
     if not args and "argtypes" in kwargs:
@@ -204,6 +207,7 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
     fi = FunctionInfo(name or fn.name.value, fn, is_device, params, signatures[0] if signatures else None,
                       annotations, options, enclosing, key=key, signatures=signatures, site=site, defaults=defaults)
     fi.notices = [view.reporter.make(node, construct, message) for node, construct, message in notes]
+    fi.unread_signature = unread
     fi.also_known_as = {fn.name.value, fi.name}
     return fi
 

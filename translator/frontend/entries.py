@@ -172,3 +172,22 @@ def reaching(source: str, name: str, line: int) -> list:
     if not candidates:
         return []
     return list(found.reaches.get(max(candidates, key=lambda t: t.line).anchor, ()))
+
+
+@functools.lru_cache(maxsize=16)
+def top_launch(source: str, name: str) -> int | None:
+    """The line of SOURCE's first launch of kernel NAME (`name[grid, block](...)`) that importing the module runs
+    (its top level, outside functions, classes and the `__main__` block), else None."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or \
+                (isinstance(stmt, ast.If) and _is_main_test(stmt.test)):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                return node.lineno
+    return None

@@ -39,6 +39,8 @@ class FunctionInfo:
     listed: bool = True  # False: made only through a factory call or another kernel (not translated alone)
     ufunc: object = None  # a frontend.ufuncs.UfuncSpec for @vectorize/@guvectorize(target="cuda")
     defaults: dict = field(default_factory=dict)  # param -> its default value's expression (`def f(x, k=2)`)
+    # why its signature is known only when code runs ("'name', which <reason>"), and whether the import gives it
+    unread_signature: tuple = ()
 
     def __post_init__(self):
         self.key = self.key or self.name

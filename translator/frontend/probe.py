@@ -300,6 +300,10 @@ def probe_module(args: dict, arrays: list):
         _simulator_gaps()
     os.chdir(os.path.dirname(path))
     sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
+    runner = _runner(describer, path, args)
+    if runner is not None:  # a script that launches at its top level: each kernel seen at its first launch
+        runner.install()
+        runner.importing = True
     try:
         module, stand_ins = import_with_stand_ins(lambda: _import(path), path)
     except Exception as exc:  # noqa: BLE001 - the user's module failed: where, and why, as data
@@ -313,6 +317,9 @@ def probe_module(args: dict, arrays: list):
             line = exc.lineno or line
         return {"import_error": {"kind": type(exc).__name__, "message": str(exc).splitlines()[0] if str(exc) else "",
                                  "line": line}}, []
+    finally:
+        if runner is not None:
+            runner.importing = False
     for name, value in list(vars(module).items()):
         if _is_cuda_dispatcher(value):
             describer.kernel(value, name)
@@ -323,24 +330,21 @@ def probe_module(args: dict, arrays: list):
         described = describer.value(value)
         if described["kind"] in ("number", "tuple", "array", "dtype", "other", "missing"):
             module_values[name] = described
-    runs = _run_entries(describer, module, path, args) if args.get("run", True) else []
+    runs = _run_entries(describer, runner, module, args) if args.get("run", True) and runner is not None else []
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
             "stand_ins": stand_ins, "runs": runs}, describer.arrays
 
 
-def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
-    """Run the tests, main() and __main__ block that reach kernels the import left unfinished (runentries.py),
-    describing each such kernel at its first launch: what ran, and how each run ended."""
+def _runner(describer: Describer, path: str, args: dict):
+    """The Runner that sees the launches of the module at PATH's kernels (runentries.py), each described at its
+    first launch; None where its source cannot be read."""
     import numba
 
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()
     except (OSError, UnicodeDecodeError):
-        return []
-    found = plan(source, tuple(args.get("kernels") or ()))
-    if not found.entries:
-        return []
+        return None
 
     def describe(dispatcher, launched, entry):
         known = id(dispatcher) in describer.ids
@@ -357,13 +361,21 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
             arg = arg.value
         return type_string(numba.typeof(getattr(arg, "_ary", arg)))  # the simulator's device array: its host copy
 
-    runner = Runner(module, path, source, found, describe, type_of, args.get("want"))
+    found = plan(source, tuple(args.get("kernels") or ()))
+    return Runner(None, path, source, found, describe, type_of, args.get("want"))
+
+
+def _run_entries(describer: Describer, runner: Runner, module, args: dict) -> list:
+    """Run the tests, main() and __main__ block that reach kernels the import left unfinished (runentries.py),
+    describing each such kernel at its first launch: what ran, and how each run ended."""
+    if not runner.plan.entries:
+        return []
+    runner.module = module
     for made in describer.made:  # made when the module was imported, with a signature or --types, and reading
         key = runner.target(made)  # only names the import defined: nothing to wait for
         if key is not None and (describer.records.get(id(made), (None,))[0] is not None or args.get("want")) \
                 and not _undefined_globals(made):
             runner.pending.discard(key)
-    runner.install()
     describer.on_made = runner.made
     try:
         log = runner.run()
@@ -372,7 +384,7 @@ def _run_entries(describer: Describer, module, path: str, args: dict) -> list:
     for made in reversed(describer.made):  # made and never launched (a factory's kernel no test launches)
         key = runner.target(made)
         if key is not None:
-            describe(made, None, "made when the module ran")
+            runner.describe(made, None, "made when the module ran")
             runner.pending.discard(key)
     return log
 

@@ -22,6 +22,7 @@ from ..ir import typesys as T
 from .entries import MAIN_BLOCK, main_block
 from .standins import stand_in_for
 
+IMPORT = "importing the module"  # what describes a kernel launched at the module's top level
 ENTRY_SECONDS = 20.0
 RUN_SECONDS = 60.0
 
@@ -79,14 +80,35 @@ class Runner:
         self.want = want or {}
         self.pending = {(t.name, t.line) for t in plan.targets}
         self.entry = None
+        self.importing = False  # the module's own import runs: its launches are seen, and skipped
         self.log: list = []
 
     def target(self, dispatcher):
+        key = self._key(dispatcher)
+        return key if key in self.pending else None
+
+    def _key(self, dispatcher):
         code = getattr(python_function(dispatcher), "__code__", None)
         if code is None or os.path.realpath(code.co_filename) != self.path:
             return None
-        key = (code.co_name, code.co_firstlineno)
-        return key if key in self.pending else None
+        return code.co_name, code.co_firstlineno
+
+    def skipped_at_import(self, dispatcher, args) -> bool:
+        """Whether a launch is one of this file's kernels while the module is imported (a script launching at
+        its top level): described at its first launch, as Numba compiles it then, and not run, since only its
+        types and values are wanted and a script's workload may take the simulator hours."""
+        if not self.importing or self._key(dispatcher) is None:
+            return False
+        key = self.target(dispatcher)
+        if key is not None:
+            try:
+                types = [self.type_of(a) for a in args]
+            except Exception:  # noqa: BLE001 - a value Numba could not type either
+                return True
+            if _matches(types, _parameters(dispatcher), self.want):
+                self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT)
+                self.pending.discard(key)
+        return True
 
     def launched(self, dispatcher, args) -> None:
         """A kernel of this file is about to run with ARGS: described, and the entry stopped, if it is wanted."""
@@ -132,6 +154,8 @@ class Runner:
 
             def fake_call(self, *args):
                 if not self._device and not getattr(simulated, "_kernel_context", None):
+                    if runner.skipped_at_import(self, args):
+                        return None
                     runner.launched(self, args)
                 return call(self, *args)
             simulated.FakeCUDAKernel.__call__ = fake_call
@@ -142,6 +166,8 @@ class Runner:
         real = getattr(CUDADispatcher, "call", None)
         if real is not None:
             def gpu_call(self, args, *rest, **kwargs):
+                if runner.skipped_at_import(self, args):
+                    return None
                 runner.launched(self, args)
                 return real(self, args, *rest, **kwargs)
             CUDADispatcher.call = gpu_call
@@ -183,7 +209,9 @@ class Runner:
         except unittest.SkipTest as exc:
             return f"skipped ({exc})"
         except BaseException as exc:  # noqa: BLE001 - the user's code failed: noted, the next entry is tried
-            return f"raised {type(exc).__name__}"
+            said = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            said = said if len(said) <= 160 else said[:157] + "..."
+            return f"raised {type(exc).__name__}" + (f" ({said})" if said else "")
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.entry = None

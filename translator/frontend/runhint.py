@@ -5,7 +5,7 @@ hint says what each run did instead."""
 
 from __future__ import annotations
 
-from .entries import MAIN_BLOCK, reaching
+from .entries import MAIN_BLOCK, reaching, top_launch
 
 
 def _spelled(entry: str) -> str:
@@ -19,6 +19,14 @@ def run_hint(info, node) -> str | None:
     where = module.reporter.location(node)
     if where.path != module.path:  # a function of another file: its own module's code would have to run
         return None
+    top_level = any(stmt is node for stmt in module.module.body)
+    launch = top_launch(module.source, node.name.value) if top_level else None
+    if launch is not None and module.imported is None:  # a script launches it as it is imported
+        if module.import_failed is not None:
+            return (f"--import-module would see its launch at line {launch}, but importing the module failed (the "
+                    "note says why)")
+        return (f"translate with --import-module: numba2cuda then imports the module as Numba would and reads the "
+                f"types of its launch at line {launch} (the launch itself is not run)")
     runs = reaching(module.source, node.name.value, where.line)
     if not runs:
         return None

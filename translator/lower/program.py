@@ -188,6 +188,22 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
         types.append(t)
     if missing:
         spelled = f"{missing[0]}=float32[:, ::1]"
+        caller = _called_not_launched(info, fi)
+        if caller is not None:  # a @cuda.jit only another kernel calls: a device function there, never launched
+            raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types", f"nothing in this file launches it, "
+                              f"and '{caller[0]}' uses it (line {caller[1]}) as a device function, which Numba types "
+                              "by that use",
+                              f"translate '{caller[0]}', which carries it; or pass --types \"{spelled}, ...\" to "
+                              "translate it as a kernel of its own")
+        if fi.unread_signature:  # `@cuda.jit(void(filigree_image))`: a signature, of a value only a run gives
+            module = (fi.scope or info).module_info
+            hint = f"pass --types \"{spelled}, ...\""
+            what, at_import = fi.unread_signature
+            if module.imported is None and module.import_failed is None and at_import:
+                hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
+                        f"the signature's types); or {hint}")
+            raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types", f"its signature names "
+                              f"{what}", with_run_hint(fi.scope or info, fi.node, hint))
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
                           f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
                           with_run_hint(fi.scope or info, fi.node,
@@ -195,6 +211,27 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
                                         f"annotate the parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": "
                                         f"\"{spelled}, ...\"}} in the module, or pass --types \"{spelled}, ...\""))
     return types
+
+
+def _called_not_launched(info, fi: FunctionInfo):
+    """(name, line) of a function of this file that names FI's kernel (calls it, or passes it to a function it
+    calls), where no code of the file launches it (`fi[grid, block](...)`), else None."""
+    module = getattr(info, "module", None)
+    if module is None or fi.key != fi.name:
+        return None
+
+    def launch(n) -> bool:
+        return isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript) and \
+            isinstance(n.func.value, cst.Name) and n.func.value.value == fi.name
+    if find_nodes(module, launch, first=True):
+        return None
+    for other in info.functions.values():
+        if other is fi or other.node is None or other.node is fi.node:
+            continue
+        uses = find_nodes(other.node, lambda n: isinstance(n, cst.Name) and n.value == fi.name, first=True)
+        if uses:  # `dsoftmax(x)`, or passed on: `caller(a, callback)`
+            return other.name, info.reporter.location(uses[0]).line
+    return None
 
 
 def _literal_type(node):
