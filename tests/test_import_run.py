@@ -494,3 +494,48 @@ def test_a_script_that_launches_at_its_top_level_gives_each_kernel_its_first_lau
     assert time.monotonic() - started < 60
     assert "__global__ void double_2(float *x, int64_t x_shape0)" in cu
     assert "SCALE = 5.0f" in cu and "__global__ void scale(float *x, int64_t x_shape0)" in cu
+
+
+TEMPLATE = UNITTEST + '''
+    from textwrap import dedent
+    from numba import float64
+
+
+    def make(func):
+        text = dedent("""
+        def accumulate(res, ary):
+            tx = cuda.threadIdx.x
+            {func}(res, 0, ary[tx])
+        """).format(func=func)
+        ld = {}
+        exec(text, {"cuda": cuda}, ld)
+        return ld["accumulate"]
+
+
+    atomic_max_of = make("cuda.atomic.max")
+    atomic_min_of = make("cuda.atomic.min")
+
+
+    class TestTemplate(unittest.TestCase):
+        def test_max(self):
+            kernel = cuda.jit("void(float64[:], float64[:])")(atomic_max_of)
+            res = np.zeros(1)
+            kernel[1, 4](res, np.arange(4.0))
+
+        def test_min(self):
+            kernel = cuda.jit("void(float64[:], float64[:])")(atomic_min_of)
+            res = np.zeros(1)
+            kernel[1, 4](res, np.arange(4.0))
+'''
+
+
+def test_a_kernel_a_template_makes_with_exec_is_read_from_the_string_exec_ran(tmp_path, capsys):
+    """numba-cuda's atomics tests make kernels by exec() of a template, one per atomic (max, min, nanmax, ...),
+    and compile them in tests: each is read from the string that made it, told apart by its code (one name, one
+    line, four functions), and its C names where it ran (was "no kernel named atomic_max")."""
+    path = write(tmp_path, TEMPLATE)
+    for name, call in (("atomic_max_of", "n2c::atomic_max(&res[0], ary[tx]);"),
+                       ("atomic_min_of", "n2c::atomic_min(&res[0], ary[tx]);")):
+        cu = imported(capsys, path, "--kernel", name)
+        assert f"// kernel {name}(res: float64[:], ary: float64[:])" in cu
+        assert f"    {call}  // <exec at mod.py:16>:4" in cu

@@ -68,6 +68,13 @@ class _Scan(ast.NodeVisitor):
         self.jit_args: set = set()  # names passed to a call of something named *jit*: cuda.jit(sig)(fn)
         self.main_block = None
         self.aliases: dict = {}  # "Class.run_unary" -> names its value names (`run_unary = run_func`)
+        self.top_names: set = set()  # names assignments at the module's top level bind
+
+    def visit_Assign(self, node) -> None:
+        if not self.stack:
+            for target in node.targets:
+                self.top_names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        self.generic_visit(node)
 
     def visit_If(self, node) -> None:
         if not self.stack and _is_main_test(node.test):
@@ -121,6 +128,10 @@ def plan(source: str, wanted: tuple = ()) -> Plan:
     targets = [Target(node.name, first, anchor) for node, first, anchor, jitted in scan.targets
                if (jitted or node.name in scan.jit_args or node.name in names)
                and (not names or node.name in names)]
+    defined = {node.name for node, *_ in scan.targets}
+    # a wanted name no def here defines, bound at the top level: a function a template made (exec), which a
+    # test compiles (`cuda.jit(sig)(atomic_max)`); line 0 marks it, matched by the module's binding
+    targets += [Target(name, 0, name) for name in sorted(names - defined) if name in scan.top_names]
     callers: dict = {}  # simple name -> qualnames whose body names it
     for qual, (node, _) in scan.functions.items():
         for name in _names(node) - {node.name}:

@@ -215,12 +215,13 @@ def _find_def(info: ModuleInfo, func: str, line: int):
     return found[-1] if found else None
 
 
-def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None:
+def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None, load_text=None) -> None:
     """Each dispatcher the run made becomes a FunctionInfo whose scope holds its free names' values.
     MAKE_INFO(view, node, is_device, key, name) builds one from the source (discover.function_info).
     LOAD_FILE(path): another file's module, read as a sibling is, or None: a device function of that file a
     kernel here calls (a test's module of use cases) is read from it, unless the source already names it (a
-    library's function, such as numba.cuda.random's draws)."""
+    library's function, such as numba.cuda.random's draws). LOAD_TEXT(source, path): a string exec() ran here,
+    read as a module named PATH, or None: a kernel a template made (execsource.py) is read from it."""
     result, arrays = imported
     here = os.path.realpath(info.path)
     entries = result.get("kernels", [])
@@ -228,6 +229,10 @@ def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None) -> None
     for index, entry in enumerate(entries):
         if entry["file"] == here:
             made[index] = _function_of(info, info, entry, arrays, made, make_info)
+        elif entry.get("exec_file") == here and load_text is not None:
+            owner = load_text(entry["exec_source"], exec_path(entry))
+            if owner is not None:
+                made[index] = _function_of(info, owner, entry, arrays, made, make_info)
     info.imported_keys = [fi.key if fi is not None else None for fi in made]
     for entry, fi in zip(entries, list(made)):
         if fi is None:
@@ -298,6 +303,11 @@ def _function_of(info: ModuleInfo, owner: ModuleInfo, entry: dict, arrays: list,
     info.functions[key] = fi
     info.deferred.pop(key, None)
     return fi
+
+
+def exec_path(entry: dict) -> str:
+    """The name a string exec() ran goes by in messages and C comments: where it ran."""
+    return f"<exec at {os.path.basename(entry['exec_file'])}:{entry['exec_line']}>"
 
 
 def _why_refused(info: ModuleInfo, entry: dict) -> str:

@@ -107,7 +107,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     _collect_declared_types(info, module.body)
     Discoverer(info, sibling).run()
     if imported is not None:
-        apply_kernels(info, imported, _imported_function, sibling.file)
+        apply_kernels(info, imported, _imported_function, sibling.file, sibling.text)
     names = {fi.name for fi in info.functions.values()}
     for kernel, node in info.declared_type_nodes.items():
         if kernel not in names and kernel not in info.failed_functions:
@@ -213,6 +213,16 @@ class _SiblingLoader:
             try:
                 self.cache[path] = _as_foreign(parse_source(Path(path).read_text(encoding="utf-8"), path, self.cache))
             except (UserError, UnicodeDecodeError, OSError, RecursionError):
+                self.cache[path] = None
+        return self.cache[path]
+
+    def text(self, source: str, path: str):
+        """SOURCE (a string exec() ran, which made a kernel) read as the module PATH names, once, or None."""
+        if path not in self.cache:
+            self.cache[path] = None
+            try:
+                self.cache[path] = _as_foreign(parse_source(source, path, self.cache))
+            except (UserError, RecursionError):
                 self.cache[path] = None
         return self.cache[path]
 

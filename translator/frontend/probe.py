@@ -22,6 +22,7 @@ import sys
 
 from ..userimport import import_path
 from .entries import plan
+from .execsource import ExecSources
 from .runentries import Runner, python_function
 from .standins import StandIn, StandInModule, import_with_stand_ins, package_of
 
@@ -40,6 +41,7 @@ class Describer:
         self.objects: list = []  # per kernel description: its dispatcher
         self.made: list = []  # every dispatcher the recording cuda.jit made, in order
         self.on_made = None  # (dispatcher, the signatures that compiled it at once) -> None, while entries run
+        self.execs = ExecSources()  # the strings exec() ran: the source of a kernel a template made
 
     # ------------------------------------------------------------ values
     def value(self, v, depth: int = 0) -> dict:
@@ -99,6 +101,9 @@ class Describer:
                  "cpu": _is_cpu_dispatcher(obj), "device": bool(getattr(obj, "_device", False)) or bool(
                      getattr(getattr(obj, "targetoptions", {}), "get", lambda k, d=None: d)("device", False)),
                  "signatures": [], "options": {}, "free": {}}
+        made_by_exec = self.execs.find(code) if entry["file"].startswith("<") else None
+        if made_by_exec is not None:  # a template's kernel: read from the string exec ran
+            entry["exec_source"], entry["exec_file"], entry["exec_line"] = made_by_exec
         self.kernels.append(entry)
         record = self.records.get(id(obj))
         entry["recorded"] = record is not None
@@ -296,6 +301,7 @@ def probe_module(args: dict, arrays: list):
     describer = Describer(int(args["max_array_bytes"]))
     simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
     _record_jit(describer, simulator)
+    describer.execs.install()
     if simulator:
         _simulator_gaps()
     os.chdir(os.path.dirname(path))
@@ -346,9 +352,9 @@ def _runner(describer: Describer, path: str, args: dict):
     except (OSError, UnicodeDecodeError):
         return None
 
-    def describe(dispatcher, launched, entry):
+    def describe(dispatcher, launched, entry, name=None):
         known = id(dispatcher) in describer.ids
-        index = describer.kernel(dispatcher, None)
+        index = describer.kernel(dispatcher, name)
         if known:  # described when the module was imported: its free names as they are now
             describer.read_free(index)
         kernel = describer.kernels[index]

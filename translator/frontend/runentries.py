@@ -88,10 +88,20 @@ class Runner:
         return key if key in self.pending else None
 
     def _key(self, dispatcher):
-        code = getattr(python_function(dispatcher), "__code__", None)
-        if code is None or os.path.realpath(code.co_filename) != self.path:
+        function = python_function(dispatcher)
+        code = getattr(function, "__code__", None)
+        if code is None:
             return None
-        return code.co_name, code.co_firstlineno
+        if os.path.realpath(code.co_filename) == self.path:
+            return code.co_name, code.co_firstlineno
+        for name, line in self.pending:  # a function a template made (exec), bound to a name of the module
+            if line == 0 and self.module is not None and getattr(self.module, name, None) is function:
+                return name, 0
+        return None
+
+    def _name(self, key):
+        """The module's name for the kernel of KEY, where its function is one a template made (line 0)."""
+        return key[0] if key[1] == 0 else None
 
     def skipped_at_import(self, dispatcher, args) -> bool:
         """Whether a launch is one of this file's kernels while the module is imported (a script launching at
@@ -106,7 +116,7 @@ class Runner:
             except Exception:  # noqa: BLE001 - a value Numba could not type either
                 return True
             if _matches(types, _parameters(dispatcher), self.want):
-                self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT)
+                self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT, self._name(key))
                 self.pending.discard(key)
         return True
 
@@ -121,7 +131,7 @@ class Runner:
             return
         if not _matches(types, _parameters(dispatcher), self.want):
             return
-        self.describe(dispatcher, "(" + ", ".join(types) + ")", self.entry)
+        self.describe(dispatcher, "(" + ", ".join(types) + ")", self.entry, self._name(key))
         self.pending.discard(key)
         raise _Seen()
 
@@ -138,7 +148,7 @@ class Runner:
             except T.TypeStringError:
                 continue
             if _matches(types, params, self.want):
-                self.describe(dispatcher, None, self.entry)
+                self.describe(dispatcher, None, self.entry, self._name(key))
                 self.pending.discard(key)
                 return
 
