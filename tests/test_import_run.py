@@ -539,3 +539,32 @@ def test_a_kernel_a_template_makes_with_exec_is_read_from_the_string_exec_ran(tm
         cu = imported(capsys, path, "--kernel", name)
         assert f"// kernel {name}(res: float64[:], ary: float64[:])" in cu
         assert f"    {call}  // <exec at mod.py:16>:4" in cu
+
+
+def test_types_naming_one_kernels_parameters_choose_among_kernels_of_one_name(tmp_path, capsys):
+    """numba-cuda's complex tests define `kernel_func(out, a)` or `kernel_func(out, a, b)` by the case, and run
+    both: --types naming out, a and b is the second (was "several kernels are named 'kernel_func' here")."""
+    path = write(tmp_path, UNITTEST + """
+        def compile_func(arity):
+            if arity == 1:
+                def kernel_func(out, a):
+                    out[0] = a[0]
+            else:
+                def kernel_func(out, a, b):
+                    out[0] = a[0] + b[0]
+            return cuda.jit(kernel_func)
+
+
+        class TestArity(unittest.TestCase):
+            def test_both(self):
+                x = np.ones(1, np.float32)
+                compile_func(1)[1, 1](x, x)
+                compile_func(2)[1, 1](x, x, x)
+        """)
+    cu = imported(capsys, path, "--kernel", "kernel_func", "--types", "out=float32[::1], a=float32[::1], "
+                  "b=float32[::1]")
+    assert "out[0] = a[0] + b[0];" in cu
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "kernel_func", "--types", "out=float32[::1]",
+                        "-o", tmp_path / "out.cu")
+    assert rc == 2 and "several kernels are named 'kernel_func'" in err
+    assert "or --types naming the parameters of one" in err

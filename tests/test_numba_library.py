@@ -408,7 +408,7 @@ def complex_cmath(z, w):
     return (cmath.exp(z), cmath.log(w), cmath.sqrt(z), cmath.sqrt(w * 1e30), cmath.sin(z), cmath.cos(w),
             cmath.tan(z), cmath.sinh(w), cmath.cosh(z), cmath.tanh(w), cmath.log10(z), cmath.phase(w),
             cmath.rect(r, phi), cmath.rect(np.float32(2.5), phi), cmath.exp(np.float32(0.5)),
-            cmath.isnan(z), cmath.isinf(w), cmath.isfinite(z))
+            cmath.isnan(z), cmath.isinf(w), cmath.isfinite(z), cmath.log(z, w))  # log(z, w): numba-cuda's tests
 
 
 def complex_kernel_source(fn, arity, dtype):

@@ -277,10 +277,15 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
             if vouched is not None:
                 info.functions[want] = vouched
                 named = [vouched]
+        if len(named) > 1 and options.types:  # one def per case (`def kernel_func(out, a)` or `(out, a, b)`):
+            # the one whose parameters --types names
+            fitting = [f for f in named if set(f.params) == set(options.types)] or \
+                [f for f in named if set(options.types) <= set(f.params)]
+            named = fitting if len(fitting) == 1 else named
         if len(named) > 1:
             where = ", ".join(f"{f.key} (line {info.reporter.location(f.node).line})" for f in named)
             raise UserError(f"{info.path}: error: several kernels are named '{want}' here: {where}\n"
-                            f"    hint: pass --kernel with one of these names")
+                            f"    hint: pass --kernel with one of these names, or --types naming the parameters of one")
         if not named:
             raise why_not_a_kernel(info, want, kernels)
         chosen.append(named[0])
