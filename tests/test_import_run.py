@@ -568,3 +568,38 @@ def test_types_naming_one_kernels_parameters_choose_among_kernels_of_one_name(tm
                         "-o", tmp_path / "out.cu")
     assert rc == 2 and "several kernels are named 'kernel_func'" in err
     assert "or --types naming the parameters of one" in err
+
+
+def test_a_plain_function_of_this_file_a_kernel_calls_is_said_to_need_an_extension(tmp_path, capsys):
+    """numba-cuda's overload tests call a stub of the test file that an @overload implements: the error names the
+    function as this file's plain function and the extension it needs (was "it comes from mod, which numba2cuda
+    does not read ... define the device function in this file", which it is)."""
+    path = write(tmp_path, UNITTEST + """
+        from numba.core.extending import overload
+
+
+        def bump(x):
+            pass
+
+
+        @overload(bump, target="cuda")
+        def ol_bump(x):
+            def impl(x):
+                x[0] += 1
+            return impl
+
+
+        class TestIt(unittest.TestCase):
+            def test_it(self):
+                @cuda.jit
+                def kernel(x):
+                    bump(x)
+
+                kernel[1, 1](np.zeros(1, np.int64))
+        """)
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "TestIt.test_it.kernel", "-o",
+                        tmp_path / "out.cu")
+    assert rc == 2
+    assert "error: call to bump(): 'bump' is a plain Python function of this file (not @cuda.jit): a kernel calls " \
+           "it only through an extension registered for it (@overload, @intrinsic)" in err
+    assert "does not read" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import os
 import re
 
 import libcst as cst
@@ -134,6 +135,14 @@ class CallLowerer(BuiltinLowerer):
                                "write the function in Python as a @cuda.jit(device=True) function, which "
                                "numba2cuda translates with the kernel")
         module = from_unread_module(canon)
+        own = os.path.splitext(os.path.basename(self.info.module_info.path))[0]
+        if module is not None and module.rpartition(".")[2] == own:  # the import mode named this very module
+            short = canon.rpartition(".")[2]
+            return Unsupported(node.func, f"call to {short}()", f"'{short}' is a plain Python function of this file "
+                               "(not @cuda.jit): a kernel calls it only through an extension registered for it "
+                               "(@overload, @intrinsic), which numba2cuda does not translate",
+                               "write it as a @cuda.jit(device=True) function, or use the LLM backend for this "
+                               "kernel (--backend auto)")
         if module is not None:
             return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
                                "numba2cuda does not read: it translates the device functions of this file and of "
