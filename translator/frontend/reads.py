@@ -227,8 +227,12 @@ class NameReadLowerer:
             raise Unsupported(node, f"function '{canon}' used as a value", "it can be called, or passed to a device "
                               "function as an argument, not kept in a variable or a tuple",
                               f"call {canon}(...) where it is needed, or pass it to the device function that calls it")
-        raise Unsupported(node, canon, "is not supported in kernels",
-                          "see README 'Supported kernel language' for the cuda/math/numpy functions that are")
+        full = "numba." + canon if canon.startswith("cuda.") else canon  # as imported, not as the table keys it
+        raise Unsupported(node, f"'{self.info.code(node)}'", f"is {full}, which numba2cuda does not translate in "
+                          "kernels (it translates numbers, arrays and the cuda, math and numpy names README "
+                          "'Supported kernel language' lists; not an Enum member or a library's object)",
+                          "pass its value as a kernel argument (an IntEnum member as its int), or use the LLM "
+                          "backend for this kernel (--backend auto)")
 
     def array_attribute(self, arr: ir.ArrayVar, attr, node):
         if attr == "shape":
