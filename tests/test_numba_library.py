@@ -1018,6 +1018,52 @@ def test_a_foreign_pointer_argument_must_be_a_from_buffer_pointer_of_its_type(tm
     assert message in str(info.value) and "bad_buffer.py:" in str(info.value)
 
 
+CU_SOURCE = '''
+import cffi
+from numba import cuda, types
+
+times2_cu = cuda.CUSource("""
+extern "C" __device__ int times2(int *out, int a)
+{
+    *out = a * 2;
+    return 0;
+}
+""")
+mark_cu = cuda.CUSource("""
+extern "C" __device__ void mark(int *a) { *a = 42; }
+""")
+
+times2 = cuda.declare_device("times2", "int32(int32)", link=times2_cu)
+mark = cuda.declare_device("mark", types.void(types.CPointer(types.int32)), link=mark_cu, abi="c")
+ffi = cffi.FFI()
+
+
+@cuda.jit("void(int32[::1], int32[::1])")
+def double_then_mark(r, x):
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = times2(x[i])
+        if i % 2 == 0:
+            mark(ffi.from_buffer(x[i:]))
+'''
+
+
+@pytest.mark.needs("g++")
+def test_inline_cuda_source_a_c_abi_void_function_and_a_signature_of_numba_types():
+    """numba-cuda's declare_device tests link CUDA source given inline (`cuda.CUSource("...")`), declare a C-ABI
+    function returning nothing, and write its signature as Numba's types: the source is carried, the function
+    is called as a statement, and a pointer into a slice reaches it (was 'link path: numba2cuda reads paths made
+    of strings' and 'calls foreign functions that return one number')."""
+    module = load_cpu(source=CU_SOURCE)
+    assert "// ---- cuda.CUSource at <string>:5, linked by cuda.declare_device" in module.cu
+    assert "            mark(x + i);  // <string>:27" in module.cu  # a statement; the slice is a pointer offset
+    x = np.arange(6, dtype=np.int32)
+    r = np.zeros(6, np.int32)
+    module.double_then_mark[1, 8](r, x)
+    assert r.tolist() == [0, 2, 4, 6, 8, 10]
+    assert x.tolist() == [42, 1, 42, 3, 42, 5]
+
+
 FFI_MODULE = '''
 import os
 from numba import cuda

@@ -23,6 +23,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..ir.facts import mark_written
+from .jitoptions import signature_node, type_text
 from .names import resolve
 from .scan import find_nodes
 
@@ -118,24 +119,29 @@ def declared(info, decl: cst.Call) -> Foreign:
     sig_node = args[1].value if len(args) > 1 else kwargs.get("sig")
     if name_node is None or sig_node is None:
         raise Unsupported(decl, "cuda.declare_device()", "takes the function's name and its signature")
-    symbol, sig = _string(info, name_node), _string(info, sig_node)
+    symbol = _string(info, name_node)
+    # "int32(int32)", or Numba's types written out: types.void(types.CPointer(types.int32))
+    sig = _string(info, sig_node) if _is_string(info, sig_node) else type_text(info, signature_node(info, sig_node))
     try:
         ret, types = T.parse_signature(sig)
     except T.TypeStringError as exc:
         raise Unsupported(sig_node, "cuda.declare_device() signature", str(exc)) from None
-    if ret is None or ret == T.VOID or isinstance(ret, T.Tuple):
-        raise Unsupported(sig_node, "cuda.declare_device() signature", "numba2cuda calls foreign functions that "
-                          "return one number", "declare it as 'float32(float32, float32)'")
     abi = _string(info, kwargs["abi"]) if "abi" in kwargs else "numba"
     if abi not in ("numba", "c"):
         raise Unsupported(kwargs["abi"], "cuda.declare_device() abi", f"'{abi}' is not one of 'numba' and 'c'")
+    if ret is None or (ret == T.VOID and abi != "c") or isinstance(ret, T.Tuple):
+        raise Unsupported(sig_node, "cuda.declare_device() signature", "numba2cuda calls foreign functions that "
+                          "return one number (or, with abi=\"c\", nothing)", "declare it as 'float32(float32, float32)'")
     links = [kwargs["link"]] if "link" in kwargs else _kernel_links(info)
     if not links:
         raise Unsupported(decl, f"foreign device function '{symbol}'", "no link= names the CUDA source that "
                           "defines it, which the translation must carry",
                           "pass link=PATH to cuda.declare_device, or to the @cuda.jit of the kernel that calls it")
     link = links[0]
-    paths = list(dict.fromkeys(path_of(info, item) for node in links for item in _link_items(node)))
+    items = [item for node in links for item in _link_items(node)]
+    inline = [(f"cuda.CUSource at {os.path.basename(info.path)}:{info.reporter.location(made).line}", text)
+              for made, text in (_cusource(info, item) for item in items) if text is not None]
+    paths = list(dict.fromkeys(path_of(info, item) for item in items if _cusource(info, item)[1] is None))
     search = _search_paths(info)
     here = os.path.dirname(os.path.abspath(info.path))
     paths = [p if os.path.isabs(p) or not os.path.isfile(os.path.join(here, p)) else os.path.join(here, p)
@@ -146,6 +152,7 @@ def declared(info, decl: cst.Call) -> Foreign:
             raise Unsupported(link, f"link '{os.path.basename(path)}'", "numba2cuda carries CUDA C++ source (.cu); "
                               "PTX, cubins and libraries are not translated", "link the .cu the function is in")
         sources.append((path, _carry(path, search, link, set())))
+    sources += inline
     cooperative = kwargs.get("use_cooperative")
     return Foreign(symbol, ret, types, abi, sources,
                    cooperative=isinstance(cooperative, cst.Name) and cooperative.value == "True")
@@ -162,6 +169,23 @@ def _kernel_links(info) -> list:
 def _link_items(node) -> list:
     """link=[a, b] or link=a: the path expressions."""
     return [el.value for el in node.elements] if isinstance(node, (cst.List, cst.Tuple, cst.Set)) else [node]
+
+
+def _cusource(info, node):
+    """(the call, its text) where NODE is `cuda.CUSource("...")` of a string in the source (or a name bound to
+    one): CUDA source given inline, which Numba compiles and links as a file; else (None, None)."""
+    if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.Call):
+        node = info.value_nodes[node.value]
+    if isinstance(node, cst.Call) and resolve(info, node.func) == "cuda.CUSource" and node.args \
+            and _is_string(info, node.args[0].value):
+        return node, _string(info, node.args[0].value)
+    return None, None
+
+
+def _is_string(info, node) -> bool:
+    if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.BaseExpression):
+        return _is_string(info, info.value_nodes[node.value])
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(node.evaluated_value, str)
 
 
 def _string(info, node) -> str:
