@@ -950,6 +950,22 @@ def test_names_a_function_publishes_with_globals_update_locals():
     assert "__global__ void halve(float *a)" in cu and "half_(" in cu  # cuda_fp16.h declares half
 
 
+def test_a_module_an_import_names_is_not_taken_to_be_used_bare():
+    """`import numpy as np` beside `from numba import *` (a Mandelbrot example): numpy is imported, as np, so no
+    note says 'numpy': taken to be numpy: this module does not import it."""
+    src = """
+        import numpy as np
+        from numba import cuda
+        from numba import *
+
+        @cuda.jit("void(float32[::1])")
+        def k(a):
+            a[cuda.threadIdx.x] = np.float32(1.0)
+    """
+    notes = [n.render_note() for n in program(src).notices]
+    assert not any("taken to be" in n for n in notes), notes
+
+
 def test_a_star_import_it_cannot_read_is_taken_to_bring_numba_and_says_so():
     src = """
         from helpers_nobody_has import *

@@ -251,6 +251,17 @@ def k(a, n):
     assert "__global__ void k(float *a, int n)" in kernel[0]
 
 
+def test_a_types_spec_error_names_its_parameter_and_a_column_major_array_gets_a_spelling():
+    """ncgomez17's coalescing demo launches a column-major matrix; `B=float32[::1, :]` was refused without naming B
+    or the spelling that works."""
+    from translator.ir.typesys import TypeStringError
+
+    with pytest.raises(TypeStringError) as exc:
+        parse_types_option("A=float32[:, ::1], B=float32[::1, :]")
+    assert str(exc.value).startswith("B: only C-contiguous ('::1' last) or any-layout (':') arrays are supported; "
+                                     "for a column-major array write float32[:, :]")
+
+
 def test_kernel_defined_inside_a_function():
     src = HEAD + '''
 TILE = 4

@@ -1009,6 +1009,38 @@ def eq(w_in, out):
     assert out.tolist() == [w[i % 3] * 2 for i in range(7)]
 
 
+DIVMOD = HEAD + '''
+@cuda.jit("void(int64[::1], int64[::1], float64[::1], float64[::1], int64, float64)")
+def split(q, r, fq, fr, n, d):
+    i = cuda.grid(1)
+    if i < q.shape[0]:
+        a = i - 7
+        b = n
+        a, b = divmod(a, b)
+        q[i] = a
+        r[i] = b
+        fq[i], fr[i] = divmod(fq[i], d)
+'''
+
+
+@pytest.mark.needs("g++")
+@pytest.mark.parametrize("n, d", [(3, 2.5), (-4, -0.75)])
+def test_divmod_is_floor_division_and_pythons_remainder(n, d):
+    """divmod(a, b) (an ADACS kernel's index split) is Numba's (a // b, a % b), signs as Python's, for ints and
+    floats, and `a, b = divmod(a, b)` reads both before it writes (was "call to divmod(): is not supported")."""
+    import numba
+
+    module = load_cpu(source=DIVMOD)
+    q, r = np.zeros(16, np.int64), np.zeros(16, np.int64)
+    fq = np.linspace(-5.5, 6.25, 16)
+    fr = np.zeros(16)
+    want = [divmod(i - 7, n) for i in range(16)]
+    fwant = [numba.njit(lambda x, y: divmod(x, y))(x, d) for x in fq]
+    module.split[1, 16](q, r, fq, fr, n, d)
+    assert list(zip(q.tolist(), r.tolist())) == want
+    assert list(zip(fq.tolist(), fr.tolist())) == [tuple(map(float, w)) for w in fwant]
+
+
 @pytest.mark.needs("g++")
 def test_an_empty_constant_array_has_length_0_and_numpys_dtypes():
     """numba-cuda's test_constmem bakes `np.array([])` (float64, as NumPy makes it): C has no arrays of size 0, so

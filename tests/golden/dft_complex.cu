@@ -127,6 +127,11 @@ __device__ __forceinline__ C clog(C z)
     return C(m_log(m_hypot(z.re, z.im)), m_atan2(z.im, z.re));
 }
 template <typename C>
+__device__ __forceinline__ C clog_base(C z, C base)
+{
+    return clog(z) / clog(base);  // Numba's cmath.log(z, base), with its complex division
+}
+template <typename C>
 __device__ __forceinline__ complex128 clog10(C z)
 {
     const C w = clog(z);

@@ -85,6 +85,16 @@ class BuiltinLowerer:
                               "write base ** exponent % modulus")
         return ir.BinOp("**", self.expr(args[0]), self.expr(args[1]))
 
+    def call_divmod(self, node, args, kwargs):
+        """divmod(a, b): Numba's is (a // b, a % b), each with Python's signs (its floats share one divmod)."""
+        if len(args) != 2 or kwargs:
+            raise Unsupported(node, "divmod()", "takes two numbers")
+        a, b = self.expr(args[0]), self.expr(args[1])
+        if not (is_pure(a) and is_pure(b)):
+            raise Unsupported(node, "divmod() of a call", "each operand is used twice, for the quotient and the "
+                              "remainder", "assign the operands to names first")
+        return TupleValue([ir.BinOp("//", a, b), ir.BinOp("%", self.expr(args[0]), self.expr(args[1]))])
+
     def call_min(self, node, args, kwargs):
         return self._minmax(node, "min", args, kwargs)
 

@@ -189,6 +189,12 @@ def _names_in(node) -> list:
         def visit_Name(self, n) -> None:
             found.append(n)
 
+        def visit_Import(self, n) -> bool:  # `import numpy as np` uses np, not numpy
+            return False
+
+        def visit_ImportFrom(self, n) -> bool:
+            return False
+
     node.visit(Names())
     return found
 

@@ -159,8 +159,10 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
     if not all(d in (":", "::1") for d in dims):
         raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{m.group(2)}]'")
-    if "::1" in dims[:-1]:
-        raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported")
+    if "::1" in dims[:-1]:  # Fortran order: the translation indexes row-major, so only an any-layout spelling
+        raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported; for a "
+                              f"column-major array write {m.group(1)}[{', '.join([':'] * len(dims))}] (the launch "
+                              "then asks for a C-contiguous copy)")
     layout = "C" if dims[-1] == "::1" else "A"
     return Array(dtype, len(dims), layout)
 
@@ -255,7 +257,10 @@ def parse_types_option(text: str) -> dict[str, Scalar | Array]:
         if "=" not in part:
             raise TypeStringError(f"expected name=type, got '{part}'")
         name, ty = part.split("=", 1)
-        out[name.strip()] = parse_type(ty)
+        try:
+            out[name.strip()] = parse_type(ty)
+        except TypeStringError as exc:  # say which parameter: a spec names several
+            raise TypeStringError(f"{name.strip()}: {exc}") from None
     return out
 
 
