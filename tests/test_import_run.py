@@ -603,3 +603,36 @@ def test_a_plain_function_of_this_file_a_kernel_calls_is_said_to_need_an_extensi
     assert "error: call to bump(): 'bump' is a plain Python function of this file (not @cuda.jit): a kernel calls " \
            "it only through an extension registered for it (@overload, @intrinsic)" in err
     assert "does not read" not in err
+
+
+def test_a_value_a_script_computes_from_a_launchs_results_is_computed_with_them(tmp_path, capsys):
+    """A script that sets a global from what a launch counted (`LIMIT = np.float32(hits[0])`) and then launches a
+    kernel that reads it: the import mode, which skips top-level launches, imports it again with them run, so the
+    constant is Numba's (4, not the 0 of a launch never run)."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def count(x, out):
+            i = cuda.grid(1)
+            if i < x.size and x[i] > 0:
+                cuda.atomic.add(out, 0, 1)
+
+
+        @cuda.jit
+        def scale(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] *= LIMIT
+
+
+        data = np.arange(-5, 5, dtype=np.float32)
+        hits = np.zeros(1, np.int64)
+        count[1, 32](data, hits)
+        LIMIT = np.float32(hits[0])
+        scale[1, 32](data)
+        """)
+    cu = imported(capsys, path)
+    assert "static constexpr float LIMIT = 4.0f;" in cu

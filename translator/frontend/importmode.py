@@ -22,6 +22,7 @@ from ..sandbox import ChildError, ChildFailed, Limits, Worker
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
 from .scan import find_nodes
+from .skipped import set_after_skipped
 
 MODES = ("sim", "gpu")
 IMPORT_SECONDS = 120.0
@@ -58,7 +59,8 @@ def import_mode_of(args) -> str | None:
     return asked or project_import_mode(args.file)
 
 
-def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None) -> tuple[dict, list]:
+def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None,
+               run_launches: bool = False) -> tuple[dict, list]:
     """(description, arrays) of the module at PATH, imported in a child: under the CUDA simulator, or ("gpu")
     with the real CUDA target; then its tests and main() that reach a kernel the import left unfinished (or
     a function KERNELS, --kernel, names) run until it is launched (with TYPES, --types, if given: a launch with
@@ -73,7 +75,7 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None)
             result, arrays = worker.call("translator.frontend.probe:probe_module",
                                          {"path": str(path), "max_array_bytes": MAX_ARRAY_BYTES,
                                           "want": {k: str(v) for k, v in (types or {}).items()},
-                                          "kernels": list(kernels or [])})
+                                          "kernels": list(kernels or []), "run_launches": run_launches})
     except ChildError as exc:
         said = str(exc).splitlines()[0] if str(exc) else ""
         raise _unlocated(path, f"importing the module raised {exc.kind}: {said} (the module must import cleanly on "
@@ -85,6 +87,11 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None)
     failed = result.get("import_error") if isinstance(result, dict) else None
     if failed:
         raise import_failure(path, failed)
+    if not run_launches and set_after_skipped(Path(path).read_text(encoding="utf-8", errors="replace"), result):
+        try:  # a value computed from a launch's results: import again, with the launches run, as Numba would
+            return run_import(path, mode, kernels, types, run_launches=True)
+        except UserError:
+            pass  # noted in apply_kernels
     return result, arrays
 
 
@@ -234,6 +241,12 @@ def apply_kernels(info: ModuleInfo, imported, make_info, load_file=None, load_te
             if owner is not None:
                 made[index] = _function_of(info, owner, entry, arrays, made, make_info)
     info.imported_keys = [fi.key if fi is not None else None for fi in made]
+    lines = info.source.splitlines()
+    for name, line, col in set_after_skipped(info.source, result):  # the run with launches failed too
+        info.notices.append(Diagnostic(Location(info.path, line, col), f"'{name}'", "is set after a launch the "
+                                       "import mode did not run (running the module's launches failed): the value "
+                                       "translated was computed without that launch's results",
+                                       source_line=lines[line - 1] if line <= len(lines) else ""))
     for entry, fi in zip(entries, list(made)):
         if fi is None:
             continue

@@ -310,6 +310,7 @@ def probe_module(args: dict, arrays: list):
     if runner is not None:  # a script that launches at its top level: each kernel seen at its first launch
         runner.install()
         runner.importing = True
+        runner.run_launches = bool(args.get("run_launches"))
     try:
         module, stand_ins = import_with_stand_ins(lambda: _import(path), path)
     except Exception as exc:  # noqa: BLE001 - the user's module failed: where, and why, as data
@@ -338,7 +339,8 @@ def probe_module(args: dict, arrays: list):
             module_values[name] = described
     runs = _run_entries(describer, runner, module, args) if args.get("run", True) and runner is not None else []
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
-            "stand_ins": stand_ins, "runs": runs}, describer.arrays
+            "stand_ins": stand_ins, "runs": runs, "skipped_launches": runner.skipped if runner else []}, \
+        describer.arrays
 
 
 def _runner(describer: Describer, path: str, args: dict):

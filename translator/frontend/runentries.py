@@ -81,6 +81,8 @@ class Runner:
         self.pending = {(t.name, t.line) for t in plan.targets}
         self.entry = None
         self.importing = False  # the module's own import runs: its launches are seen, and skipped
+        self.skipped: list = []  # the lines of the launches skipped while importing
+        self.run_launches = False  # run them after all: a value the module computes from one a kernel reads
         self.log: list = []
 
     def target(self, dispatcher):
@@ -105,10 +107,16 @@ class Runner:
 
     def skipped_at_import(self, dispatcher, args) -> bool:
         """Whether a launch is one of this file's kernels while the module is imported (a script launching at
-        its top level): described at its first launch, as Numba compiles it then, and not run, since only its
-        types and values are wanted and a script's workload may take the simulator hours."""
+        its top level), to be skipped: described at its first launch, as Numba compiles it then, and not run,
+        since only its types and values are wanted and a script's workload may take the simulator hours; run
+        after all where a value a kernel reads is computed from one (skipped.py)."""
         if not self.importing or self._key(dispatcher) is None:
             return False
+        frame = inspect.currentframe()
+        while frame is not None and os.path.realpath(frame.f_code.co_filename) != self.path:
+            frame = frame.f_back
+        if frame is not None and not self.run_launches:  # a value set after it is set without its results
+            self.skipped.append(frame.f_lineno)
         key = self.target(dispatcher)
         if key is not None:
             try:
@@ -118,7 +126,7 @@ class Runner:
             if _matches(types, _parameters(dispatcher), self.want):
                 self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT, self._name(key))
                 self.pending.discard(key)
-        return True
+        return not self.run_launches
 
     def launched(self, dispatcher, args) -> None:
         """A kernel of this file is about to run with ARGS: described, and the entry stopped, if it is wanted."""
