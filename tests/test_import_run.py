@@ -636,3 +636,27 @@ def test_a_value_a_script_computes_from_a_launchs_results_is_computed_with_them(
         """)
     cu = imported(capsys, path)
     assert "static constexpr float LIMIT = 4.0f;" in cu
+
+
+def test_a_script_that_checks_a_launchs_result_as_it_runs_is_imported_with_its_launches_run(tmp_path, capsys):
+    """`assert data[3] == 6` after a top-level launch fails when the launch is skipped: the import mode imports the
+    module again with its launches run, as Numba runs it, rather than falling back to the source alone."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+
+        @cuda.jit
+        def double(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] *= 2
+
+
+        data = np.arange(8, dtype=np.float32)
+        double[1, 32](data)
+        assert data[3] == 6, "the script checks its result"
+        """)
+    rc, err = translate(capsys, path, "--import-module", "-o", tmp_path / "out.cu")
+    assert rc == 0 and "importing the module raised" not in err, err
+    assert "__global__ void double_2(float *x, int64_t x_shape0)" in (tmp_path / "out.cu").read_text()

@@ -323,7 +323,7 @@ def probe_module(args: dict, arrays: list):
         if isinstance(exc, SyntaxError) and os.path.realpath(exc.filename or "") == path:
             line = exc.lineno or line
         return {"import_error": {"kind": type(exc).__name__, "message": str(exc).splitlines()[0] if str(exc) else "",
-                                 "line": line}}, []
+                                 "line": line}, "skipped_launches": runner.skipped if runner else []}, []
     finally:
         if runner is not None:
             runner.importing = False

@@ -122,7 +122,7 @@ class Runner:
             try:
                 types = [self.type_of(a) for a in args]
             except Exception:  # noqa: BLE001 - a value Numba could not type either
-                return True
+                return not self.run_launches
             if _matches(types, _parameters(dispatcher), self.want):
                 self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT, self._name(key))
                 self.pending.discard(key)
