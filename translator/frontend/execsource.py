@@ -23,14 +23,16 @@ class ExecSources:
     def __init__(self):
         self.sources: list = []
 
-    def install(self) -> None:
+    def install(self, path: str) -> None:
+        """Keep the strings the module at PATH runs (Numba's own exec calls, and other modules', are not kept)."""
         real = builtins.exec
         sources = self.sources
 
         def exec_(source, globals=None, locals=None, /, *rest, **kwargs):  # noqa: A002 - exec's own names
             frame = sys._getframe(1)
-            if isinstance(source, str) and len(sources) < MAX_SOURCES and len(source) <= MAX_CHARS:
-                sources.append((source, os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+            if isinstance(source, str) and len(sources) < MAX_SOURCES and len(source) <= MAX_CHARS \
+                    and os.path.realpath(frame.f_code.co_filename) == path:
+                sources.append((source, path, frame.f_lineno))
             if globals is None:  # exec with no namespace runs in its caller's, not in this wrapper's
                 globals, locals = frame.f_globals, frame.f_locals if locals is None else locals
             return real(source, globals, locals, *rest, **kwargs)

@@ -301,7 +301,7 @@ def probe_module(args: dict, arrays: list):
     describer = Describer(int(args["max_array_bytes"]))
     simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
     _record_jit(describer, simulator)
-    describer.execs.install()
+    describer.execs.install(path)
     if simulator:
         _simulator_gaps()
     os.chdir(os.path.dirname(path))
