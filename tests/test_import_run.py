@@ -660,3 +660,26 @@ def test_a_script_that_checks_a_launchs_result_as_it_runs_is_imported_with_its_l
     rc, err = translate(capsys, path, "--import-module", "-o", tmp_path / "out.cu")
     assert rc == 0 and "importing the module raised" not in err, err
     assert "__global__ void double_2(float *x, int64_t x_shape0)" in (tmp_path / "out.cu").read_text()
+
+
+def test_a_device_array_a_loop_makes_is_captured_with_its_launchs_shape_and_type(tmp_path, capsys):
+    """numba-cuda's device-array capture tests make the captured array in a loop over array factories: the run
+    describes it as a device array (shape, element type), which the kernel takes as a pointer after its own
+    arguments, as Numba captures it (was "closure variable 'global_direct': is assigned in a loop")."""
+    path = write(tmp_path, UNITTEST + """
+        class TestCapture(unittest.TestCase):
+            def test_direct(self):
+                for scale in (2, 3):
+                    global_direct = cuda.to_device(np.arange(3, dtype=np.float32) * scale)
+
+                    @cuda.jit
+                    def direct_access_kernel(output):
+                        i = cuda.grid(1)
+                        if i < output.size:
+                            output[i] = global_direct[i] + 1.0
+
+                    direct_access_kernel[1, 3](np.zeros(3, np.float32))
+        """)
+    cu = imported(capsys, path, "--kernel", "TestCapture.test_direct.direct_access_kernel")
+    assert "__global__ void direct_access_kernel(float *output, int64_t output_shape0, const float *global_direct)" \
+        in cu

@@ -19,7 +19,7 @@ import libcst as cst
 from ..errors import Diagnostic, Location, Unsupported, UserError
 from ..ir import typesys as T
 from ..sandbox import ChildError, ChildFailed, Limits, Worker
-from .constants import CONSTANT_MEMORY_BYTES, ConstArray, Typed
+from .constants import CONSTANT_MEMORY_BYTES, ConstArray, DeviceArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
 from .scan import find_nodes
 from .skipped import set_after_skipped
@@ -157,6 +157,11 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
         view.constants.pop(name, None)
         view.nonconstant.pop(name, None)
         view.aliases[name] = f"numpy.{desc['name']}"
+    elif kind == "device_array":
+        view.constants[name] = DeviceArray(tuple(desc["shape"]), T.scalar_by_name(desc["dtype"]))
+        view.nonconstant.pop(name, None)
+        view.needs_run.discard(name)
+        view.aliases.pop(name, None)
     elif kind == "module":
         view.aliases.setdefault(name, desc["name"])
     elif kind == "function":

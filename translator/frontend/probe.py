@@ -78,8 +78,14 @@ class Describer:
         if callable(v) and getattr(v, "__module__", None) and getattr(v, "__qualname__", None):
             module = PUBLIC_MODULES.get(v.__module__, v.__module__)  # operator.add is _operator.add
             return {"kind": "function", "qualified": f"{module}.{v.__qualname__}"}
-        if isinstance(v, Declared) or hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "FakeCUDAArray":
-            return {"kind": "read_from_source"}  # the source tells it: a capture, a declare_device's function
+        if hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "FakeCUDAArray":
+            dtype = getattr(v, "dtype", None)
+            if getattr(dtype, "kind", "") in ("b", "i", "u", "f") and getattr(v, "ndim", 0) >= 1:
+                # captured by pointer: its shape and type are what a kernel knows of it (made in a loop, of data)
+                return {"kind": "device_array", "shape": [int(d) for d in v.shape], "dtype": str(dtype)}
+            return {"kind": "read_from_source"}
+        if isinstance(v, Declared):
+            return {"kind": "read_from_source"}  # the source tells it: a declare_device's function
         return {"kind": "other", "type": f"a {type(v).__name__}"}
 
     # ------------------------------------------------------------ kernels
