@@ -683,3 +683,28 @@ def test_a_device_array_a_loop_makes_is_captured_with_its_launchs_shape_and_type
     cu = imported(capsys, path, "--kernel", "TestCapture.test_direct.direct_access_kernel")
     assert "__global__ void direct_access_kernel(float *output, int64_t output_shape0, const float *global_direct)" \
         in cu
+
+
+def test_a_top_level_launch_of_values_of_a_missing_package_says_to_install_it(tmp_path, capsys):
+    """numba-cuda's CUDA Array Interface doc snippet launches on cupy arrays: where cupy is not installed the
+    import stands in for it, the launch's arguments have no type, and the hint says so and to install it (was
+    the plain "the types of x, y, out are unknown")."""
+    path = write(tmp_path, """
+        import n2c_missing_cupy as cupy
+        from numba import cuda
+
+
+        @cuda.jit
+        def add(x, y, out):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                out[i] = x[i] + y[i]
+
+
+        a = cupy.arange(10)
+        add[1, 32](a, a, a)
+        """)
+    rc, err = translate(capsys, path, "--import-module", "-o", tmp_path / "out.cu")
+    assert rc == 2
+    assert "hint: the import reached its launch at line 14, whose arguments are values of n2c_missing_cupy, which " \
+           "is not installed here and stood in for: install it where numba2cuda runs" in err

@@ -21,6 +21,15 @@ def run_hint(info, node) -> str | None:
         return None
     top_level = any(stmt is node for stmt in module.module.body)
     launch = top_launch(module.source, node.name.value) if top_level else None
+    if launch is not None and module.imported is not None and \
+            launch in (module.imported[0].get("skipped_launches") or []):  # seen at that launch, and untyped
+        stood_in = module.imported[0].get("stand_ins") or []
+        reached = f"the import reached its launch at line {launch}, whose arguments are "
+        if not stood_in:
+            return reached + "values Numba's typeof does not know"
+        return (reached + f"values of {', '.join(stood_in)}, which {'is' if len(stood_in) == 1 else 'are'} not "
+                f"installed here and stood in for: install {'it' if len(stood_in) == 1 else 'them'} where numba2cuda "
+                "runs")
     if launch is not None and module.imported is None:  # a script launches it as it is imported
         if module.import_failed is not None:
             return (f"--import-module would see its launch at line {launch}, but importing the module failed (the "
