@@ -560,3 +560,42 @@ def test_a_kernel_only_another_kernel_uses_is_said_to_be_a_device_function_there
         assert f"error: kernel '{name}' without types: nothing in this file launches it, and 'kernel' uses it " \
                "(line 17) as a device function, which Numba types by that use" in exc.value.text
         assert "hint: translate 'kernel', which carries it" in exc.value.text
+
+
+NOTEBOOK_CELL = '''%%writefile saxpy.py
+%matplotlib inline
+!pip install numba
+import numpy as np
+from numba import cuda
+
+FORMAT = """
+%d items
+"""
+
+
+@cuda.jit
+def saxpy(a, x, y):
+    i = cuda.grid(1)
+    if i < x.size:
+        y[i] += a * x[i]
+
+
+x = np.arange(8, dtype=np.float32)
+saxpy[1, 8](np.float32(2), x, x.copy())
+'''
+
+
+def test_a_notebook_cell_saved_as_a_file_is_read_as_ipython_runs_it(tmp_path, capsys):
+    """A tutorial's cell exported with its IPython magics (`%%writefile`, `%matplotlib inline`, `!pip install`):
+    Python stops at them, IPython runs them. They are read as comments, each with a note, and the import mode
+    imports the cell as IPython runs it; a string whose line starts with % is left alone (was "syntax error:
+    leading zeros in decimal integer literals")."""
+    path = tmp_path / "cell.py"
+    path.write_text(NOTEBOOK_CELL)
+    out = tmp_path / "out.cu"
+    assert main(["translate", str(path), "--import-module", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "cell.py:1:1: note: IPython magic: '%%writefile saxpy.py' is a notebook's line for IPython" in err
+    assert "cell.py:3:1: note: IPython magic: '!pip install numba'" in err
+    assert "cell.py:8" not in err  # the string's "%d items" line is not a magic
+    assert "__global__ void saxpy(float a, const float *x, int64_t x_shape0, float *y)" in out.read_text()

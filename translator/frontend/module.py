@@ -14,6 +14,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .importmode import apply_globals, apply_kernels, run_import
+from ..userimport import notebook_magics
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -76,6 +77,8 @@ def _expand_indent_tabs(source: str) -> str:
 def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
     """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
     (frontend.importmode.run_import), whose values override what the source alone tells."""
+    original = source.splitlines()
+    source, magics = notebook_magics(source)  # a notebook's cell, saved as a file: IPython runs its magics
     lines = source.splitlines()
     check_source(source, path)  # before libcst: it crashes on nesting CPython refuses, and slows with size
     try:
@@ -94,6 +97,12 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
+    for line in magics:  # said where the translation begins, as a note
+        text = original[line - 1]
+        info.notices.append(Diagnostic(Location(path, line, len(text) - len(text.lstrip())), "IPython magic",
+                                       f"'{text.strip()}' is a notebook's line for IPython, which runs it; Python "
+                                       "cannot import this file, and numba2cuda reads the line as a comment",
+                                       source_line=text))
     sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
     Binder(info, None, sibling).run(module.body)
     _mutated_arrays(info)
@@ -296,7 +305,7 @@ def parse_file(path: str | Path, import_module: str | None = None, want=None) ->
     source = decode_source(data, str(path))
     imported = failed = None
     if import_module:
-        check_source(source, str(path))  # a module Python cannot compile is reported where it is, never run
+        check_source(notebook_magics(source)[0], str(path))  # what Python cannot compile is said, never run
         try:
             imported = run_import(p, import_module, getattr(want, "kernels", None), getattr(want, "types", None))
         except UserError as exc:  # the source may tell enough without it: said in a note, which errors keep

@@ -20,7 +20,7 @@ import inspect
 import os
 import sys
 
-from ..userimport import import_path
+from ..userimport import import_path, notebook_magics
 from .entries import plan
 from .execsource import ExecSources
 from .runentries import Runner, python_function
@@ -345,8 +345,8 @@ def probe_module(args: dict, arrays: list):
             module_values[name] = described
     runs = _run_entries(describer, runner, module, args) if args.get("run", True) and runner is not None else []
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
-            "stand_ins": stand_ins, "runs": runs, "skipped_launches": runner.skipped if runner else []}, \
-        describer.arrays
+            "stand_ins": stand_ins, "runs": runs, "skipped_launches": runner.skipped if runner else [],
+            "untyped_launches": runner.untyped if runner else []}, describer.arrays
 
 
 def _runner(describer: Describer, path: str, args: dict):
@@ -356,7 +356,7 @@ def _runner(describer: Describer, path: str, args: dict):
 
     try:
         with open(path, encoding="utf-8") as f:
-            source = f.read()
+            source = notebook_magics(f.read())[0]  # as the module was imported (userimport)
     except (OSError, UnicodeDecodeError):
         return None
 

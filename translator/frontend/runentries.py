@@ -82,6 +82,7 @@ class Runner:
         self.entry = None
         self.importing = False  # the module's own import runs: its launches are seen, and skipped
         self.skipped: list = []  # the lines of the launches skipped while importing
+        self.untyped: list = []  # the lines of those whose arguments had no Numba type
         self.run_launches = False  # run them after all: a value the module computes from one a kernel reads
         self.log: list = []
 
@@ -121,7 +122,9 @@ class Runner:
         if key is not None:
             try:
                 types = [self.type_of(a) for a in args]
-            except Exception:  # noqa: BLE001 - a value Numba could not type either
+            except Exception:  # noqa: BLE001 - a value Numba could not type either (a stand-in's)
+                if frame is not None:
+                    self.untyped.append(frame.f_lineno)
                 return not self.run_launches
             if _matches(types, _parameters(dispatcher), self.want):
                 self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT, self._name(key))

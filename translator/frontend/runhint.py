@@ -22,7 +22,7 @@ def run_hint(info, node) -> str | None:
     top_level = any(stmt is node for stmt in module.module.body)
     launch = top_launch(module.source, node.name.value) if top_level else None
     if launch is not None and module.imported is not None and \
-            launch in (module.imported[0].get("skipped_launches") or []):  # seen at that launch, and untyped
+            launch in (module.imported[0].get("untyped_launches") or []):  # seen at that launch, and untyped
         stood_in = module.imported[0].get("stand_ins") or []
         reached = f"the import reached its launch at line {launch}, whose arguments are "
         if not stood_in:
