@@ -121,7 +121,8 @@ def declared(info, decl: cst.Call) -> Foreign:
         raise Unsupported(decl, "cuda.declare_device()", "takes the function's name and its signature")
     symbol = _string(info, name_node)
     # "int32(int32)", or Numba's types written out: types.void(types.CPointer(types.int32))
-    sig = _string(info, sig_node) if _is_string(info, sig_node) else type_text(info, signature_node(info, sig_node))
+    sig = _literal(info, sig_node)
+    sig = sig if sig is not None else type_text(info, signature_node(info, sig_node))
     try:
         ret, types = T.parse_signature(sig)
     except T.TypeStringError as exc:
@@ -138,10 +139,10 @@ def declared(info, decl: cst.Call) -> Foreign:
                           "defines it, which the translation must carry",
                           "pass link=PATH to cuda.declare_device, or to the @cuda.jit of the kernel that calls it")
     link = links[0]
-    items = [item for node in links for item in _link_items(node)]
+    items = [(item, *_cusource(info, item)) for node in links for item in _link_items(node)]
     inline = [(f"cuda.CUSource at {os.path.basename(info.path)}:{info.reporter.location(made).line}", text)
-              for made, text in (_cusource(info, item) for item in items) if text is not None]
-    paths = list(dict.fromkeys(path_of(info, item) for item in items if _cusource(info, item)[1] is None))
+              for _, made, text in items if text is not None]
+    paths = list(dict.fromkeys(path_of(info, item) for item, _, text in items if text is None))
     search = _search_paths(info)
     here = os.path.dirname(os.path.abspath(info.path))
     paths = [p if os.path.isabs(p) or not os.path.isfile(os.path.join(here, p)) else os.path.join(here, p)
@@ -176,24 +177,25 @@ def _cusource(info, node):
     one): CUDA source given inline, which Numba compiles and links as a file; else (None, None)."""
     if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.Call):
         node = info.value_nodes[node.value]
-    if isinstance(node, cst.Call) and resolve(info, node.func) == "cuda.CUSource" and node.args \
-            and _is_string(info, node.args[0].value):
-        return node, _string(info, node.args[0].value)
-    return None, None
+    text = _literal(info, node.args[0].value) if isinstance(node, cst.Call) and node.args \
+        and resolve(info, node.func) == "cuda.CUSource" else None
+    return (node, text) if text is not None else (None, None)
 
 
-def _is_string(info, node) -> bool:
-    if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.BaseExpression):
-        return _is_string(info, info.value_nodes[node.value])
-    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(node.evaluated_value, str)
-
-
-def _string(info, node) -> str:
+def _literal(info, node) -> str | None:
+    """The string NODE is written as (or a name bound once to one is), else None."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(node.evaluated_value, str):
         return node.evaluated_value
     if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.BaseExpression):
-        return _string(info, info.value_nodes[node.value])
-    raise Unsupported(node, "cuda.declare_device() argument", "must be a string written in the source")
+        return _literal(info, info.value_nodes[node.value])
+    return None
+
+
+def _string(info, node) -> str:
+    text = _literal(info, node)
+    if text is None:
+        raise Unsupported(node, "cuda.declare_device() argument", "must be a string written in the source")
+    return text
 
 
 def path_of(info, node, depth: int = 0) -> str:

@@ -73,14 +73,27 @@ def _expand_indent_tabs(source: str) -> str:
     return "".join(out)
 
 
+def checked_source(source: str, path: str) -> tuple[str, list]:
+    """(SOURCE, []) where Python compiles it (guard.check_source), else, for a notebook's cell saved as a file,
+    SOURCE with its IPython magics made comments and their lines; anything else is the UserError it was."""
+    try:
+        check_source(source, path)
+        return source, []
+    except UserError:
+        fixed, magics = notebook_magics(source)
+        if not magics:
+            raise
+    check_source(fixed, path)
+    return fixed, magics
+
+
 @deep_stack
 def parse_source(source: str, path: str, _siblings: dict | None = None, imported=None) -> ModuleInfo:
     """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
     (frontend.importmode.run_import), whose values override what the source alone tells."""
     original = source.splitlines()
-    source, magics = notebook_magics(source)  # a notebook's cell, saved as a file: IPython runs its magics
+    source, magics = checked_source(source, path)  # before libcst: it crashes on nesting CPython refuses
     lines = source.splitlines()
-    check_source(source, path)  # before libcst: it crashes on nesting CPython refuses, and slows with size
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # Python reads it (check_source said so): libcst's own limit
@@ -305,7 +318,7 @@ def parse_file(path: str | Path, import_module: str | None = None, want=None) ->
     source = decode_source(data, str(path))
     imported = failed = None
     if import_module:
-        check_source(notebook_magics(source)[0], str(path))  # what Python cannot compile is said, never run
+        checked_source(source, str(path))  # a module Python cannot compile is reported where it is, never run
         try:
             imported = run_import(p, import_module, getattr(want, "kernels", None), getattr(want, "types", None))
         except UserError as exc:  # the source may tell enough without it: said in a note, which errors keep

@@ -111,40 +111,37 @@ class Runner:
         its top level), to be skipped: described at its first launch, as Numba compiles it then, and not run,
         since only its types and values are wanted and a script's workload may take the simulator hours; run
         after all where a value a kernel reads is computed from one (skipped.py)."""
-        if not self.importing or self._key(dispatcher) is None:
+        key = self._key(dispatcher) if self.importing else None
+        if key is None:
             return False
         frame = inspect.currentframe()
         while frame is not None and os.path.realpath(frame.f_code.co_filename) != self.path:
             frame = frame.f_back
         if frame is not None and not self.run_launches:  # a value set after it is set without its results
             self.skipped.append(frame.f_lineno)
-        key = self.target(dispatcher)
-        if key is not None:
-            try:
-                types = [self.type_of(a) for a in args]
-            except Exception:  # noqa: BLE001 - a value Numba could not type either (a stand-in's)
-                if frame is not None:
-                    self.untyped.append(frame.f_lineno)
-                return not self.run_launches
-            if _matches(types, _parameters(dispatcher), self.want):
-                self.describe(dispatcher, "(" + ", ".join(types) + ")", IMPORT, self._name(key))
-                self.pending.discard(key)
+        if key in self.pending and self._describe_launch(dispatcher, key, args, IMPORT) is None \
+                and frame is not None:
+            self.untyped.append(frame.f_lineno)
         return not self.run_launches
 
     def launched(self, dispatcher, args) -> None:
         """A kernel of this file is about to run with ARGS: described, and the entry stopped, if it is wanted."""
         key = self.target(dispatcher)
-        if key is None or self.entry is None:
-            return
+        if key is not None and self.entry is not None and self._describe_launch(dispatcher, key, args, self.entry):
+            raise _Seen()
+
+    def _describe_launch(self, dispatcher, key, args, entry) -> bool | None:
+        """Whether the launch of KEY's kernel with ARGS was described (its types agree with --types); None where
+        an argument has no Numba type (a stand-in's value), and the launch runs on."""
         try:
             types = [self.type_of(a) for a in args]
-        except Exception:  # noqa: BLE001 - a value Numba could not type either: the launch runs on
-            return
+        except Exception:  # noqa: BLE001 - a value Numba could not type either
+            return None
         if not _matches(types, _parameters(dispatcher), self.want):
-            return
-        self.describe(dispatcher, "(" + ", ".join(types) + ")", self.entry, self._name(key))
+            return False
+        self.describe(dispatcher, "(" + ", ".join(types) + ")", entry, self._name(key))
         self.pending.discard(key)
-        raise _Seen()
+        return True
 
     def made(self, dispatcher, signatures: list) -> None:
         """A dispatcher was made; one compiled at once (SIGNATURES given, as type strings) is described with

@@ -233,10 +233,15 @@ def _complex_only(result):
 for _name, _c in (("exp", "cexp"), ("sqrt", "csqrt"), ("sin", "csin"), ("cos", "ccos"), ("tan", "ctan")):
     _add(f"cmath.{_name}", f"n2c::{_c}", lambda ts: _as_complex(ts[0]), 1, helper="cmath",
          arg_types=lambda ts: [_as_complex(ts[0])])
-# cmath.log(z, base) is log(z) / log(base), both arguments of one complex type, as Numba's typing unifies them
-_add("cmath.log", lambda ts: "n2c::clog" if len(ts) == 1 else "n2c::clog_base",
-     lambda ts: _as_complex(T.unify(*ts) if len(ts) == 2 else ts[0]), (1, 2), helper="cmath",
-     arg_types=lambda ts: [_as_complex(T.unify(*ts) if len(ts) == 2 else ts[0])] * len(ts))
+
+
+def _log_type(ts):
+    # cmath.log(z, base) is log(z) / log(base), both arguments of one complex type, as Numba's typing unifies them
+    return _as_complex(T.unify(*ts) if len(ts) == 2 else ts[0])
+
+
+_add("cmath.log", lambda ts: "n2c::clog" if len(ts) == 1 else "n2c::clog_base", _log_type, (1, 2), helper="cmath",
+     arg_types=lambda ts: [_log_type(ts)] * len(ts))
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"cmath.{_name}", f"n2c::c{_name}", _fixed(T.BOOL), 1, helper="complex",
          arg_types=lambda ts: [_as_complex(ts[0])])
