@@ -636,6 +636,9 @@ def test_a_value_a_script_computes_from_a_launchs_results_is_computed_with_them(
         """)
     cu = imported(capsys, path)
     assert "static constexpr float LIMIT = 4.0f;" in cu
+    # the same script as a notebook's cell (an IPython magic first): the parent reads it as the child imported it
+    path.write_text("%matplotlib inline\n" + path.read_text())
+    assert "static constexpr float LIMIT = 4.0f;" in imported(capsys, path)
 
 
 def test_a_script_that_checks_a_launchs_result_as_it_runs_is_imported_with_its_launches_run(tmp_path, capsys):
