@@ -599,3 +599,52 @@ def test_a_notebook_cell_saved_as_a_file_is_read_as_ipython_runs_it(tmp_path, ca
     assert "cell.py:3:1: note: IPython magic: '!pip install numba'" in err
     assert "cell.py:8" not in err  # the string's "%d items" line is not a magic
     assert "__global__ void saxpy(float a, const float *x, int64_t x_shape0, float *y)" in out.read_text()
+
+
+PYTHON2_SCRIPT = '''import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def halve(img, out):
+    i = cuda.grid(1)
+    if i < img.size:
+        out[i] = img[i] / 2
+
+
+def sizes(n, block=64):
+    grid = (n + block - 1) // block
+    print 'threads per block', block
+    return grid, block
+
+
+if __name__ == "__main__":
+    try:
+        img = np.arange(256, dtype=np.int32)
+    except ValueError, e:
+        raise SystemExit, str(e)
+    out = np.zeros(256, dtype=np.float64)
+    grid, block = sizes(img.size)
+    halve[grid, block](img, out)
+    print out[:4],
+'''
+
+
+@pytest.mark.parametrize("flags", [["--types", "img=int32[::1], out=float64[::1]"], ["--import-module"]])
+def test_an_old_tutorials_python_2_statements_are_read_as_python_3_spells_them(tmp_path, capsys, flags):
+    """A tutorial of Python 2 days (`print x`, `except E, e:`, `raise E, m` in its host code) neither Python 3
+    nor Numba imports: each such line is read as Python 3 spells it, with a note, and the import mode imports the
+    file so (was "syntax error: Missing parentheses in call to 'print'")."""
+    path = tmp_path / "tutorial.py"
+    path.write_text(PYTHON2_SCRIPT)
+    out = tmp_path / "out.cu"
+    assert main(["translate", str(path), "-o", str(out)] + flags) == 0
+    err = capsys.readouterr().err
+    assert ("tutorial.py:14:5: note: Python 2 statement: 'print 'threads per block', block' is Python 2, which "
+            "Numba no longer runs; numba2cuda reads it as 'print('threads per block', block)'") in err
+    assert "tutorial.py:21:5: note: Python 2 statement: 'except ValueError, e:'" in err
+    assert "reads it as 'raise SystemExit(str(e))'\n" in err
+    assert "reads it as 'print(out[:4], end=\" \")'" in err
+    code = out.read_text()
+    assert "__global__ void halve(const int *img, int64_t img_shape0, double *out)" in code
+    assert "out[i] = (double)img[i] / 2;" in code  # Python 3's true division, as the first note says

@@ -9,42 +9,93 @@ import importlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 
-MAX_MAGICS = 32
+MAX_CHANGES = 64
 
 
-def notebook_magics(source: str) -> tuple[str, list]:
-    """SOURCE with the IPython magics Python stops at (`%%writefile k.py`, `%matplotlib inline`, `!pip install
-    numba` of a notebook's cells) made comments, and the 1-based lines changed. Only lines the parser points at
-    are changed, so a string whose lines start with % is left as it is."""
+_PRINT = re.compile(r"print\b\s*(?:>>\s*(?P<file>[^,]+?)\s*(?:,|$))?(?P<args>.*?)(?P<comma>,?)\s*$")
+_EXEC = re.compile(r"exec\b\s*(?P<code>.+?)(?:\s+in\s+(?P<ns>.+?))?\s*$")
+_EXCEPT = re.compile(r"except\s+(?P<types>[^,:]+?)\s*,\s*(?P<name>\w+)\s*:(?P<rest>.*)$")
+_RAISE = re.compile(r"raise\s+(?P<type>[\w.]+)\s*,\s*(?P<arg>.+?)\s*$")
+
+
+def _python3(stmt: str) -> str | None:
+    """The Python 3 spelling of the Python 2 statement STMT (one line, its indentation stripped): `print x, y`,
+    `print >>f, x`, `exec s in ns`, `except E, e:`, `raise E, "message"`; None for anything else."""
+    if m := _PRINT.fullmatch(stmt):
+        parts = [m["args"]] if m["args"] else []
+        if m["comma"]:
+            parts.append('end=" "')  # Python 2's trailing comma: a space, not a new line
+        if m["file"]:
+            parts.append(f"file={m['file']}")
+        return f"print({', '.join(parts)})"
+    if m := _EXEC.fullmatch(stmt):
+        return f"exec({m['code']}{', ' + m['ns'] if m['ns'] else ''})"
+    if m := _EXCEPT.fullmatch(stmt):
+        return f"except {m['types']} as {m['name']}:{m['rest']}"
+    if m := _RAISE.fullmatch(stmt):
+        return f"raise {m['type']}({m['arg']})"
+    return None
+
+
+def _alone(stmt: str) -> str:
+    """STMT as a module of its own: a clause header gets its body, and `except` its `try`."""
+    if stmt.startswith("except"):
+        return f"try:\n    pass\n{stmt}\n    pass"
+    return f"{stmt}\n    pass" if stmt.rstrip().endswith(":") else stmt
+
+
+def _compiles(source: str) -> SyntaxError | None:
+    try:
+        compile(source, "<dialect>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        return None
+    except SyntaxError as exc:
+        return exc
+
+
+def python3_source(source: str) -> tuple[str, list]:
+    """SOURCE as Python 3 reads it where Python stops at a line of another dialect, and the 1-based lines changed.
+    A notebook's cell saved as a file: the IPython magics (`%%writefile k.py`, `%matplotlib inline`, `!pip install
+    numba`), which IPython runs, are made comments. An old tutorial's Python 2 statements (`print x, y`, `exec s`,
+    `except E, e:`, `raise E, "m"`), outside its kernel as a rule, are written as Python 3 spells them. Only
+    lines the parser points at are changed, so a string whose lines start with % is left as it is; a line whose
+    rewriting does not compile is left too, and the error is Python's."""
     changed = []
-    while len(changed) < MAX_MAGICS:
+    while len(changed) < MAX_CHANGES:
         try:
-            compile(source, "<magics>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
-            return source, changed
-        except SyntaxError as exc:
-            lines = source.splitlines(keepends=True)
-            line = exc.lineno or 0
-            text = lines[line - 1] if 0 < line <= len(lines) else ""
-            if not text.lstrip().startswith(("%", "!")) or line in changed:
+            if (exc := _compiles(source)) is None:
                 return source, changed
-            indent = len(text) - len(text.lstrip())
-            lines[line - 1] = text[:indent] + "#" + text[indent:]
-            source = "".join(lines)
-            changed.append(line)
         except (ValueError, RecursionError, MemoryError):
             return source, changed
+        lines = source.splitlines(keepends=True)
+        line = exc.lineno or 0
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        body = text.lstrip()
+        indent = text[:len(text) - len(body)]
+        if line in changed or not body:
+            return source, changed
+        if body.startswith(("%", "!")):
+            lines[line - 1] = indent + "#" + body
+        else:
+            fixed = _python3(body.rstrip("\r\n"))
+            if fixed is None or _compiles(_alone(fixed)) is not None:
+                return source, changed
+            lines[line - 1] = indent + fixed + text[len(text.rstrip("\r\n")):]
+        source = "".join(lines)
+        changed.append(line)
     return source, changed
 
 
 class _NotebookLoader(importlib.machinery.SourceFileLoader):
-    """Loads a notebook's cell saved as a file as IPython runs it: its magic lines are not Python."""
+    """Loads a notebook's cell saved as a file as IPython runs it (its magic lines are not Python), and an old
+    tutorial's `print x` lines as Python 3 spells them (python3_source)."""
 
     def source_to_code(self, data, path, *, _optimize=-1):
         if isinstance(data, bytes):
             data = importlib.util.decode_source(data)
-        return super().source_to_code(notebook_magics(data)[0], path)
+        return super().source_to_code(python3_source(data)[0], path)
 
 
 def import_path(path: str, name: str | None = None):

@@ -19,7 +19,7 @@ import libcst as cst
 from ..errors import Diagnostic, Location, Unsupported, UserError
 from ..ir import typesys as T
 from ..sandbox import ChildError, ChildFailed, Limits, Worker
-from ..userimport import notebook_magics
+from ..userimport import python3_source
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray, DeviceArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
 from .scan import find_nodes
@@ -92,7 +92,7 @@ def run_import(path, mode: str = "sim", kernels=None, types: dict | None = None,
     if failed:
         raise import_failure(path, failed)
     if not run_launches and result.get("skipped_launches") and set_after_skipped(  # the source as the child read it
-            notebook_magics(Path(path).read_text(encoding="utf-8", errors="replace"))[0], result):
+            python3_source(Path(path).read_text(encoding="utf-8", errors="replace"))[0], result):
         try:  # a value computed from a launch's results: import again, with the launches run, as Numba would
             return run_import(path, mode, kernels, types, run_launches=True)
         except UserError:

@@ -14,7 +14,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .importmode import apply_globals, apply_kernels, run_import
-from ..userimport import notebook_magics
+from ..userimport import python3_source
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -74,17 +74,18 @@ def _expand_indent_tabs(source: str) -> str:
 
 
 def checked_source(source: str, path: str) -> tuple[str, list]:
-    """(SOURCE, []) where Python compiles it (guard.check_source), else, for a notebook's cell saved as a file,
-    SOURCE with its IPython magics made comments and their lines; anything else is the UserError it was."""
+    """(SOURCE, []) where Python compiles it (guard.check_source), else, for a notebook's cell saved as a file or
+    an old tutorial's Python 2 lines, SOURCE as Python 3 reads it and the lines changed (userimport.python3_source);
+    anything else is the UserError it was."""
     try:
         check_source(source, path)
         return source, []
     except UserError:
-        fixed, magics = notebook_magics(source)
-        if not magics:
+        fixed, changed = python3_source(source)
+        if not changed:
             raise
     check_source(fixed, path)
-    return fixed, magics
+    return fixed, changed
 
 
 @deep_stack
@@ -92,7 +93,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     """The module's kernels, device functions and names, read from SOURCE. IMPORTED: what importing it gave
     (frontend.importmode.run_import), whose values override what the source alone tells."""
     original = source.splitlines()
-    source, magics = checked_source(source, path)  # before libcst: it crashes on nesting CPython refuses
+    source, changed = checked_source(source, path)  # before libcst: it crashes on nesting CPython refuses
     lines = source.splitlines()
     try:
         module = cst.parse_module(source)
@@ -110,12 +111,20 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
-    for line in magics:  # said where the translation begins, as a note
-        text = original[line - 1]
-        info.notices.append(Diagnostic(Location(path, line, len(text) - len(text.lstrip())), "IPython magic",
-                                       f"'{text.strip()}' is a notebook's line for IPython, which runs it; Python "
-                                       "cannot import this file, and numba2cuda reads the line as a comment",
-                                       source_line=text))
+    for line in changed:  # said where the translation begins, as a note
+        text, now = original[line - 1], lines[line - 1].strip()
+        where = Location(path, line, len(text) - len(text.lstrip()))
+        if now.startswith("#"):
+            info.notices.append(Diagnostic(where, "IPython magic",
+                                           f"'{text.strip()}' is a notebook's line for IPython, which runs it; "
+                                           "Python cannot import this file, and numba2cuda reads the line as a "
+                                           "comment", source_line=text))
+        else:
+            first = not any(n.construct == "Python 2 statement" for n in info.notices)
+            info.notices.append(Diagnostic(where, "Python 2 statement",
+                                           f"'{text.strip()}' is Python 2, which Numba no longer runs; numba2cuda "
+                                           f"reads it as '{now}'" + (", and the whole file as Python 3 (`/` of two "
+                                           "integers is a float division)" if first else ""), source_line=text))
     sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
     Binder(info, None, sibling).run(module.body)
     _mutated_arrays(info)

@@ -20,7 +20,7 @@ import inspect
 import os
 import sys
 
-from ..userimport import import_path, notebook_magics
+from ..userimport import import_path, python3_source
 from .entries import plan
 from .execsource import ExecSources
 from .runentries import Runner, python_function
@@ -356,7 +356,7 @@ def _runner(describer: Describer, path: str, args: dict):
 
     try:
         with open(path, encoding="utf-8") as f:
-            source = notebook_magics(f.read())[0]  # as the module was imported (userimport)
+            source = python3_source(f.read())[0]  # as the module was imported (userimport)
     except (OSError, UnicodeDecodeError):
         return None
 
