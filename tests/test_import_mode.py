@@ -626,7 +626,7 @@ if __name__ == "__main__":
     out = np.zeros(256, dtype=np.float64)
     grid, block = sizes(img.size)
     halve[grid, block](img, out)
-    print out[:4],
+    print out[:4],  # the first values
 '''
 
 
@@ -644,7 +644,7 @@ def test_an_old_tutorials_python_2_statements_are_read_as_python_3_spells_them(t
             "Numba no longer runs; numba2cuda reads it as 'print('threads per block', block)'") in err
     assert "tutorial.py:21:5: note: Python 2 statement: 'except ValueError, e:'" in err
     assert "reads it as 'raise SystemExit(str(e))'\n" in err
-    assert "reads it as 'print(out[:4], end=\" \")'" in err
+    assert "reads it as 'print(out[:4], end=\" \")  # the first values'" in err
     code = out.read_text()
     assert "__global__ void halve(const int *img, int64_t img_shape0, double *out)" in code
     assert "out[i] = (double)img[i] / 2;" in code  # Python 3's true division, as the first note says

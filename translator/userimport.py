@@ -8,9 +8,11 @@ import ast
 import importlib
 import importlib.machinery
 import importlib.util
+import io
 import os
 import re
 import sys
+import tokenize
 
 MAX_CHANGES = 64
 
@@ -38,6 +40,18 @@ def _python3(stmt: str) -> str | None:
     if m := _RAISE.fullmatch(stmt):
         return f"raise {m['type']}({m['arg']})"
     return None
+
+
+def _comment_apart(line: str) -> tuple[str, str]:
+    """LINE's code and its trailing comment (with the spaces before it), told apart by Python's tokenizer."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.COMMENT:
+                code = line[:tok.start[1]]
+                return code.rstrip(), line[len(code.rstrip()):]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return line, ""
 
 
 def _alone(stmt: str) -> str:
@@ -79,10 +93,11 @@ def python3_source(source: str) -> tuple[str, list]:
         if body.startswith(("%", "!")):
             lines[line - 1] = indent + "#" + body
         else:
-            fixed = _python3(body.rstrip("\r\n"))
+            code, comment = _comment_apart(body.rstrip("\r\n"))
+            fixed = _python3(code)
             if fixed is None or _compiles(_alone(fixed)) is not None:
                 return source, changed
-            lines[line - 1] = indent + fixed + text[len(text.rstrip("\r\n")):]
+            lines[line - 1] = indent + fixed + comment + text[len(text.rstrip("\r\n")):]
         source = "".join(lines)
         changed.append(line)
     return source, changed
