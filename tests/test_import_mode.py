@@ -648,3 +648,59 @@ def test_an_old_tutorials_python_2_statements_are_read_as_python_3_spells_them(t
     code = out.read_text()
     assert "__global__ void halve(const int *img, int64_t img_shape0, double *out)" in code
     assert "out[i] = (double)img[i] / 2;" in code  # Python 3's true division, as the first note says
+
+
+def test_an_integer_enum_imported_from_a_module_not_read_is_its_members_ints(tmp_path, capsys):
+    """numba-cuda's enum tests import their IntEnums from a module of the installed package: Numba reads each
+    member as its int (IntEnumMember), and the import mode now does. It was "'RequestError.internal_error': is
+    ...RequestError.internal_error, which numba2cuda does not translate in kernels"."""
+    path = write(tmp_path, """
+        import math
+        from http import HTTPStatus
+        from re import IGNORECASE
+        import numpy as np
+        from numba import cuda, int16
+
+        @cuda.jit("void(int32[::1], int64[::1])")
+        def classify(codes, out):
+            i = cuda.grid(1)
+            if i < codes.size:
+                if codes[i] >= HTTPStatus.INTERNAL_SERVER_ERROR:
+                    out[i] = codes[i] - int16(HTTPStatus.NOT_FOUND)
+                else:
+                    out[i] = codes[i] + IGNORECASE
+
+        def example(rng, size="small"):
+            codes = rng.integers(100, 600, 200).astype(np.int32)
+            out = np.zeros(200, dtype=np.int64)
+            expected = np.where(codes >= 500, codes.astype(np.int64) - 404, codes.astype(np.int64) + 2)
+            return dict(kernel=classify, griddim=2, blockdim=128, shared=0, args=[codes, out],
+                        expected={1: expected}, rtol=0, atol=0)
+    """, name="statuses.py")
+    out = tmp_path / "statuses.cu"
+    assert main(["translate", str(path), "--import-module", "-o", str(out)]) == 0, capsys.readouterr().err
+    code = out.read_text()
+    assert "if (codes[i] >= 500) {" in code and "out[i] = (int64_t)codes[i] - 404;" in code
+    assert "static constexpr int64_t IGNORECASE = 2;" in code and "out[i] = codes[i] + IGNORECASE;" in code
+    rc = main(["verify", str(path), "--device", "cpu", "--import-module"])
+    result = capsys.readouterr()
+    assert rc == 0 and "verdict: EQUIVALENT" in result.out, result.out + result.err
+
+
+def test_another_modules_attribute_in_the_import_mode_is_not_said_to_need_the_import_mode(tmp_path):
+    """`re.IGNORECASE` in a kernel: the import mode reads the module's own names, and its error used to tell a
+    run that had --import-module to translate with --import-module."""
+    path = write(tmp_path, """
+        import re
+        from numba import cuda
+
+        @cuda.jit("void(int64[::1])")
+        def flags(out):
+            out[0] = re.IGNORECASE
+    """, name="flags.py")
+    with pytest.raises(UserError) as exc:
+        translate(path)
+    assert "'re.IGNORECASE': is an attribute of re, and the import mode reads the values of the module's own " \
+           "names" in exc.value.text
+    assert "hint: import it by name (`from re import IGNORECASE`)" in exc.value.text
+    assert "translate with --import-module" not in exc.value.text

@@ -164,6 +164,9 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
         view.nonconstant.pop(name, None)
         view.needs_run.discard(name)
         view.aliases.pop(name, None)
+    elif kind == "int_enum":  # imported from a module numba2cuda does not read (the source defines the others)
+        for member, number in desc["members"].items():
+            view.constants[f"{name}.{member}"] = number
     elif kind == "module":
         view.aliases.setdefault(name, desc["name"])
     elif kind == "function":

@@ -16,6 +16,7 @@ attributes and closure cells, and runs nothing.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import os
 import sys
@@ -75,6 +76,9 @@ class Describer:
             return {"kind": "kernel", "id": self.kernel(v, None)}
         if inspect.ismodule(v):
             return {"kind": "module", "name": v.__name__}
+        if isinstance(v, type) and issubclass(v, (enum.IntEnum, enum.IntFlag)):
+            # Numba reads an integer enum's members as their ints (IntEnumMember): `RequestError.not_found`
+            return {"kind": "int_enum", "members": {m: int(x) for m, x in v.__members__.items()}}
         if callable(v) and getattr(v, "__module__", None) and getattr(v, "__qualname__", None):
             module = PUBLIC_MODULES.get(v.__module__, v.__module__)  # operator.add is _operator.add
             return {"kind": "function", "qualified": f"{module}.{v.__qualname__}"}

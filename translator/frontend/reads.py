@@ -219,6 +219,11 @@ class NameReadLowerer:
         if scalar is not None:
             return TypeValue(scalar)
         module = from_unread_module(canon)
+        if module is not None and self.info.imported is not None:  # the import mode sees the module's own names
+            raise Unsupported(node, f"'{self.info.code(node)}'", f"is an attribute of {module}, and the import mode "
+                              "reads the values of the module's own names, not of another module's",
+                              f"import it by name (`from {canon.rsplit('.', 1)[0]} import {canon.rsplit('.', 1)[1]}`"
+                              "), or pass it as a kernel argument")
         if module is not None:  # `config.THRESHOLD` of `from . import config`
             raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda cannot "
                               "read without running it", "translate with --import-module (numba2cuda then imports "
