@@ -704,3 +704,30 @@ def test_another_modules_attribute_in_the_import_mode_is_not_said_to_need_the_im
            "names" in exc.value.text
     assert "hint: import it by name (`from re import IGNORECASE`)" in exc.value.text
     assert "translate with --import-module" not in exc.value.text
+
+
+def test_no_kernel_of_that_name_says_why_the_import_failed(tmp_path, capsys):
+    """numba-cuda's analysis tests raise SkipTest at import under the simulator: the import mode fell back to the
+    source, and --kernel's error told a run that had --import-module to use --import-module."""
+    path = write(tmp_path, """
+        import unittest
+        from numba import cuda
+        from numba.cuda import config
+
+        if config.ENABLE_CUDASIM:
+            raise unittest.SkipTest("not in the simulator")
+
+        def check(impl):
+            cuda.jit(impl)[1, 1]()
+
+        class T(unittest.TestCase):
+            def test_a(self):
+                def impl():
+                    pass
+                check(impl)
+    """, name="skipping.py")
+    assert main(["translate", str(path), "--import-module", "--kernel", "impl", "-o", str(tmp_path / "o.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "hint: the import mode could not import the module (importing the module raised SkipTest: not in the " \
+           "simulator" in err
+    assert "is found with --import-module" not in err

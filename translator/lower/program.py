@@ -346,7 +346,9 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     if failed:
         names += f"; with a problem in their decorator: {', '.join(failed)}"
     ran = "; ".join(f"'{r['entry']}' {r['outcome']}" for r in (info.imported or ({},))[0].get("runs", [])[:3])
-    hint = ("a kernel the module makes when it runs (a factory called with computed arguments, a decorator "
+    hint = (f"the import mode could not import the module ({info.import_failed.message}), and nothing in the "
+            "source compiles it with cuda.jit" if info.import_failed is not None else
+            "a kernel the module makes when it runs (a factory called with computed arguments, a decorator "
             "numba2cuda cannot read) is found with --import-module") if info.imported is None else \
         ("importing the module did not make it: a kernel made inside a function (a test method, a factory called "
          "there) exists only when that function runs" + (f"; the import mode ran {ran}, and none made it" if ran
