@@ -1704,6 +1704,37 @@ def k(a, b, n, out):
     assert "signature: Array(float64, 2, 'F'): only C-contiguous ('C') or any-layout ('A') arrays" in text
 
 
+def test_a_signature_of_numba_types_written_over_lines_with_comments_and_flags():
+    """A KNN project writes `types.Array(types.float64, 1, 'C', readonly=False, aligned=True),   # Query array`,
+    one type a line, as Numba's repr spells it: the comment became part of the type ("unknown type '# Query array
+    Array(...)'") and the flags were not read."""
+    src = '''
+import math
+from numba import cuda, types
+
+@cuda.jit(
+    types.float64(
+        types.Array(types.float64, 1, 'C', readonly=False, aligned=True),   # Query array
+        types.Array(types.float64, 1, 'A', readonly=True, aligned=True),    # Point array
+        types.int64                                                         # Number of features
+    ),
+    device=True,
+)
+def dist(q, p, n):
+    s = 0.0
+    for i in range(n):
+        s += (q[i] - p[i]) ** 2
+    return math.sqrt(s)
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1])")
+def k(q, p, out):
+    out[0] = dist(q, p, q.size)
+'''
+    cu = translate(src)
+    assert "__device__ double dist(const double *q, int64_t q_shape0, const double *p, int64_t p_shape0, int64_t n)" \
+        in cu
+
+
 def test_cupys_constants_are_numpys_where_cupy_is_not_installed():
     """A volume renderer compares with `cp.nan` and starts from `cp.inf`; CuPy is not installed where numba2cuda
     runs (nor needed: its constants are NumPy's), and the import's stand-in made them unknown."""

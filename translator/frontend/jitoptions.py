@@ -8,7 +8,9 @@ any of these (several signatures: one C function each), a name bound to one of t
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -111,7 +113,23 @@ def type_text(info: ModuleInfo, node) -> str:
     """Source text of a type written as an expression (`nb.float32[:, ::1]`) or a string, unqualified."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return node.evaluated_value
-    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0)), info.code(node))
+    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0)), _without_comments(info.code(node)))
+
+
+def _without_comments(code: str) -> str:
+    """CODE with its comments dropped: a signature written over several lines notes what each type is for
+    (`types.Array(types.float64, 1, 'C'),   # Query array`)."""
+    if "#" not in code:
+        return code
+    lines = code.splitlines(keepends=True)
+    try:
+        comments = [t.start for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                    if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    for row, col in reversed(comments):
+        lines[row - 1] = lines[row - 1][:col].rstrip() + ("\n" if lines[row - 1].endswith("\n") else "")
+    return "".join(lines)
 
 
 def _unqualified(info, name: str) -> str:

@@ -167,7 +167,10 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     return Array(dtype, len(dims), layout)
 
 
-_ARRAY_CALL_RE = re.compile(r"""^(?:\w+\.)*Array\s*\(\s*(\w+)\s*,\s*(\d+)\s*,\s*['"](\w+)['"]\s*\)$""")
+# Numba's repr adds its flags (`Array(float64, 1, 'C', readonly=False, aligned=True)`): an array's access, not
+# its layout, so they are read and left (a readonly array is one the kernel does not write)
+_ARRAY_CALL_RE = re.compile(r"""^(?:\w+\.)*Array\s*\(\s*(\w+)\s*,\s*(\d+)\s*,\s*['"](\w+)['"]\s*"""
+                            r"""(?:,\s*(?:readonly|aligned)\s*=\s*(?:True|False)\s*)*\)$""")
 
 
 def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
