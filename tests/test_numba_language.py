@@ -1350,7 +1350,8 @@ def checked_sqrt(x, out):
 @pytest.mark.needs("g++")
 def test_membership_in_a_tuple_of_numbers():
     """`n in SURVIVE` (a game of life's rule; Numba compares with each item): was "'in' comparison: only <, <=,
-    >, >=, ==, != compare numbers"."""
+    >, >=, ==, != compare numbers". A list literal searched so (`neighbors not in [3, 4]`) was "list literal:
+    kernels cannot build Python lists"."""
     from translator.runtime.cpu_launch import load_cpu
 
     module = load_cpu(source='''
@@ -1373,7 +1374,7 @@ def life(grid, out):
         alive = grid[y, x] == 1
         if (alive and n in SURVIVE) or (not alive and n in BIRTH):
             out[y, x] = 1
-        elif n not in (0, 1, 2, 3, 4):
+        elif n not in [0, 1, 2, 3, 4]:  # a list searched at once, as automata-vtk writes it
             out[y, x] = 2
         else:
             out[y, x] = 0

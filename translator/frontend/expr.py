@@ -225,8 +225,13 @@ class ExprLowerer:
         return parts[0] if len(parts) == 1 else ir.BoolOp("and", parts)
 
     def membership(self, left, target, node):
-        """`n in (2, 3)` (a game of life's rule), `k not in OFFS`: Numba compares with each item of the tuple."""
-        items = self.value(target.comparator)
+        """`n in (2, 3)` (a game of life's rule), `k not in OFFS`: Numba compares with each item of the tuple. A list
+        of values searched at once (`neighbors not in [3, 4]`) is read as the tuple: no list is built."""
+        if isinstance(target.comparator, cst.List) and not any(isinstance(e, cst.StarredElement)
+                                                                for e in target.comparator.elements):
+            items = TupleValue([self.value(e.value) for e in target.comparator.elements])
+        else:
+            items = self.value(target.comparator)
         negated = isinstance(target.operator, cst.NotIn)
         if isinstance(items, TupleValue):
             items = TupleValue([const_expr(v, node) if isinstance(v, (int, float)) else v for v in items.items])
