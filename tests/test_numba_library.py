@@ -6,6 +6,8 @@ from __future__ import annotations
 import cmath
 import math
 
+import re
+
 import numpy as np
 import pytest
 
@@ -219,6 +221,17 @@ def test_draws_from_numbas_states_are_numbas_numbers(random_module):
     expected = numba_cpu_draws(states, 16)  # advances `states` as the kernel advances `mine`
     assert np.array_equal(out, expected)
     assert np.array_equal(mine, states)
+
+
+def test_a_star_import_of_numba_cuda_random_brings_its_draws():
+    """A genetic algorithm writes `from numba.cuda.random import *`: a library module's star import was unread,
+    and the draws were "call to xoroshiro128p_uniform_float32(): is not supported in kernels"."""
+    star = RANDOM.replace(RANDOM[RANDOM.index("from numba.cuda.random import ("):RANDOM.index("\n\nNUMBA2CUDA")],
+                          "from numba.cuda.random import *")
+    assert "import *" in star and "xoroshiro128p_jump," not in star
+    def body(cu):  # the header names the source's hash, and comments its lines, two fewer in `star`
+        return re.sub(r"<string>:\d+", "", cu.split("\n", 1)[1])
+    assert body(translate_source(star)) == body(translate_source(RANDOM))
 
 
 @pytest.mark.needs("g++")

@@ -6,6 +6,16 @@ file) and their plain functions (compiled here by `cuda.jit(f, device=True)`).""
 from __future__ import annotations
 
 
+# The public names a library module's `import *` brings that a kernel may use, by module (a genetic algorithm's
+# `from numba.cuda.random import *`).
+LIBRARY_STARS = {
+    "numba.cuda.random": ("create_xoroshiro128p_states", "init_xoroshiro128p_states", "init_xoroshiro128p_state",
+                          "xoroshiro128p_next", "xoroshiro128p_jump", "xoroshiro128p_uniform_float32",
+                          "xoroshiro128p_uniform_float64", "xoroshiro128p_normal_float32",
+                          "xoroshiro128p_normal_float64", "xoroshiro128p_type", "xoroshiro128p_dtype"),
+}
+
+
 class SiblingImports:
     """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
 
@@ -92,6 +102,11 @@ class SiblingImports:
     def star_import(self, mod: str, level: int) -> None:
         """`from helpers import *`: the public names of a module next to the file, read as it is; of any other
         module, nothing is known (`star_imports` says which, for the messages)."""
+        if not level and mod in LIBRARY_STARS:  # `from numba.cuda.random import *`: its names are known
+            for name in LIBRARY_STARS[mod]:
+                self._unbind(name)
+                self.view.aliases[name] = f"{mod}.{name}"
+            return
         sibling = self.sibling(mod, level) if self.sibling is not None else None
         if sibling is None:
             self.view.star_imports.append("." * level + mod)
