@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import cmath
 import math
-
 import re
 
 import numpy as np
