@@ -1735,6 +1735,24 @@ def k(q, p, out):
         in cu
 
 
+def test_numba_imported_from_itself_is_numba():
+    """`from numba import cuda, numba` (a string-distance project): the package's attribute `numba` is the package,
+    and `numba.int32` was "is numba.numba.int32, which numba2cuda does not translate in kernels"."""
+    src = '''
+from numba import cuda, numba
+
+@cuda.jit("void(int16[::1], int32[::1])")
+def k(a, out):
+    d = cuda.local.array(shape=(4,), dtype=numba.int32)
+    i = cuda.grid(1)
+    if i < a.size:
+        d[0] = a[i]
+        out[i] = d[0] + numba.int32(1)
+'''
+    cu = translate(src)
+    assert "int d[4];" in cu and "out[i] = (int64_t)d[0] + 1;" in cu
+
+
 def test_cupys_constants_are_numpys_where_cupy_is_not_installed():
     """A volume renderer compares with `cp.nan` and starts from `cp.inf`; CuPy is not installed where numba2cuda
     runs (nor needed: its constants are NumPy's), and the import's stand-in made them unknown."""

@@ -181,7 +181,10 @@ class Binder(SiblingImports):
             for alias in small.names:
                 name = alias.name.value
                 local = alias.asname.name.value if alias.asname else name
-                self.import_name(local, "." * level + (f"{mod}.{name}" if mod else name), (mod, level, name), level)
+                qualified = "." * level + (f"{mod}.{name}" if mod else name)
+                if qualified == "numba.numba":  # `from numba import cuda, numba`: the package names itself
+                    qualified = "numba"
+                self.import_name(local, qualified, (mod, level, name), level)
         elif isinstance(small, cst.Assign):
             for target in small.targets:
                 self.assign(target.target, small.value)
