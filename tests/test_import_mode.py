@@ -731,3 +731,23 @@ def test_no_kernel_of_that_name_says_why_the_import_failed(tmp_path, capsys):
     assert "hint: the import mode could not import the module (importing the module raised SkipTest: not in the " \
            "simulator" in err
     assert "is found with --import-module" not in err
+
+
+def test_a_script_on_managed_memory_is_imported_under_the_simulator(tmp_path, capsys):
+    """A progress-bar demo allocates `cuda.managed_array(1, dtype=np.uint64)`, which the simulator lacks: the
+    import failed with AttributeError and the kernel had no types."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        @cuda.jit
+        def count(progress):
+            cuda.atomic.add(progress, 0, 1)
+
+        progress = cuda.managed_array(1, dtype=np.uint64)
+        progress[0] = 0
+        count[1, 4](progress)
+    """, name="managed.py")
+    out = tmp_path / "managed.cu"
+    assert main(["translate", str(path), "--import-module", "-o", str(out)]) == 0, capsys.readouterr().err
+    assert "__global__ void count(uint64_t *progress)" in out.read_text()

@@ -1134,3 +1134,24 @@ def deposit(values, grid):
     module.deposit[1, 32](values, grid)
     assert values.tolist() == [complex(1, 4.0)] + [complex(1, 0)] * 7
     assert grid.tolist() == [[complex(4, 0), complex(4, 0)], [complex(0, 16), 0j]]
+
+
+def test_nanosleep_waits_on_the_gpu_and_is_nothing_on_the_cpu():
+    """A kernel that reports its progress sleeps each iteration (`cuda.nanosleep(KERNEL_SLEEP)`): it was "call to
+    cuda.nanosleep(): is not supported in kernels". Its argument is uint32 nanoseconds, as Numba declares it."""
+    src = '''
+from numba import cuda
+
+SLEEP = 1000
+
+@cuda.jit("void(uint64[::1], int64)")
+def report_progress(progress, n):
+    for i in range(n):
+        cuda.atomic.inc(progress, 0, n)
+        cuda.nanosleep(SLEEP)
+'''
+    module = load_cpu(source=src)
+    assert "__nanosleep(1000u);" in module.cu
+    progress = np.zeros(1, np.uint64)
+    module.report_progress[1, 1](progress, 50)
+    assert progress[0] == 50

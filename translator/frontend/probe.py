@@ -264,6 +264,10 @@ def _record_jit(describer: Describer, simulator: bool):
     cuda.jit = jit
     if simulator:
         cuda.declare_device = Declared
+        if not hasattr(cuda, "managed_array"):  # the simulator has no managed memory; its mapped arrays serve
+            def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
+                return cuda.mapped_array(shape, dtype=dtype, strides=strides, order=order, stream=stream)
+            cuda.managed_array = managed_array
     return real
 
 

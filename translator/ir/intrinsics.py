@@ -70,6 +70,7 @@ _add("cuda.syncwarp", "__syncwarp", _fixed(T.VOID), (0, 1))
 _add("cuda.threadfence", "__threadfence", _fixed(T.VOID), 0)
 _add("cuda.threadfence_block", "__threadfence_block", _fixed(T.VOID), 0)
 _add("cuda.threadfence_system", "__threadfence_system", _fixed(T.VOID), 0)
+_add("cuda.nanosleep", "__nanosleep", _fixed(T.VOID), 1, arg_types=lambda ts: [T.UINT32])  # ns, as uint32
 
 # cuda.cg.this_grid().sync(): the CUDA spelling; the CPU runtime provides the same namespace
 _add("cuda.cg.this_grid.sync", "cooperative_groups::this_grid().sync", _fixed(T.VOID), 0)

@@ -835,6 +835,8 @@ inline int __syncthreads_or(int p, unsigned line = __builtin_LINE()) { return n2
 inline void __threadfence() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+// cuda.nanosleep: a hint to wait about that long; fibers run one at a time, so there is no one to wait for.
+inline void __nanosleep(unsigned) {}
 inline void __trap() {
   n2c_cpu::Fiber &f = n2c_cpu::cur();
   n2c_cpu::cur_rt().fail("__trap() in thread (%u,%u,%u)", f.tid.x, f.tid.y, f.tid.z);
