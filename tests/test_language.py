@@ -621,31 +621,6 @@ def k(a, frac, whole, f32):
     assert f32.tolist() == [np.float32(math.modf(v)[0] - math.modf(v)[1]) for v in a]
 
 
-def test_math_frexp_is_a_mantissa_of_the_arguments_type_and_an_int32_exponent():
-    """numba-cuda's test_frexp_ldexp: `aryx[0], aryexp[0] = math.frexp(arg)` was "call to math.frexp(): Numba
-    supports it in kernels; numba2cuda does not translate it yet". Numba types it (float32 or float64, int32)."""
-    src = '''
-import math
-from numba import cuda
-
-@cuda.jit("void(float64[::1], float64[::1], int32[::1], float32[::1], int32[::1])")
-def k(a, mant, expo, mant32, expo32):
-    i = cuda.grid(1)
-    if i < a.size:
-        mant[i], expo[i] = math.frexp(a[i])
-        mant32[i], expo32[i] = math.frexp(mant32[i])
-'''
-    module = load_cpu(source=src)
-    assert "n2c::frexpf(mant32[i])" in module.cu and "n2c::frexp(a[i])" in module.cu
-    a = np.array([3.1415, -0.0, 1e-310, -7.5, 2.0 ** 40, np.inf, 1.0])
-    mant, expo = np.zeros(7), np.zeros(7, np.int32)
-    mant32, expo32 = a.astype(np.float32), np.zeros(7, np.int32)
-    module.k[1, 32](a, mant, expo, mant32, expo32)
-    assert [(m, e) for m, e in zip(mant, expo)] == [math.frexp(v) for v in a]
-    assert [(m, e) for m, e in zip(mant32, expo32)] == [math.frexp(v) for v in a.astype(np.float32)]
-    assert mant32.dtype == np.float32
-
-
 def test_a_tuple_index_through_an_integer_cast():
     """`cuda.grid(2)[types.uint32(0)]` and `out.shape[types.uint32(0)]` (sgkit): a constant index, cast."""
     src = '''

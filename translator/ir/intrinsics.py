@@ -131,9 +131,6 @@ for _name in ("isnan", "isinf", "isfinite"):
 _add("math.modf", lambda ts: "n2c::modff" if _float_of(ts) == T.FLOAT32 else "n2c::modf",
      lambda ts: T.Tuple((_float_of(ts), _float_of(ts))), 1, helper="modf", arg_types=_math_arg_types,
      tuple_result=True)
-# (mantissa, exponent), the exponent int32 as numba-cuda types it: `m, e = math.frexp(x)`
-_add("math.frexp", lambda ts: "n2c::frexpf" if _float_of(ts) == T.FLOAT32 else "n2c::frexp",
-     lambda ts: T.Tuple((_float_of(ts), T.INT32)), 1, helper="frexp", arg_types=_math_arg_types, tuple_result=True)
 _add("math.degrees", "n2c::degrees", _float_of, 1, helper="degrees", arg_types=_math_arg_types)
 _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_math_arg_types)
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
