@@ -712,7 +712,7 @@ def test_cache_hit_and_build_error(libs, monkeypatch, tmp_path):
 def test_launch_argument_checks(main):
     with pytest.raises(TypeError, match="explicit ctypes type"):
         run(main, "hello", 1, 1, 0, 3)
-    with pytest.raises(ValueError, match="C-contiguous"):
+    with pytest.raises(ValueError, match="array must be contiguous"):  # C or F order: the typed launch chose
         run(main, "uninit_read", 1, 32, 0, np.zeros((8, 8), np.float32)[:, ::2])
     run(main, "hello", 1, 1, 0, np.int32(3))  # numpy scalars carry their type
 

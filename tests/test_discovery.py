@@ -1688,7 +1688,7 @@ class TestSim(unittest.TestCase):
 def test_a_signature_may_spell_arrays_by_numbas_array_constructor():
     """An HPC course writes `@cuda.jit("void(Array(float64, 2, 'C'), Array(float64, 1, 'C'), int32)")`: Numba's own
     array type by its constructor. The message called it a type a library adds to Numba, and its hint could not
-    help. 'A' is any layout; a Fortran-ordered array is an error naming the layouts translated."""
+    help. 'A' is any layout; 'F' is column-major, indexed so; another letter is an error naming Numba's layouts."""
     src = '''
 from numba import cuda
 
@@ -1700,8 +1700,11 @@ def k(a, b, n, out):
 '''
     cu = translate(src)
     assert "__global__ void k(const double *a, int64_t a_shape1, const float *b, int n, double *out," in cu
-    text = error(src.replace("Array(float64, 2, 'C'), Array(float32", "Array(float64, 2, 'F'), Array(float32"))
-    assert "signature: Array(float64, 2, 'F'): only C-contiguous ('C') or any-layout ('A') arrays" in text
+    fortran = translate(src.replace("Array(float64, 2, 'C'), Array(float32", "Array(float64, 2, 'F'), Array(float32"))
+    assert "// kernel k(a: float64[::1, :], b: float32[:], n: int32, out: float64[:, ::1])" in fortran
+    assert "out[i * out_shape1 + j] = a[j * a_shape0 + i] * b[j];" in fortran
+    text = error(src.replace("Array(float64, 2, 'C'), Array(float32", "Array(float64, 2, 'X'), Array(float32"))
+    assert "signature: Array(float64, 2, 'X'): Numba's layouts are 'C' (row-major), 'F' (column-major) and 'A'" in text
 
 
 def test_a_signature_of_numba_types_written_over_lines_with_comments_and_flags():

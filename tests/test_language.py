@@ -251,15 +251,72 @@ def k(a, n):
     assert "__global__ void k(float *a, int n)" in kernel[0]
 
 
-def test_a_types_spec_error_names_its_parameter_and_a_column_major_array_gets_a_spelling():
-    """ncgomez17's coalescing demo launches a column-major matrix; `B=float32[::1, :]` was refused without naming B
-    or the spelling that works."""
+def test_a_types_spec_error_names_its_parameter():
+    """A `--types` error names the parameter it is about; '::1' in the middle of the dimensions is neither order."""
     from translator.ir.typesys import TypeStringError
 
     with pytest.raises(TypeStringError) as exc:
-        parse_types_option("A=float32[:, ::1], B=float32[::1, :]")
-    assert str(exc.value).startswith("B: only C-contiguous ('::1' last) or any-layout (':') arrays are supported; "
-                                     "for a column-major array write float32[:, :]")
+        parse_types_option("A=float32[:, ::1], B=float32[:, ::1, :]")
+    assert str(exc.value).startswith("B: '::1' marks the one dimension whose elements are adjacent: the last (C "
+                                     "order, float32[:, :, ::1]) or the first (Fortran order, float32[::1, :, :])")
+
+
+def test_a_column_major_array_is_indexed_column_major_on_every_runtime(tmp_path, capsys):
+    """ncgomez17's coalescing demo launches `cuda.to_device(y.T)`, a pulsar pipeline `np.array(data.T)`: Numba
+    compiles a kernel for column-major arrays (`float32[::1, :]`). It was refused ("only C-contiguous or
+    any-layout arrays"); now its first index steps by one element, the launch asks for that order, and a view
+    of such an array is a located error."""
+    from translator.cli import main
+    from translator.errors import UserError
+    from translator.runtime.cpu_launch import load_cpu
+
+    src = '''
+import numpy as np
+from numba import cuda
+
+@cuda.jit("void(float32[:, ::1], float32[::1, :], float32[:, ::1], uint8[::1, :, :])")
+def mm(A, B, C, T3):
+    i, j = cuda.grid(2)
+    if i < C.shape[0] and j < C.shape[1]:
+        s = 0.0
+        for k in range(A.shape[1]):
+            s += A[i, k] * B[k, j]
+        C[i, j] = s + T3[i % T3.shape[0], j % T3.shape[1], 1]
+        T3[i % T3.shape[0], j % T3.shape[1], 0] = 7
+
+def example(rng, size="small"):
+    A = rng.random((5, 3), dtype=np.float32)
+    B = np.asfortranarray(rng.random((3, 4), dtype=np.float32))
+    T3 = np.asfortranarray(rng.integers(0, 9, (2, 3, 2)).astype(np.uint8))
+    return dict(kernel=mm, griddim=(1, 1), blockdim=(8, 8), shared=0,
+                args=[A, B, np.zeros((5, 4), np.float32), T3], expected={2: None, 3: None})
+'''
+    module = load_cpu(source=src)
+    assert "s += A[i * A_shape1 + k] * B[j * B_shape0 + k];" in module.cu
+    assert "T3[(T3_shape1 + n2c::wrap(n2c::mod(j, T3_shape1), T3_shape1)) * T3_shape0 + " in module.cu
+    rng = np.random.default_rng(0)
+    A = rng.random((5, 3), dtype=np.float32)
+    Bc = rng.random((3, 4), dtype=np.float32)
+    T3 = np.asfortranarray(rng.integers(0, 9, (2, 3, 2)).astype(np.uint8))
+    before, C = T3.copy(order="K"), np.zeros((5, 4), np.float32)
+    module.mm[(1, 1), (8, 8)](A, np.asfortranarray(Bc), C, T3)
+    ref = np.zeros((5, 4), np.float32)
+    for i in range(5):
+        for j in range(4):  # Numba's order: float32 products summed in float64
+            ref[i, j] = sum(float(A[i, k] * Bc[k, j]) for k in range(3)) + float(before[i % 2, j % 3, 1])
+    assert np.array_equal(C, ref) and (T3[:, :, 0] == 7).all()
+    with pytest.raises(TypeError, match=r"argument 'B' must be array\(float32, 2d, F\), got array\(float32, 2d, A\) "
+                                        r"\(a NumPy array, not F-contiguous: numba2cuda indexes it column-major, as its "
+                                        r"type says\); pass np.asfortranarray\(B\)"):
+        module.mm[(1, 1), (8, 8)](A, Bc, C, T3)
+    path = tmp_path / "fortran.py"
+    path.write_text(src)
+    assert main(["verify", str(path), "--device", "cpu"]) == 0
+    assert "verdict: EQUIVALENT" in capsys.readouterr().out
+    with pytest.raises(UserError, match="view of the column-major array 'B': numba2cuda indexes a Fortran-order "
+                                        "array element by element"):
+        translate_source(src.replace("B[k, j]", "B[k][j]"))
+
 
 
 def test_kernel_defined_inside_a_function():
@@ -763,3 +820,49 @@ def lengths(out, spheres):
     out = np.zeros(5, np.float32)
     module.lengths[1, 32](out, spheres)
     assert out.tolist() == [float((s[:3] ** 2).sum() + s[3] + 3) for s in spheres]
+
+
+@pytest.mark.gpu
+def test_gpu_a_column_major_array_matches_numbas(tmp_path):
+    """On the GPU: a kernel typed for a column-major matrix (a transpose Numba copies as it lies) gives Numba's
+    result from a NumPy F array, a Numba device array of one and a torch tensor laid out so; a C-ordered tensor is
+    refused with the spelling that makes one."""
+    import torch
+    from numba import cuda
+
+    import numba2cuda
+    from translator.userimport import import_path
+
+    path = tmp_path / "transposed.py"
+    path.write_text('''
+from numba import cuda
+
+@cuda.jit("void(float32[:, ::1], float32[::1, :], float32[:, ::1])")
+def mm(A, B, C):
+    i, j = cuda.grid(2)
+    if i < C.shape[0] and j < C.shape[1]:
+        s = 0.0
+        for k in range(A.shape[1]):
+            s += A[i, k] * B[k, j]
+        C[i, j] = s
+''')
+    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    rng = np.random.default_rng(5)
+    A, y = rng.random((300, 200), dtype=np.float32), rng.random((100, 200), dtype=np.float32)
+    B = y.T  # F-contiguous, as the pulsar pipeline's data.T
+    grid, block = ((300 + 15) // 16, (100 + 15) // 16), (16, 16)
+    expected = cuda.to_device(np.zeros((300, 100), np.float32))
+    original.mm[grid, block](cuda.to_device(A), cuda.to_device(B), expected)
+    expected = expected.copy_to_host()
+    C = np.zeros((300, 100), np.float32)
+    translated.mm[grid, block](A, B, C)
+    assert np.array_equal(C, expected)
+    out = torch.zeros((300, 100), dtype=torch.float32, device="cuda")
+    translated.mm[grid, block](torch.from_numpy(A).cuda(), torch.from_numpy(y).cuda().T, out)
+    torch.cuda.synchronize()
+    assert np.array_equal(out.cpu().numpy(), expected)
+    C[:] = 0
+    translated.mm[grid, block](cuda.to_device(A), cuda.to_device(B), C)
+    assert np.array_equal(C, expected)
+    with pytest.raises(TypeError, match=r"argument 'B' must be array\(float32, 2d, F\).*pass B.T.contiguous\(\).T"):
+        translated.mm[grid, block](torch.from_numpy(A).cuda(), torch.from_numpy(np.ascontiguousarray(B)).cuda(), out)

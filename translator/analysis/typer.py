@@ -138,7 +138,8 @@ class Typer:
     def t_ArrayRef(self, e):
         # a window is its own type: the device function it is passed to takes its pitch (and step) too
         arr = e.array
-        layout = "P" if arr.pointer else "S" if arr.step is not None else "W" if arr.pitch is not None else "C"
+        layout = "P" if arr.pointer else "S" if arr.step is not None else "W" if arr.pitch is not None else \
+            "F" if arr.fortran else "C"
         return T.Array(e.array.dtype, e.array.ndim, layout)
 
     def t_Load(self, e):

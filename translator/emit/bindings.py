@@ -81,8 +81,9 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
             if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
                 array_checks.append((f"!n2c_records_ok({c[p.name]}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
             else:
-                array_checks.append((f"!n2c_array_ok({c[p.name]}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim})",
-                                     i))
+                order = ", true" if p.type.layout == "F" else ""  # column-major: the first index steps by one
+                array_checks.append((f"!n2c_array_ok({c[p.name]}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim}"
+                                     f"{order})", i))
             device_checks.append((f"!{c[p.name]}.is_cuda()" if p is arrays[0] else
                                   f"{c[p.name]}.device() != {c[arrays[0].name]}.device()", i))
             call_args += [f"static_cast<{ct} *>({c[p.name]}.data_ptr())"] + \

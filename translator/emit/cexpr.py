@@ -185,7 +185,9 @@ class ExprPrinter:
             text = arr.name + "".join(f"[{self.index_text(e, k)}]" for k in range(arr.ndim))
             return text, PRECEDENCE["postfix"]
         flat, flat_prec = None, 0
-        for k in range(arr.ndim):
+        # row-major: ((i0 * n1 + i1) * n2 + i2); column-major the other way round: ((i2 * n1 + i1) * n0 + i0)
+        order = range(arr.ndim - 1, -1, -1) if arr.fortran else range(arr.ndim)
+        for k in order:
             idx = self.index_text(e, k)
             if flat is None:
                 flat, flat_prec = idx, self._index_prec(e, k)
@@ -195,7 +197,7 @@ class ExprPrinter:
                 continue
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             zero = isinstance(e.indices[k], ir.Const) and e.indices[k].value == 0 and not e.indices[k].name
-            step = self.step_extent(arr, k)
+            step = self.extent(arr, k) if arr.fortran else self.step_extent(arr, k)
             scaled = step if flat == "1" else f"{prev} * {step}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]

@@ -347,7 +347,9 @@ class Renderer:
                                                            key=order.index))
         linked = self.linked()
         cooperative = any(k["cooperative"] for k in kernels)
-        text = environment().get_template("module.cu.j2").render(cooperative=cooperative,
+        fortran = any(isinstance(p.type, T.Array) and p.type.layout == "F"
+                      for fn in program.kernels for p in fn.python_params)
+        text = environment().get_template("module.cu.j2").render(cooperative=cooperative, fortran=fortran,
                                                                  fp16="fp16" in program.helpers,
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),

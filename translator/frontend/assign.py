@@ -189,7 +189,7 @@ class AssignLowerer:
         alias = self.scope.get(name)
         if alias is None:
             first = sources[0]
-            alias = ir.ArrayVar(name, first.dtype, [], "alias")
+            alias = ir.ArrayVar(name, first.dtype, [], "alias", fortran=first.fortran)
             alias.shape = [ir.ShapeOf(alias, d) for d in range(first.ndim)]
             alias.sources = []
             self.scalar_names.discard(name)
@@ -200,9 +200,10 @@ class AssignLowerer:
             raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
                               "use a new name")
         for src in sources:
-            if (src.dtype, src.ndim) != (alias.dtype, alias.ndim):
+            if (src.dtype, src.ndim, src.fortran) != (alias.dtype, alias.ndim, alias.fortran):
                 raise Unsupported(node, f"'{name}' bound to arrays of different types",
-                                  f"{alias.dtype} {alias.ndim}-D here and {src.dtype} {src.ndim}-D elsewhere; "
+                                  f"{alias.dtype} {alias.ndim}-D{' column-major' * alias.fortran} here and "
+                                  f"{src.dtype} {src.ndim}-D{' column-major' * src.fortran} elsewhere; "
                                   "Numba gives a name one type", "use a separate name for each kind of array")
             alias.sources.append(src)
         if alias.written:

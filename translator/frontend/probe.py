@@ -203,6 +203,8 @@ def type_string(t) -> str:
         dims = [":"] * t.ndim
         if t.layout == "C" and t.ndim:
             dims[-1] = "::1"
+        elif t.layout == "F" and t.ndim:  # a transpose, np.asfortranarray: column-major, as Numba compiles it
+            dims[0] = "::1"
         return f"{type_string(t.dtype)}[{', '.join(dims)}]"
     if isinstance(t, types.UniTuple):
         return f"UniTuple({type_string(t.dtype)}, {t.count})"

@@ -143,6 +143,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         if ty.layout == "S":
             arr.step = ir.PitchOf(arr, ty.ndim)
         arr.pointer = ty.layout == "P"
+        arr.fortran = ty.layout == "F"
         self.arrays.append(arr)
         return ir.Param(name, ty, arr, item_of=item_of)
 

@@ -50,6 +50,7 @@ class ArrayViewLowerer:
         return out
 
     def row_view(self, base: ir.ArrayVar, indices, node):
+        self.no_view_of_fortran(base, node)
         if base.kind == "dynamic":
             raise Unsupported(node, "partial indexing", f"'{base.name}' cannot be viewed row by row",
                               "index every dimension: a[i, j]")
@@ -73,6 +74,16 @@ class ArrayViewLowerer:
         view.row_of = (base, list(indices))
         return view
 
+    def no_view_of_fortran(self, base: ir.ArrayVar, node):
+        """A column-major array's rows and slices are strided views the other way round: only its elements are
+        read here."""
+        if base.fortran:  # at the array's name: a loop over rows subscripts it out of sight (loops.py)
+            where = node.value if isinstance(node, cst.Subscript) else node
+            raise Unsupported(where, f"view of the column-major array '{base.name}'", "numba2cuda indexes a Fortran-"
+                              "order array element by element, not by rows, slices or windows",
+                              f"index every dimension ({base.name}[i, j]), or pass a C-contiguous array "
+                              f"(np.ascontiguousarray), typed {base.dtype}[{', '.join([':'] * (base.ndim - 1))}, ::1]")
+
     def step_extent(self, arr: ir.ArrayVar, d: int) -> ir.Expr:
         """What one step of dimension d - 1 moves over: dimension d's extent, or a window's pitch."""
         return arr.pitch[d] if arr.pitch is not None else self.shape_of(arr, d)
@@ -81,6 +92,7 @@ class ArrayViewLowerer:
         """A slice that is one contiguous piece of the array: integer indices first, then one slice, then only
         full slices (`a[g:]`, `R[0, :]`, `a[i, 2:5]`, `a[r0:r1, :]`), as a view at an offset. Other slices
         (`a[i:j, k:l]`) are windows, whose rows lie further apart than their extents say."""
+        self.no_view_of_fortran(base, node)
         els = list(node.slice)
         if len(els) > base.ndim:
             raise Unsupported(node, "too many indices", f"'{base.name or self.info.code(node.value)}' has "
@@ -113,6 +125,7 @@ class ArrayViewLowerer:
         stay where they are: a pointer to the corner, the window's extents, per dimension the extent one step
         moves over (the pitch), and where it ends on an integer index, what one step of its last dimension moves
         over (its step)."""
+        self.no_view_of_fortran(base, node)
         els = els + [cst.SubscriptElement(cst.Slice(None, None))] * (base.ndim - len(els))
         offset, shape, pitch, step = None, [], [], None
         for d, el in enumerate(els):

@@ -29,6 +29,7 @@ class ArrayVar:
     # array; every flat index is multiplied by it. Such a view has a pitch too (layout "S")
     step: "Expr | None" = None
     pointer: bool = False  # a CPointer parameter: indexed as is, no length, no wraparound
+    fortran: bool = False  # a column-major parameter ("F"): its first index steps by one element
 
     def exprs(self) -> list:
         """The expressions an array's layout is computed from: its shape, its offset, its pitch."""

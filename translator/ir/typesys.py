@@ -36,7 +36,8 @@ class Scalar:
 class Array:
     dtype: Scalar
     ndim: int
-    layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch); "W" a window (a device function's
+    layout: str = "C"  # "C" contiguous or "A" any (checked contiguous at launch); "F" column-major (Fortran
+    # order: the first index steps by one element); "W" a window (a device function's
     # parameter: its pitch comes with it); "S" a strided window (its pitch and its step come with it); "P" a CPointer (a pointer without a length, indexed as is)
 
     def __str__(self) -> str:
@@ -44,6 +45,8 @@ class Array:
             return f"CPointer({self.dtype})"
         if self.ndim == 0:  # a 0-d array (np.ndarray(()), Numba's array(float32, 0d, C)): one element, no extents
             return f"{self.dtype}[()]"
+        if self.layout == "F":
+            return f"{self.dtype}[{', '.join(['::1'] + [':'] * (self.ndim - 1))}]"
         dims = ", ".join([":"] * (self.ndim - 1) + ["::1" if self.layout == "C" else ":"])
         return f"{self.dtype}[{dims}]"
 
@@ -159,10 +162,12 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     dims = [d.replace(" ", "") for d in m.group(2).split(",")]
     if not all(d in (":", "::1") for d in dims):
         raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{m.group(2)}]'")
-    if "::1" in dims[:-1]:  # Fortran order: the translation indexes row-major, so only an any-layout spelling
-        raise TypeStringError("only C-contiguous ('::1' last) or any-layout (':') arrays are supported; for a "
-                              f"column-major array write {m.group(1)}[{', '.join([':'] * len(dims))}] (the launch "
-                              "then asks for a C-contiguous copy)")
+    if len(dims) > 1 and dims[0] == "::1" and all(d == ":" for d in dims[1:]):
+        return Array(dtype, len(dims), "F")  # Fortran order: `np.asfortranarray(a)`, a transpose `a.T`
+    if dims.count("::1") > 1 or "::1" in dims[1:-1]:
+        raise TypeStringError("'::1' marks the one dimension whose elements are adjacent: the last (C order, "
+                              f"{m.group(1)}[{', '.join([':'] * (len(dims) - 1) + ['::1'])}]) or the first (Fortran "
+                              f"order, {m.group(1)}[{', '.join(['::1'] + [':'] * (len(dims) - 1))}])")
     layout = "C" if dims[-1] == "::1" else "A"
     return Array(dtype, len(dims), layout)
 
@@ -177,9 +182,11 @@ def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
     dtype = scalar_by_name(dtype_name) or RECORDS.get(dtype_name)
     if dtype is None:
         raise TypeStringError(f"unknown element type '{dtype_name}'{why_unknown(dtype_name)}")
-    if layout not in ("C", "A"):
-        raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): only C-contiguous ('C') or any-layout ('A') "
-                              "arrays are supported")
+    if layout not in ("C", "A", "F"):
+        raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): Numba's layouts are 'C' (row-major), 'F' "
+                              "(column-major) and 'A' (any)")
+    if int(ndim) <= 1 and layout == "F":  # one dimension: column-major is contiguous, as C
+        layout = "C"
     if int(ndim) == 0:
         return Array(dtype, 0, "C")
     return Array(dtype, int(ndim), layout)

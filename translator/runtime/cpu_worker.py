@@ -10,7 +10,7 @@ args:
     lib      path of a library from cpurun.build_cpu (with cpurun.CHECK_FLAGS for the checks)
     kernel   the kernel's name (its extern "C" <kernel>_launch)
     grid, block, shared    the launch configuration (1 to 3 ints each; dynamic shared bytes)
-    params   one entry per kernel parameter: {"name", "array": true, "dtype", "ndim"} or
+    params   one entry per kernel parameter: {"name", "array": true, "dtype", "ndim", "order"} or
              {"name", "array": false, "dtype", "value"} (a tuple parameter: lists of dtypes and values, its items)
     poison   byte for uninitialised shared memory and stacks (0..255), or null
     order    0: a block's threads run in order, 1: backward, 2: in an order drawn from `seed`
@@ -110,8 +110,8 @@ def run_case(args: dict, arrays: list):
                 flat.append(p["value"])
                 types.append(_scalar_ctype(p["dtype"]))
                 continue
-            a = np.require(next(given), requirements="C")  # 0-d stays 0-d
-            view = _guarded(lib, a, p["name"]) if checked else a.copy()
+            a = np.require(next(given), requirements=p.get("order", "C"))  # 0-d stays 0-d
+            view = _guarded(lib, a, p["name"]) if checked else a.copy(order="K")
             views.append(view)
             flat.append(view)
             types.append(None)
@@ -139,7 +139,8 @@ def _guarded(lib, a: np.ndarray, name: str) -> np.ndarray:
         raise MemoryError(f"cannot map {a.nbytes} bytes for {name}")
     if a.nbytes == 0:
         return np.empty(a.shape, a.dtype)
-    view = np.frombuffer((ctypes.c_char * a.nbytes).from_address(ptr), dtype=a.dtype).reshape(a.shape)
+    order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"  # as the kernel indexes it
+    view = np.frombuffer((ctypes.c_char * a.nbytes).from_address(ptr), dtype=a.dtype).reshape(a.shape, order=order)
     view[...] = a
     return view
 

@@ -246,8 +246,8 @@ _NP_CTYPES = {
 def _convert(i: int, arg: Any, ctype: Any) -> tuple[Any, Any]:
     """(ctypes type, value) for one kernel argument."""
     if isinstance(arg, np.ndarray):
-        if not arg.flags.c_contiguous:
-            raise ValueError(f"argument {i}: array must be C-contiguous (the kernel gets a bare pointer)")
+        if not (arg.flags.c_contiguous or arg.flags.f_contiguous):  # the launch checked the order its type asks
+            raise ValueError(f"argument {i}: array must be contiguous (the kernel gets a bare pointer)")
         if ctype not in (None, ctypes.c_void_p) and not (
             isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer)
         ):

@@ -213,8 +213,10 @@ class Kernel:
                                 f"shape (n, {words})), got a {str(t.dtype).replace('torch.', '')} tensor of shape "
                                 f"{tuple(t.shape)}")
             return
-        checks.check_array(self.name, p, str(t.dtype).replace("torch.", ""), t.dim(), t.is_contiguous(), "a tensor",
-                           f"; pass {p.name}.contiguous()")
+        fortran = t.dim() < 2 or t.permute(*reversed(range(t.dim()))).is_contiguous()
+        checks.check_array(self.name, p, str(t.dtype).replace("torch.", ""), t.dim(),
+                           p.contiguous(t.is_contiguous(), fortran), "a tensor",
+                           f"; pass {p.name}.T.contiguous().T" if p.order == "F" else f"; pass {p.name}.contiguous()")
 
     def check_devices(self, tensors):
         arrays = [(self.params[i], tensors[i]) for i in self.array_positions]
@@ -255,8 +257,9 @@ class Kernel:
                 converted[i] = torch.as_tensor(_record_words(a), device="cuda")
                 self.check_tensor_type(self.params[i], converted[i])  # now that torch describes it
                 continue
-            # a NumPy array; torch.tensor copies without torch.from_numpy's warning about read-only arrays
-            converted[i] = torch.from_numpy(a).to("cuda") if a.flags.writeable else torch.tensor(a, device="cuda")
+            # a NumPy array, in its memory order (a column-major parameter's is F); a read-only one is copied
+            # first, without torch.from_numpy's warning about read-only arrays
+            converted[i] = torch.from_numpy(a if a.flags.writeable else a.copy(order="K")).to("cuda")
             if self.params[i].written:
                 copies.append((a, converted[i]))
         self.check_devices(converted)

@@ -136,12 +136,13 @@ class Param:
     """One kernel parameter, from the (name, type, written, rule) a kernel's metadata lists: type as Numba's
     signature spells it ("float32[:, ::1]", "int64"), rule "" or "> 0: why" (also ">= 0", "!= 0")."""
 
-    __slots__ = ("name", "type", "written", "rule", "why", "is_array", "dtype", "ndim", "kind", "items")
+    __slots__ = ("name", "type", "written", "rule", "why", "is_array", "dtype", "ndim", "kind", "items", "order")
 
     def __init__(self, name, type_text, written=False, rule=""):
         self.name, self.type, self.written = name, type_text, bool(written)
         self.rule, _, self.why = (part.strip() for part in rule.partition(":"))
         self.items = ()
+        self.order = "C"  # an array's element order: "F" where the type says column-major (float32[::1, :])
         if type_text.startswith("Tuple("):  # a tuple of numbers ("Tuple(int64, int64)"): the binding takes its items
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
             item_rules = dict(part.split("] ", 1) for part in rule[1:].split(" | [")) if rule else {}  # "[1] >= 0: ..."
@@ -157,14 +158,24 @@ class Param:
             self.dtype = type_text.split("[", 1)[0].strip()
             self.ndim = 0 if type_text.endswith("[()]") else type_text.count(",") + 1
             self.kind = "array"
+            if self.ndim > 1 and type_text.split("[", 1)[1].replace(" ", "").startswith("::1,"):
+                self.order = "F"
         else:
             self.is_array, self.dtype, self.ndim = False, type_text, 0
             self.kind = "bool" if type_text == "bool" else "float" if type_text.startswith("float") else "int"
 
     @property
     def expected(self) -> str:
-        """The array type the translation takes, as Numba writes it (always C-contiguous: it indexes row-major)."""
-        return numba_array(self.dtype, self.ndim, "C")
+        """The array type the translation takes, as Numba writes it: contiguous, in the order it indexes."""
+        return numba_array(self.dtype, self.ndim, self.order)
+
+    def contiguous(self, c_contiguous: bool, f_contiguous: bool) -> bool:
+        """Whether an array whose flags are these lies in memory as this parameter indexes it."""
+        return f_contiguous if self.order == "F" else c_contiguous
+
+    def copy_hint(self, array_module: str = "np") -> str:
+        """How to make an array of this parameter's order."""
+        return f"{array_module}.{'asfortranarray' if self.order == 'F' else 'ascontiguousarray'}({self.name})"
 
 
 def numba_array(dtype, ndim, layout) -> str:
@@ -227,16 +238,18 @@ def scalar(kernel, p: Param, v):
     return v
 
 
-def check_array(kernel, p: Param, dtype, ndim, c_contiguous, what, hint=""):
-    """An array's dtype name, ndim and layout against the parameter; what: "a tensor", "a NumPy array", ...;
-    hint: how to make a C-contiguous copy."""
-    layout = "C" if c_contiguous else "A"
+def check_array(kernel, p: Param, dtype, ndim, contiguous, what, hint=""):
+    """An array's dtype name, ndim and layout against the parameter; contiguous: whether it lies in the parameter's
+    order (Param.contiguous); what: "a tensor", "a NumPy array", ...; hint: how to make a copy in that order."""
+    layout = p.order if contiguous else "A"
     if dtype != p.dtype or ndim != p.ndim:
         raise TypeError(f"{kernel}(): argument '{p.name}' must be {p.expected}, got {numba_array(dtype, ndim, layout)} "
                         f"({what})")
-    if not c_contiguous:
+    if not contiguous:
+        why = "F-contiguous: numba2cuda indexes it column-major, as its type says" if p.order == "F" else \
+            "C-contiguous: numba2cuda indexes row-major"
         raise TypeError(f"{kernel}(): argument '{p.name}' must be {p.expected}, got {numba_array(dtype, ndim, 'A')} "
-                        f"({what}, not C-contiguous: numba2cuda indexes row-major){hint}")
+                        f"({what}, not {why}){hint}")
 
 
 def numpy_dtype_name(dtype) -> str:
@@ -247,8 +260,8 @@ def numpy_dtype_name(dtype) -> str:
 
 def check_numpy(kernel, p: Param, a):
     """A NumPy array argument (copied to the device and, if the kernel writes it, back, as Numba does)."""
-    check_array(kernel, p, numpy_dtype_name(a.dtype), a.ndim, a.flags.c_contiguous, "a NumPy array",
-                f"; pass np.ascontiguousarray({p.name})")
+    check_array(kernel, p, numpy_dtype_name(a.dtype), a.ndim, p.contiguous(a.flags.c_contiguous, a.flags.f_contiguous),
+                "a NumPy array", f"; pass {p.copy_hint()}")
     if p.written and not a.flags.writeable:
         raise TypeError(f"{kernel}(): argument '{p.name}' is written by the kernel, but the NumPy array passed is "
                         f"read-only; pass a writable copy ({p.name}.copy())")

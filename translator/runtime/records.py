@@ -32,7 +32,10 @@ def to_torch(a, device):
     """A NumPy argument as the tensor a translated kernel takes (records as their words)."""
     import torch
 
-    return torch.from_numpy(as_words(a) if is_record_array(a) else np.ascontiguousarray(a)).to(device)
+    if is_record_array(a):
+        return torch.from_numpy(as_words(a)).to(device)
+    fortran = a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous  # a column-major parameter's
+    return torch.from_numpy(np.require(a, requirements="F" if fortran else "C")).to(device)
 
 
 def numba_view(tensor, dtype: np.dtype):

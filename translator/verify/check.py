@@ -64,7 +64,7 @@ def launch_args(meta: dict, inputs: dict, which: int) -> list:
     args = []
     for i in range(meta["nargs"]):
         if i in inputs:
-            a = inputs[i].copy()
+            a = inputs[i].copy(order="K")
             if i in meta["outputs"] and i not in meta["inout"]:
                 a.fill(FILLS[which][0] if a.dtype.kind in "fc" else meta["fills"].get(str(i), [0, 0])[which])
             args.append(a)

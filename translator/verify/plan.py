@@ -258,15 +258,22 @@ def redraw(ex, dist, rng, facts, specs):
             continue
         if dist in ORDER_REDRAWS and a.dtype.kind in "fiu" and a.size > 1:
             flat = np.sort(a.reshape(-1), kind="stable")
-            ex["args"][i] = np.require((flat if dist == "ascending" else flat[::-1]).reshape(a.shape), requirements="C")
+            ex["args"][i] = np.require((flat if dist == "ascending" else flat[::-1]).reshape(a.shape),
+                                       requirements=_order(a))
             changed.append(name(i))
         elif dist in FLOAT_DRAWS and a.dtype.kind == "f":
-            ex["args"][i] = np.require(FLOAT_DRAWS[dist](rng, a.shape, a.dtype).astype(a.dtype), requirements="C")
+            ex["args"][i] = np.require(FLOAT_DRAWS[dist](rng, a.shape, a.dtype).astype(a.dtype),
+                                       requirements=_order(a))
             changed.append(name(i))
         elif dist in INT_REDRAWS and a.dtype.kind in "iu":
-            ex["args"][i] = np.require(_int_draw(rng, a, dist == "limits"), requirements="C")
+            ex["args"][i] = np.require(_int_draw(rng, a, dist == "limits"), requirements=_order(a))
             changed.append(name(i))
     return changed
+
+
+def _order(a: np.ndarray) -> str:
+    """The memory order an example's array has, which a redrawn one keeps (a kernel may take it column-major)."""
+    return "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
 
 
 def typed_scalars(ex, facts) -> None:

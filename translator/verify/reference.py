@@ -146,7 +146,7 @@ FILL_FLOATS = (float("nan"), 1e30)
 
 
 def filled(ex, meta, which):
-    args = [a.copy() if isinstance(a, np.ndarray) else a for a in ex["args"]]
+    args = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in ex["args"]]
     for i in meta["outputs"]:
         if i not in meta["inout"]:
             a = args[i]

@@ -31,7 +31,8 @@ def param_specs(fn, args) -> list[dict]:
     specs = []
     for p, a in zip(fn.python_params, args):
         if isinstance(p.type, T.Array):
-            specs.append({"name": p.name, "array": True, "dtype": p.type.dtype.name, "ndim": p.type.ndim})
+            specs.append({"name": p.name, "array": True, "dtype": p.type.dtype.name, "ndim": p.type.ndim,
+                          "order": "F" if p.type.layout == "F" else "C"})  # the order the translation indexes
         elif len(p.params) > 1:  # a tuple or a complex number: the CPU worker passes its items as parameters
             if not isinstance(a, (tuple, list)):  # a complex number (checked_launch gives its parts already)
                 a = (complex(a).real, complex(a).imag)
@@ -107,7 +108,7 @@ class _WorkerRunner:
                 return call
 
         ufunc = UFunc(info, {loop.kernel: Launch(loop.kernel) for loop in info.loops}, NumpyBackend())
-        args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        args = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
         ufunc[(1, 1, 0, 0)](*args)
         return args
 
