@@ -1658,3 +1658,40 @@ def k(bounds, out):
         out = np.zeros(5, np.int64)
         module.k[1, 1](np.array(bounds), out)
         assert list(out[:2]) == [expected, 2]  # Numba's own results for these bounds (njit), and range(2.5)
+
+
+def test_a_loop_unpacks_each_row_of_a_2d_array_or_window():
+    """A genetic algorithm's constraint check loops `for i, j in array:` over a window of a 3-D array's rows
+    (`array_[ind, :, :2]`): each row unpacked, as Numba iterates and unpacks it. It was "for loop target: only a
+    single name can be the loop variable"."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''
+from numba import cuda
+
+@cuda.jit(device=True)
+def inside(points):
+    for x, y in points:
+        if not (50 < x < 3950 and 50 < y < 3950):
+            return False
+    return True
+
+@cuda.jit("void(float64[:, :, ::1], boolean[::1], float64[::1])")
+def check(layouts, ok, total):
+    k = cuda.grid(1)
+    if k < layouts.shape[0]:
+        ok[k] = inside(layouts[k, :, :2])
+        s = 0.0
+        for a, b, c in layouts[k]:
+            s += a * 100 + b * 10 + c
+        total[k] = s
+''')
+    assert "double x = points[x_index * points_pitch1];" in module.cu
+    layouts = np.random.default_rng(3).uniform(0, 4000, (40, 6, 3))
+    layouts[::3, :, :2] = np.clip(layouts[::3, :, :2], 60, 3900)
+    ok, total = np.zeros(40, np.bool_), np.zeros(40)
+    module.check[2, 32](layouts, ok, total)
+    assert ok.tolist() == [bool(((50 < l[:, :2]) & (l[:, :2] < 3950)).all()) for l in layouts]
+    assert any(ok) and not all(ok)
+    expected = [sum(a * 100 + b * 10 + c for a, b, c in l) for l in layouts]
+    assert total.tolist() == expected

@@ -40,6 +40,8 @@ class ElementLoopLowerer:
             targets = [el.value for el in target.elements]
         elif isinstance(target, cst.Name):
             targets = [target]
+        elif index is None and unpacked and not zipped:  # `for x, y in points`: each row unpacked, as Numba does
+            targets = [target]
         elif index is None:
             return None
         else:
@@ -48,7 +50,7 @@ class ElementLoopLowerer:
         hint = find_nodes(targets[0], lambda n: isinstance(n, cst.Name), first=True)[0].value
         prelude, lengths, items = [], [], []
         for node, target in zip(iterables, targets):
-            if isinstance(target, cst.Tuple):  # `(i, x)` of enumerate(a) inside zip(): i is the counter itself
+            if isinstance(target, cst.Tuple) and zipped:  # `(i, x)` of enumerate(a) inside zip(): i is the counter
                 node = node.args[0].value
                 items.append(lambda k: k)
                 target = target.elements[1].value
@@ -67,15 +69,18 @@ class ElementLoopLowerer:
             # a 2-D array yields its rows, each a view (`for row in nb: g[row[0], row[1]]`)
             lengths.append(cst.Call(cst.Name("len"), [cst.Arg(name)]))
             items.append(lambda k, a=name: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
-        targets = [n for t in targets for n in ([el.value for el in t.elements] if isinstance(t, cst.Tuple) else [t])]
-        counter = cst.Name(index or self.fresh_name(f"{targets[0].value}_index"))
+        rows = isinstance(targets[0], cst.Tuple) and not zipped  # a row's items, bound by one unpacking
+        if not rows:
+            targets = [n for t in targets for n in ([el.value for el in t.elements] if isinstance(t, cst.Tuple)
+                                                    else [t])]
+        counter = cst.Name(index or self.fresh_name(f"{hint}_index"))
         stop = lengths[0] if len(lengths) == 1 else cst.Call(cst.Name("min"), [cst.Arg(n) for n in lengths])
         loads = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t)], item(counter))])
                  for t, item in zip(targets, items)]
         loop = stmt.with_changes(target=counter, iter=cst.Call(cst.Name("range"), [cst.Arg(stop)]),
                                  body=stmt.body.with_changes(body=[*loads, *stmt.body.body]))
         lowered = self.stmt_For(loop)
-        for load in lowered[0].body[:len(loads)]:
+        for load in lowered[0].body[:len(targets[0].elements) if rows else len(loads)]:
             load.node = stmt  # the element loads belong to the `for` line
         return prelude + lowered
 
