@@ -1695,3 +1695,78 @@ def check(layouts, ok, total):
     assert any(ok) and not all(ok)
     expected = [sum(a * 100 + b * 10 + c for a, b, c in l) for l in layouts]
     assert total.tolist() == expected
+
+
+SPONGE = '''
+import numpy as np
+from numba import cuda, uint64, uint8
+
+@cuda.jit(device=True)
+def mix(state, buf, n):
+    for i in range(4):
+        state[i] = (state[i] * uint64(31) + uint64(buf[i])) & uint64(0xFFFFFFFF)
+        buf[i] = 0
+    n = 0
+    return state, buf, n
+
+@cuda.jit(device=True)
+def absorb(state, data, buf, n):
+    for j in range(data.shape[0]):
+        buf[n] ^= data[j]
+        n += 1
+        if n == 4:
+            state, buf, n = mix(state, buf, n)
+    return state, buf, n
+
+@cuda.jit(device=True)
+def pad(state, buf, n):
+    buf[n] ^= 0x80
+    return mix(state, buf, n)
+
+@cuda.jit("void(uint8[:, ::1], uint64[:, ::1], int64[::1])")
+def sponge(data, out, left):
+    t = cuda.grid(1)
+    if t < data.shape[0]:
+        state = cuda.local.array(4, dtype=uint64)
+        buf = cuda.local.array(4, dtype=uint8)
+        for i in range(4):
+            state[i] = t
+            buf[i] = 0
+        n = 0
+        state, buf, n = absorb(state, data[t], buf, n)
+        left[t] = n
+        state, buf, n = pad(state, buf, n)
+        for i in range(4):
+            out[t, i] = state[i] + uint64(n)
+'''
+
+
+def test_a_device_function_gives_back_the_arrays_it_was_given_with_a_number():
+    """A SHA-3 implementation threads its sponge through device functions: `state, buf, buf_idx = _absorb(state,
+    rate, data, buf, buf_idx)`, and `_pad` returns `_permute(state, buf, buf_idx)`. The arrays are the caller's own;
+    C returns the number only. It was "'state' assigned more than once: array names must be assigned exactly
+    once"."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source=SPONGE)
+    assert "n = absorb(&state[0], 4, data + t * data_shape1, data_shape1, &buf[0], 4, n);" in module.cu
+    assert "return mix(state, state_shape0, buf, buf_shape0, n);" in module.cu
+    data = np.random.default_rng(2).integers(0, 256, (40, 7)).astype(np.uint8)
+    out, left = np.zeros((40, 4), np.uint64), np.zeros(40, np.int64)
+    module.sponge[2, 32](data, out, left)
+    mask = 0xFFFFFFFF
+    for t in range(40):
+        state, buf, n = [t] * 4, [0] * 4, 0
+        for byte in data[t]:
+            buf[n] ^= int(byte)
+            n += 1
+            if n == 4:
+                state, buf, n = [(s * 31 + b) & mask for s, b in zip(state, buf)], [0] * 4, 0
+        assert left[t] == n
+        buf[n] ^= 0x80
+        state = [(s * 31 + b) & mask for s, b in zip(state, buf)]
+        assert out[t].tolist() == state
+    with pytest.raises(Exception, match="'s' holding arrays and numbers: the device function returns arrays it "
+                                        "was given with numbers"):
+        translate_source(SPONGE.replace("        state, buf, n = pad(state, buf, n)\n",
+                                        "        s = pad(state, buf, n)\n"))

@@ -95,6 +95,11 @@ class AssignLowerer:
             self.optionals[name] = flag
             self.unwrapped.discard(name)  # a new result: None again, until a test or a guard says otherwise
             return [ir.TupleCall(targets=[ir.Name(name), ir.Name(flag)], call=value)]
+        if isinstance(value, ir.DeviceCall) and isinstance(value.returned_array, TupleValue) and \
+                any(a is None for a in value.returned_array.items):
+            raise Unsupported(value_node, f"'{name}' holding arrays and numbers", "the device function returns "
+                              "arrays it was given with numbers; numba2cuda binds such a result only unpacked",
+                              f"unpack it: a, b, n = {self.info.code(value_node)}")
         if isinstance(value, ir.DeviceCall) and value.returned_array is not None:
             # `c = shade(color, ...)` of a device function that returns the array it was given: that array
             # (of several, `pair = freeprecess(afp, bfp, ...)`, those arrays as a tuple)

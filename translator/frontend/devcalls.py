@@ -45,7 +45,7 @@ class DeviceCallLowerer:
             args = [a for p, a in zip(target.params, args) if p not in bound]
             target = specialised(target, bound, self.info.module_info)
         lowered, groups = [], []
-        returned, given = returned_params(target.node) or (), {}
+        returned, given = returned_params(target.node, self.info.functions) or (), {}
         for param, a in zip(target.params, args):
             v = self.value(a)
             if param in returned and isinstance(v, ir.ArrayVar):
@@ -68,9 +68,11 @@ class DeviceCallLowerer:
                 lowered.append(v)
         # a function that returns arrays it was given (`return color`, `return afp, bfp`): those arrays
         returned_array = None
+        tupled = len(returned) > 1 or returns_tuple(target.node)
         if returned and all(p in given for p in returned):
-            returned_array = TupleValue([given[p] for p in returned]) if returns_tuple(target.node) \
-                else given[returned[0]]
+            returned_array = TupleValue([given[p] for p in returned]) if tupled else given[returned[0]]
+        elif returned and any(p in given for p in returned) and tupled:
+            returned_array = TupleValue([given.get(p) for p in returned])  # None: a number C returns
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None,
                              returned_array=returned_array, optional=returns_optional(target.node))

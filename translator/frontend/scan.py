@@ -205,18 +205,31 @@ def returns_of(fn: cst.FunctionDef) -> list:
                       enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
 
 
-def returned_params(fn: cst.FunctionDef) -> tuple | None:
+def returned_params(fn: cst.FunctionDef, functions=None, depth: int = 0) -> tuple | None:
     """The parameters every `return` with a value gives back: (color,) for `return color`, (afp, bfp) for
-    `return afp, bfp` (an MRI simulator's output arrays), if the returns agree; else None."""
-    params = {p.name.value for p in fn.params.params}
+    `return afp, bfp` (an MRI simulator's output arrays), if the returns agree; else None. With FUNCTIONS (name ->
+    FunctionInfo), `return g(state, buf, n)` gives back what g gives back of the arguments passed to it."""
+    params = [p.name.value for p in fn.params.params]
     spelt = set()
     for r in returns_of(fn):
         if r.value is None:
             continue
-        items = [el.value for el in r.value.elements] if isinstance(r.value, cst.Tuple) else [r.value]
+        if isinstance(r.value, cst.Call) and isinstance(r.value.func, cst.Name) and functions and depth < 8 \
+                and r.value.func.value in functions:
+            callee = functions[r.value.func.value]
+            inner = returned_params(callee.node, functions, depth + 1)
+            args = [a.value for a in r.value.args if a.keyword is None and not a.star]
+            cparams = [p.name.value for p in callee.node.params.params]
+            if inner is None or any(p not in cparams or cparams.index(p) >= len(args) for p in inner):
+                return None
+            items = [args[cparams.index(p)] for p in inner]
+            tupled = returns_tuple(callee.node)
+        else:
+            items = [el.value for el in r.value.elements] if isinstance(r.value, cst.Tuple) else [r.value]
+            tupled = isinstance(r.value, cst.Tuple)
         if not all(isinstance(v, cst.Name) and v.value in params for v in items):
             return None
-        spelt.add((isinstance(r.value, cst.Tuple), tuple(v.value for v in items)))
+        spelt.add((tupled, tuple(v.value for v in items)))
     return spelt.pop()[1] if len(spelt) == 1 else None
 
 
@@ -275,6 +288,15 @@ def self_rebindings(fn: cst.FunctionDef, returned_positions) -> dict:
                     and args[k].value == name.value:
                 out[name.value] = out.get(name.value, 0) + 1
     return out
+
+
+def declared_arrays(fn: cst.FunctionDef) -> set:
+    """Names FN binds to an array it makes (`state = cuda.local.array(25, uint64)`, `s = cuda.shared.array(...)`,
+    `c = cuda.const.array_like(T)`), as written."""
+    return {node.targets[0].target.value for node in find_nodes(
+        fn, lambda n: isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
+        and isinstance(n.value, cst.Call) and isinstance(n.value.func, cst.Attribute)
+        and n.value.func.attr.value in ("array", "array_like"))}
 
 
 def block_local_names(fn: cst.FunctionDef) -> set:

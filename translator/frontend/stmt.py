@@ -24,7 +24,7 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import dotted, resolve, scalar_type_of_name
-from .scan import (assignment_counts, block_local_names, bound_names, returned_params, returns_optional,
+from .scan import (assignment_counts, block_local_names, declared_arrays, bound_names, returned_params, returns_optional,
                    self_rebindings, straight_line_names, tuple_arity)
 
 UNSUPPORTED_STMTS = {
@@ -49,12 +49,16 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
+        arrays = declared_arrays(fn_info.node) | {p for p, t in zip(fn_info.params, param_types)
+                                                  if isinstance(t, T.Array)}
         for name, count in self_rebindings(fn_info.node, self.returned_positions).items():
-            self.assign_counts[name] -= count  # `M = vmuls(M, s)` binds M to the array it holds
+            if name in arrays:  # `M = vmuls(M, s)` binds M to the array it holds; a number returned is new
+                self.assign_counts[name] -= count
         self.straight = straight_line_names(fn_info.node, self.assign_counts)  # name -> the block rebinding it
         self.block_local = block_local_names(fn_info.node)  # names no binding's value outlives its block
         self.optional_result = fn_info.is_device and returns_optional(fn_info.node)  # returns None on some paths
-        self.returned_params = returned_params(fn_info.node)  # the parameters every `return X` gives back, if any
+        # the parameters every `return X` gives back, if any (through `return g(x, n)` too)
+        self.returned_params = returned_params(fn_info.node, info.functions)
         self.blocks: list = []  # the blocks being lowered, innermost last
         self.scalar_names = set(self.assign_counts)
         self.arrays: list[ir.ArrayVar] = []
@@ -76,7 +80,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         func = call.func
         name = func.value if isinstance(func, cst.Name) else dotted(func)
         target = self.info.functions.get(name) if name else None
-        returned = returned_params(target.node) if target is not None else None
+        returned = returned_params(target.node, self.info.functions) if target is not None else None
         if returned is None or not all(p in target.params for p in returned):
             return None
         return tuple(target.params.index(p) for p in returned)
@@ -326,11 +330,29 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
             raise Unsupported(small, "return with a value in a kernel", "kernels cannot return values",
                               "write the result into an output array")
         given = [self.scope.get(p) for p in self.returned_params or ()]
-        if given and all(isinstance(g, ir.ArrayVar) and g.kind == "param" for g in given):
+        arrays = [isinstance(g, ir.ArrayVar) and g.kind == "param" for g in given]
+        if any(arrays) and isinstance(small.value, cst.Call):
+            # `return permute(state, buf, n)` of a function that gives back arrays it was given: its call, then
+            # what it returns of numbers
+            call = self.value(small.value)
+            numbers = [self.fresh_name(f"{small.value.func.value}_{k}", 1) for k, a in enumerate(arrays) if not a]
+            if not isinstance(call, ir.DeviceCall):
+                raise Unsupported(small.value, "return of this call", "it gives back arrays it was given, and "
+                                  "numba2cuda returns those only from a device function's own call")
+            if not numbers:
+                return [ir.ExprStmt(value=call), ir.Return()]
+            if len(numbers) == 1:
+                return [ir.Return(values=[call])]
+            return [ir.TupleCall(targets=[ir.Name(n) for n in numbers], call=call),
+                    ir.Return(values=[ir.Name(n) for n in numbers])]
+        if given and all(arrays):
             # `return color`, `return afp, bfp` of arrays it was given (a ray tracer's shading, an MRI simulator's
             # outputs): the caller holds them already, so C returns nothing, and a caller that keeps the value
             # names those arrays (devcalls)
             return [ir.Return()]
+        if any(arrays) and isinstance(small.value, cst.Tuple):
+            # `return state, buf, buf_idx` (a hash's sponge state passed along): the numbers only, as C's result
+            return [ir.Return(values=[self.expr(el.value) for el, a in zip(small.value.elements, arrays) if not a])]
         if isinstance(small.value, cst.Tuple):
             return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
         callee = small.value.func.value if isinstance(small.value, cst.Call) and isinstance(

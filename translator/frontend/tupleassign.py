@@ -103,12 +103,16 @@ class TupleAssignLowerer:
             v = self.value(value_node)
             if isinstance(v, ir.DeviceCall) and isinstance(v.returned_array, TupleValue):
                 # `afp, bfp = freeprecess(afp, bfp, ...)`: the arrays it was given, each kept where it was
-                call = [ir.ExprStmt(value=v)]
                 arrays = v.returned_array.items
                 if len(arrays) != len(names):
                     raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(arrays)} values")
-                return call + [s for n, arr in zip(names, arrays) if self.scope.get(n.value) is not arr
-                               for s in self.bind(n.value, arr, target)]
+                numbers = [n for n, arr in zip(names, arrays) if arr is None]  # what C returns, in order
+                if any(n.value in self.scope for n in numbers):
+                    raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
+                call = [ir.TupleCall(targets=[ir.Name(n.value) for n in numbers], call=v)] if len(numbers) > 1 \
+                    else self.unpack(numbers, [v]) if numbers else [ir.ExprStmt(value=v)]
+                return call + [s for n, arr in zip(names, arrays) if arr is not None
+                               and self.scope.get(n.value) is not arr for s in self.bind(n.value, arr, target)]
             if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
                     raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
