@@ -751,3 +751,27 @@ def test_a_script_on_managed_memory_is_imported_under_the_simulator(tmp_path, ca
     out = tmp_path / "managed.cu"
     assert main(["translate", str(path), "--import-module", "-o", str(out)]) == 0, capsys.readouterr().err
     assert "__global__ void count(uint64_t *progress)" in out.read_text()
+
+
+def test_a_function_only_the_import_makes_says_why_the_import_failed(tmp_path):
+    """A kernel calls a function the module makes by a call, and the import fails further down (a geodesy
+    library's `np.bool8` annotation under NumPy 2): the hint told a run that had --import-module to add it."""
+    path = write(tmp_path, """
+        from numba import cuda
+
+        def make():
+            return cuda.jit(device=True)(lambda v: v * 2)
+
+        twice = make()
+
+        @cuda.jit("void(float64[::1])")
+        def k(x):
+            x[0] = twice(x[0])
+
+        raise RuntimeError("no data here")
+    """, name="failing.py")
+    with pytest.raises(UserError) as exc:
+        translate(path)
+    assert "make the module importable for --import-module (importing the module raised RuntimeError: no data " \
+           "here" in exc.value.text
+    assert "translate with --import-module" not in exc.value.text

@@ -326,6 +326,33 @@ def f(res, xarr, yarr, zarr):
     assert res.tolist() == [2 * business_logic(x, y, z) for x, y, z in zip(X, Y, Z)]
 
 
+def test_a_cpu_jit_function_made_by_calling_njit_is_a_device_function(capsys):
+    """A geodesy library compiles one Python function for each target: `njit_sphr = numba.njit(sphr)`, and a kernel
+    calls the CPU dispatcher, as numba-cuda's cpu_gpu_compat does. It was "'njit_sphr' is computed when the module
+    runs (by a call)"; `njit(cache=True)(f)` too."""
+    src = '''import math
+import numba
+from numba import cuda, njit
+
+def sphr(a, b):
+    return math.sqrt(a * a + b * b)
+
+njit_sphr = numba.njit(sphr)
+fast_sphr = njit(cache=True)(sphr)
+
+@cuda.jit("void(float64[::1], float64[::1])")
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = njit_sphr(x[i], 2.0) + fast_sphr(x[i], 1.0)
+'''
+    module = load_cpu(source=src)
+    assert "__device__ double njit_sphr(double a, double b)" in module.cu
+    x, out = np.linspace(-3, 3, 50), np.zeros(50)
+    module.k[2, 32](x, out)
+    assert out.tolist() == [math.sqrt(v * v + 4.0) + math.sqrt(v * v + 1.0) for v in x]
+
+
 @pytest.mark.needs("g++")
 def test_match_all_and_match_any_as_numba_types_them():
     src = HEAD + '''
@@ -1770,3 +1797,51 @@ def test_a_device_function_gives_back_the_arrays_it_was_given_with_a_number():
                                         "was given with numbers"):
         translate_source(SPONGE.replace("        state, buf, n = pad(state, buf, n)\n",
                                         "        s = pad(state, buf, n)\n"))
+
+
+def test_a_local_set_to_none_is_numbas_optional_number():
+    """A Vincenty solver sets its locals to None before the loop that assigns them numbers, and a search keeps
+    `best = None` until it finds one: Numba's Optional(float64). It was "None: kernels have no None value". `is
+    None` reads a flag kept beside the number; a kernel's statement that reads it while None stops the thread, as
+    Numba's exception does."""
+    from translator.runtime.cpu_launch import load_cpu
+
+    src = '''
+import math
+from numba import cuda
+
+@cuda.jit(device=True)
+def solve(x):
+    s = None
+    for _ in range(3):
+        s = math.sin(x) if s is None else math.sin(s)
+    return s
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1])")
+def search(x, best_of, solved):
+    i = cuda.grid(1)
+    if i < x.size:
+        best = None
+        for j in range(i):
+            if x[j] > 0.5:
+                best = x[j]
+        if best is None:
+            best_of[i] = -1.0
+        else:
+            best_of[i] = best
+        solved[i] = solve(x[i])
+        late = None
+        if i % 2 == 0:
+            late = x[i]
+        solved[i] = late
+'''
+    module = load_cpu(source=src)
+    assert "bool best_is_some = false;" in module.cu and "if (!best_is_some) {" in module.cu
+    assert "if (!late_is_some) {\n            return;\n        }\n        solved[i] = late;" in module.cu
+    x = np.random.default_rng(4).random(40)
+    best_of, solved = np.zeros(40), np.zeros(40)
+    module.search[2, 32](x, best_of, solved)
+    for i in range(40):
+        found = [v for v in x[:i] if v > 0.5]
+        assert best_of[i] == (found[-1] if found else -1.0)
+        assert solved[i] == (x[i] if i % 2 == 0 else math.sin(math.sin(math.sin(x[i]))))

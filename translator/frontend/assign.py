@@ -24,6 +24,30 @@ class AssignLowerer:
     value(), expr(), poison()."""
 
     def assign(self, target, value_node, stmt) -> list:
+        if isinstance(target, cst.Name) and isinstance(value_node, cst.Name) and value_node.value == "None" \
+                and self.assign_counts.get(target.value, 0) > 1 and target.value not in self.scope \
+                and (target.value not in self.optionals or target.value in self.none_locals):
+            # `ang_dist = None` before a loop assigns it numbers (a Vincenty solver): Numba's Optional(float64),
+            # a number and whether it is not None, as an Optional result is kept (optionals.py)
+            name = target.value
+            flag = self.optionals.get(name) or self.fresh_name(f"{name}_is_some")
+            self.optionals[name] = flag
+            self.none_locals.add(name)
+            self.unwrapped.discard(name)
+            if not self.none_noted & {name}:
+                self.none_noted.add(name)
+                self.fn.notices.append(self.info.reporter.make(
+                    stmt, f"'{name} = None'", "Numba types the name Optional: `is None` tests a flag kept beside "
+                    "it; a kernel's statement that reads it while None stops the thread, as Numba's exception does, "
+                    "and a device function or a branch reads the number last assigned"))
+            # and a placeholder value, which only a read Numba would refuse sees: False unifies with any number
+            return [ir.Assign(target=ir.Name(flag), value=const_expr(False, value_node)),
+                    ir.Assign(target=ir.Name(name), value=const_expr(False, value_node))]
+        if isinstance(target, cst.Name) and target.value in self.none_locals:
+            flag = self.optionals[target.value]  # a number now: not None from here on
+            lowered = self.assign_name(target, value_node)
+            self.unwrapped.add(target.value)
+            return lowered + [ir.Assign(target=ir.Name(flag), value=const_expr(True, value_node))]
         if isinstance(target, cst.Name):
             return self.assign_name(target, value_node)
         if isinstance(target, (cst.Tuple, cst.List)):

@@ -161,6 +161,10 @@ class CallLowerer(BuiltinLowerer):
                 # a test method's or a script's main(): importing the module never makes it
                 hint = (f"make '{name}' at module level (importing the module does not call '{runner}'), or "
                         + hint)
+            elif self.info.module_info.import_failed is not None and name in self.info.needs_run:
+                failed = self.info.module_info.import_failed.message
+                hint = (f"make the module importable for --import-module ({failed}), which then reads the function "
+                        "it holds, or " + hint)
             elif self.info.module_info.imported is None and (
                     name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
                 hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "

@@ -26,8 +26,9 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
+from .names import resolve
 from .percall import per_call_kinds
-from .ufuncs import cpu_jit, ufunc_decorator
+from .ufuncs import CPU_JIT_NAMES, cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
 
@@ -196,7 +197,14 @@ class Discoverer:
 
     def apply_site(self, view, call: cst.Call, bound, prefix) -> None:
         """`cuda.jit(sig)(fn)` or `cuda.jit(fn, ...)`: fn (a plain function in scope) becomes a kernel."""
-        if isinstance(call.func, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name):
+        if bound and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
+                and resolve(view, call.func.func if isinstance(call.func, cst.Call) else call.func) in CPU_JIT_NAMES \
+                and call.args[0].value.value in view.plain_functions:
+            # `njit_f = numba.njit(f)`, `njit(cache=True)(f)`: a CPU dispatcher, which a kernel calls as a device
+            # function (numba-cuda's cpu_gpu_compat), typed by the call
+            jit = ([], {"device": cst.Name("True")})
+            fn_name = call.args[0].value.value
+        elif isinstance(call.func, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name):
             jit = jit_parts(view, call.func)
             fn_name = call.args[0].value.value
         elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None and \

@@ -33,6 +33,8 @@ class NameReadLowerer:
             return value
         if name in self.scalar_names:
             if name in self.optionals and name not in self.unwrapped:
+                if name in self.none_locals and (self.fn.is_device or self.conditional):
+                    return ir.Name(name)  # the number last assigned (the note at `name = None` says so)
                 if self.fn.is_device or self.conditional:
                     raise Unsupported(node, f"'{name}' used where it may be None", "it holds the result of a "
                                       "function that returns None on some paths: Numba raises where such a None is "

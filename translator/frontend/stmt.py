@@ -127,6 +127,9 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
             s.node = self.fn.node  # the `def` line: where the parameter comes in
         body = inits + self.block(self.fn.node.body)
         body = self.prologue + body  # names bound to several arrays are declared up front (ArrayBind)
+        flags = {self.optionals[name] for name in self.none_locals}  # `x = None`'s flag, where nothing asks it
+        if flags - _names_read(body):
+            body = _drop_unread(body, flags - _names_read(body))
         while self.shape_consts & (unread := self.shape_consts - _names_read(body)):
             body = _drop_unread(body, unread)  # `ROWS = TPB // 8`: dropping ROWS leaves TPB unread too
             self.shape_consts -= unread
@@ -499,8 +502,8 @@ def _names_read(body) -> set:
 
 
 def _drop_unread(body, names) -> list:
-    """Without the assignments of NAMES: local constants only an array's shape read (the C shape is the number,
-    and an unread C variable draws a compiler warning)."""
+    """Without the assignments of NAMES: local constants only an array's shape read (the C shape is the number),
+    flags of `x = None` no test reads; an unread C variable draws a compiler warning."""
     out = []
     for s in body:
         if isinstance(s, ir.Assign) and s.target.name in names:
