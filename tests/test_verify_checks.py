@@ -292,6 +292,9 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 # - real_world_constructs_3.py: a loop unpacking pairs and `...`, a loop counter rebound in its body, device functions
 #   returning the arrays they were given, an expression statement without effect; reading the counter where the
 #   body rebound it (the C name the two shared) writes other elements.
+# - real_world_constructs_5.py: a column-major matrix, device functions giving back the arrays they were given with
+#   a number, locals set to None and later to numbers, rows of a window unpacked by a loop, an IntEnum and a list
+#   searched with `in`; the column-major matrix read row-major reads other elements.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -302,6 +305,8 @@ REAL_WORLD = [
      "out[i_] = x[i_] * i_;", 1, "out[i] = x[i] * i;"),
     ("real_world_constructs_4.py", {"camera", "columns", "pixels", "rays"}, "pixels",
      "col[x * m_shape1] = col[x * m_shape1] * 2.0 + x;", 1, "col[x] = col[x] * 2.0 + x;"),
+    ("real_world_constructs_5.py", {"rows", "search", "sponge", "statuses", "transposed"}, "transposed",
+     "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
 ]
 
 
