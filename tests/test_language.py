@@ -656,6 +656,28 @@ def k(x, y, out):
         translate_source(src.replace("for a, b in zip", "for a in zip"))
 
 
+def test_zip_of_tuples_iterates_their_items_by_index():
+    """numba-cuda's test_zip: `for i, j in zip(t1, t2)` of two constant tuples (and a tuple zipped with an array)
+    was "zip() of this iterable: only 1-D arrays and their views are iterated here"."""
+    src = '''
+from numba import cuda
+T1 = (1, 2, 3)
+T2 = (4.5, 5.6, 6.7)
+
+@cuda.jit("void(float64[::1], int64[::1])")
+def foo(a, b):
+    c = 0
+    for i, j in zip(T1, T2):
+        c += i + j
+    a[0] = c
+    for x, y in zip(T1, b):
+        a[1] += x * y
+'''
+    a, b = np.zeros(2), np.array([7, -2], np.int64)
+    load_cpu(source=src).foo[1, 1](a, b)
+    assert a.tolist() == [(1 + 4.5) + (2 + 5.6) + (3 + 6.7), 1 * 7 + 2 * -2]
+
+
 def test_math_modf_unpacks_into_two_values():
     src = '''
 import math

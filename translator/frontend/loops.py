@@ -59,6 +59,12 @@ class ElementLoopLowerer:
                 lengths.append(length)
                 items.append(item)
                 continue
+            if zipped and isinstance(node, cst.Name) and node.value not in self.scope and \
+                    isinstance(self.value(node), TupleValue):
+                # zip() of a tuple (`for i, j in zip(t1, t2)` of a test's constants): indexed as a tuple loop is
+                lengths.append(cst.Call(cst.Name("len"), [cst.Arg(node)]))
+                items.append(lambda k, a=node: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
+                continue
             name = self._array_name(node, prelude, stmt, hint)
             if name is None:
                 if zipped or index is not None or prelude:
