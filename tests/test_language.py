@@ -845,46 +845,37 @@ def lengths(out, spheres):
 
 
 @pytest.mark.gpu
-def test_gpu_a_column_major_array_matches_numbas(tmp_path):
+def test_gpu_a_column_major_array_matches_numbas():
     """On the GPU: a kernel typed for a column-major matrix (a transpose Numba copies as it lies) gives Numba's
     result from a NumPy F array, a Numba device array of one and a torch tensor laid out so; a C-ordered tensor is
     refused with the spelling that makes one."""
+    from pathlib import Path
+
     import torch
     from numba import cuda
 
     import numba2cuda
     from translator.userimport import import_path
 
-    path = tmp_path / "transposed.py"
-    path.write_text('''
-from numba import cuda
-
-@cuda.jit("void(float32[:, ::1], float32[::1, :], float32[:, ::1])")
-def mm(A, B, C):
-    i, j = cuda.grid(2)
-    if i < C.shape[0] and j < C.shape[1]:
-        s = 0.0
-        for k in range(A.shape[1]):
-            s += A[i, k] * B[k, j]
-        C[i, j] = s
-''')
+    path = Path(__file__).parent / "verify_fixtures" / "real_world_constructs_5.py"  # its kernel `transposed`
     original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
     rng = np.random.default_rng(5)
     A, y = rng.random((300, 200), dtype=np.float32), rng.random((100, 200), dtype=np.float32)
     B = y.T  # F-contiguous, as the pulsar pipeline's data.T
     grid, block = ((300 + 15) // 16, (100 + 15) // 16), (16, 16)
     expected = cuda.to_device(np.zeros((300, 100), np.float32))
-    original.mm[grid, block](cuda.to_device(A), cuda.to_device(B), expected)
+    original.transposed[grid, block](cuda.to_device(A), cuda.to_device(B), expected)
     expected = expected.copy_to_host()
     C = np.zeros((300, 100), np.float32)
-    translated.mm[grid, block](A, B, C)
+    translated.transposed[grid, block](A, B, C)
     assert np.array_equal(C, expected)
     out = torch.zeros((300, 100), dtype=torch.float32, device="cuda")
-    translated.mm[grid, block](torch.from_numpy(A).cuda(), torch.from_numpy(y).cuda().T, out)
+    translated.transposed[grid, block](torch.from_numpy(A).cuda(), torch.from_numpy(y).cuda().T, out)
     torch.cuda.synchronize()
     assert np.array_equal(out.cpu().numpy(), expected)
     C[:] = 0
-    translated.mm[grid, block](cuda.to_device(A), cuda.to_device(B), C)
+    translated.transposed[grid, block](cuda.to_device(A), cuda.to_device(B), C)
     assert np.array_equal(C, expected)
-    with pytest.raises(TypeError, match=r"argument 'B' must be array\(float32, 2d, F\).*pass B.T.contiguous\(\).T"):
-        translated.mm[grid, block](torch.from_numpy(A).cuda(), torch.from_numpy(np.ascontiguousarray(B)).cuda(), out)
+    with pytest.raises(TypeError, match=r"argument 'b' must be array\(float32, 2d, F\).*pass b.T.contiguous\(\).T"):
+        row_major = torch.from_numpy(np.ascontiguousarray(B)).cuda()
+        translated.transposed[grid, block](torch.from_numpy(A).cuda(), row_major, out)
