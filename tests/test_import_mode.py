@@ -775,3 +775,31 @@ def test_a_function_only_the_import_makes_says_why_the_import_failed(tmp_path):
     assert "make the module importable for --import-module (importing the module raised RuntimeError: no data " \
            "here" in exc.value.text
     assert "translate with --import-module" not in exc.value.text
+
+
+NUMBAPRO_TUTORIAL = '''import numpy as np
+from numbapro import cuda
+
+
+@cuda.jit("void(float32[:], float32[:])", target="gpu")
+def blur(img, out):
+    i = cuda.grid(1)
+    if i > 0 and i < img.shape[0] - 1:
+        out[i] = (img[i - 1] + img[i] + img[i + 1]) / 3
+'''
+
+
+def test_a_numbapro_tutorial_is_read_as_numba(tmp_path, capsys):
+    """A 2015 tutorial imports NumbaPro (`from numbapro import cuda`, `target="gpu"`), which became numba.cuda:
+    it was "no @cuda.jit kernel found: this module defines no function decorated with @cuda.jit"."""
+    path = tmp_path / "old.py"
+    path.write_text(NUMBAPRO_TUTORIAL)
+    out = tmp_path / "old.cu"
+    assert main(["translate", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "old.py:2:1: note: import of numbapro: NumbaPro is Numba's predecessor" in err
+    assert "old.py:5:50: note: @cuda.jit option 'target': NumbaPro's way to ask for the GPU" in err
+    assert "__global__ void blur(const float *img, int64_t img_shape0, float *out)" in out.read_text()
+    path.write_text(NUMBAPRO_TUTORIAL.replace("numbapro", "numba"))  # Numba itself refuses target=
+    assert main(["translate", str(path), "-o", str(out)]) == 2
+    assert "error: @cuda.jit option 'target': numba-cuda has no such option" in capsys.readouterr().err

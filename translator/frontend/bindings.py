@@ -159,6 +159,18 @@ class Binder(SiblingImports):
                         return  # not an integer enum after all
                 self.view.constants[f"{cls.name.value}.{small.targets[0].target.value}"] = last
 
+    def numbapro(self, module: str, node) -> str:
+        """MODULE, with NumbaPro (Numba's commercial predecessor, whose CUDA support became numba.cuda in 2017)
+        read as numba, as an old tutorial's `from numbapro import cuda` means: a note says so."""
+        if module != "numbapro" and not module.startswith("numbapro."):
+            return module
+        if not self.view.numbapro_noted:
+            self.view.numbapro_noted = True
+            self.view.notices.append(self.view.reporter.make(
+                node, "import of numbapro", "NumbaPro is Numba's predecessor, whose CUDA support became numba.cuda; "
+                "numbapro is read as numba (Numba runs such a kernel once the import says numba)"))
+        return "numba" + module[len("numbapro"):]
+
     def block(self, body) -> None:
         if isinstance(body, cst.SimpleStatementSuite):
             for small in body.body:
@@ -169,11 +181,11 @@ class Binder(SiblingImports):
     def small(self, small) -> None:
         if isinstance(small, cst.Import):
             for alias in small.names:
-                full = dotted(alias.name)
+                full = self.numbapro(dotted(alias.name), small)
                 local = alias.asname.name.value if alias.asname else full.split(".")[0]
                 self.import_name(local, full if alias.asname else local, None, 0)
         elif isinstance(small, cst.ImportFrom):
-            mod = dotted(small.module) if small.module is not None else ""
+            mod = self.numbapro(dotted(small.module), small) if small.module is not None else ""
             level = len(small.relative)
             if isinstance(small.names, cst.ImportStar):
                 self.star_import(mod, level)

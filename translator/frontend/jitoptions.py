@@ -45,6 +45,10 @@ def read_options(info: ModuleInfo, kwargs: dict, notes: list) -> dict:
     Raises Unsupported for an option numba-cuda does not have, or one it rejects."""
     options = {}
     for key, node in kwargs.items():
+        if key == "target" and info.module_info.numbapro_noted and _value(info, node) in ("gpu", "cuda"):
+            notes.append((node, "@cuda.jit option 'target'", "NumbaPro's way to ask for the GPU, which cuda.jit "
+                          "always compiles for: ignored (numba-cuda has no such option; delete it)"))
+            continue
         if key not in KNOWN_JIT_OPTIONS:
             why = {"target": "cuda.jit always compiles for the GPU", "nopython": "a CUDA kernel is always nopython",
                    "parallel": "a CUDA kernel is parallel by its launch"}.get(key, "")
