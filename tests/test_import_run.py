@@ -711,3 +711,37 @@ def test_a_top_level_launch_of_values_of_a_missing_package_says_to_install_it(tm
     assert rc == 2
     assert "hint: the import reached its launch at line 14, whose arguments are values of n2c_missing_cupy, which " \
            "is not installed here and stood in for: install it where numba2cuda runs" in err
+
+
+def test_cupy_where_it_is_not_installed_is_numpy_to_the_import(tmp_path, capsys):
+    """The same snippet with CuPy itself: CuPy mirrors NumPy's arrays, so where it is not installed the import
+    stands NumPy in for it, and the launch is typed as Numba types CuPy's arrays (int64 from cupy.arange). Its
+    CUDA-only parts (cupy.cuda) stay stand-ins. It was "the types of x, y, out are unknown"."""
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("cupy is installed here: the import uses the real one")
+    path = write(tmp_path, """
+        import cupy
+        from numba import cuda
+
+
+        @cuda.jit
+        def add(x, y, out):
+            start = cuda.grid(1)
+            stride = cuda.gridsize(1)
+            for i in range(start, x.shape[0], stride):
+                out[i] = x[i] + y[i]
+
+
+        a = cupy.arange(10)
+        b = a * 2.5
+        out = cupy.zeros_like(b)
+        stream = cupy.cuda.Stream()
+        add[1, 32](a, b, out)
+        """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", "-o", out)
+    assert rc == 0, err
+    assert "note: import of cupy: cupy is not installed here, so the import mode stood NumPy in for it" in err
+    assert "__global__ void add(const int64_t *x, int64_t x_shape0, const double *y, double *out)" in out.read_text()

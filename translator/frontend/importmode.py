@@ -24,6 +24,7 @@ from .constants import CONSTANT_MEMORY_BYTES, ConstArray, DeviceArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
 from .scan import find_nodes
 from .skipped import set_after_skipped
+from .standins import NUMPY_BACKED
 
 MODES = ("sim", "gpu")
 IMPORT_SECONDS = 120.0
@@ -194,6 +195,12 @@ def apply_globals(info: ModuleInfo, imported) -> None:
     for package in result.get("stand_ins", []):
         node, direct = _import_of(info, package)
         how = "" if direct else " (a module this one imports needs it)"
+        if package in NUMPY_BACKED:
+            info.notices.append(info.reporter.make(
+                node, f"import of {package}", f"{package} is not installed here, so the import mode stood NumPy in "
+                f"for it{how}: its arrays have NumPy's shapes and dtypes, as Numba types {package}'s; what NumPy "
+                "lacks is a stand-in"))
+            continue
         info.notices.append(info.reporter.make(node, f"import of {package}", f"{package} is not installed here, so "
                                                f"the import mode stood in for it{how}; the kernels do not use it, "
                                                "or translating them says so"))

@@ -83,6 +83,32 @@ class StandInModule(types.ModuleType):
         return StandIn(f"{self.__name__}.{attr}")
 
 
+class NumpyBackedModule(StandInModule):
+    """CuPy where it is not installed: NumPy's names, which CuPy mirrors (`cupy.arange(10)`, `cupy.zeros_like(a)`,
+    `cupy.random.rand(n)` make NumPy's arrays of the same shapes and dtypes), so a launch on them is typed as
+    Numba types CuPy's arrays; what NumPy lacks (`cupy.cuda.Stream`, `cupy.RawKernel`) is a stand-in."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        import numpy
+
+        if attr == "asnumpy":
+            return numpy.asarray
+        if attr == "get_array_module":
+            return lambda *args, **kwargs: numpy
+        target = numpy
+        for part in self.__name__.split(".")[1:]:  # cupy.random is numpy.random
+            target = getattr(target, part, None)
+        if target is not None and hasattr(target, attr):
+            return getattr(target, attr)
+        return StandIn(f"{self.__name__}.{attr}")
+
+
+#: packages stood in for by NumPy, which they mirror
+NUMPY_BACKED = {"cupy"}
+
+
 def package_of(value) -> str:
     """The package a StandIn or StandInModule stands in for."""
     name = value.__name__ if isinstance(value, StandInModule) else object.__getattribute__(value, "_n2c_name")
@@ -101,7 +127,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        module = StandInModule(spec.name)
+        backed = spec.name.split(".")[0] in NUMPY_BACKED
+        module = NumpyBackedModule(spec.name) if backed else StandInModule(spec.name)
         module.__path__ = []
         return module
 
