@@ -1398,6 +1398,7 @@ def test_a_snippet_that_never_imports_cuda_reads_it_as_numba_cuda_with_a_note():
     notes = [d.render() if hasattr(d, "render") else str(d) for d in info.notices]
     assert [n.split("taken to be ")[1].split(":")[0] for n in notes] == ["numba.cuda", "numba.float32", "math", "numpy"]
     assert "add `from numba import cuda` to run it" in notes[0]
+    assert "add `import numpy as np` to run it" in notes[3]  # was `import numpy`, which binds no np
     imported = "import math\nimport numpy as np\nfrom numba import cuda, float32\n" + textwrap.dedent(body)
     strip = lambda text: re.sub(r"mod\.py:\d+", "", text.split("#include", 1)[1])  # 3 import lines fewer
     assert strip(translate(body, **types)) == strip(translate(imported, **types))

@@ -803,3 +803,24 @@ def test_a_numbapro_tutorial_is_read_as_numba(tmp_path, capsys):
     path.write_text(NUMBAPRO_TUTORIAL.replace("numbapro", "numba"))  # Numba itself refuses target=
     assert main(["translate", str(path), "-o", str(out)]) == 2
     assert "error: @cuda.jit option 'target': numba-cuda has no such option" in capsys.readouterr().err
+
+
+def test_a_doc_snippet_without_imports_is_imported_as_it_is_read(tmp_path, capsys):
+    """numba-cuda's intrinsics page launches its 3-D atomic max example without importing cuda or np: the import
+    failed with NameError, so the launch never gave the kernel its types. The import now runs the snippet with the
+    names the translation reads conventionally (each noted)."""
+    path = write(tmp_path, """
+        @cuda.jit
+        def max_example_3d(result, values):
+            i, j, k = cuda.grid(3)
+            cuda.atomic.max(result, (0, 1, 2), values[i, j, k])
+
+        arr = np.random.rand(1000).reshape(10, 10, 10)
+        result = np.zeros((3, 3, 3), dtype=np.float64)
+        max_example_3d[(2, 2, 2), (5, 5, 5)](result, arr)
+    """, name="snippet.py")
+    out = tmp_path / "snippet.cu"
+    assert main(["translate", str(path), "--import-module", "-o", str(out)]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "note: 'cuda': taken to be numba.cuda" in err and "importing the module raised" not in err
+    assert "// kernel max_example_3d(result: float64[:, :, ::1], values: float64[:, :, ::1])" in out.read_text()

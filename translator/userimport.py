@@ -16,6 +16,39 @@ import tokenize
 
 MAX_CHANGES = 64
 
+# What these names mean wherever Numba code is written; a star import that numba2cuda cannot read is taken to bring
+# them with these meanings (and says so), since a kernel decorated with numba.cuda.jit means nothing else.
+CONVENTIONAL_NAMES = {"numba": "numba", "cuda": "numba.cuda", "np": "numpy", "numpy": "numpy", "math": "math",
+                      "nb": "numba"}
+# What a snippet from docs or a notebook cell means by a name it never imports (`cuda.local.array(3, float32)`).
+SNIPPET_NAMES = {**CONVENTIONAL_NAMES, **{t: f"numba.{t}" for t in (
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "complex64", "complex128", "boolean", "void", "intp", "uintp")}}
+
+
+def unimported_names(source: str) -> dict:
+    """{name: what it conventionally is} of the SNIPPET_NAMES the module uses and never binds anywhere (a code block
+    of numba-cuda's docs, a notebook cell whose imports came in an earlier cell)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    used, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return {n: SNIPPET_NAMES[n] for n in sorted(used - bound) if n in SNIPPET_NAMES}
+
 
 _PRINT = re.compile(r"print\b\s*(?:>>\s*(?P<file>[^,]+?)\s*(?:,|$))?(?P<args>.*?)(?P<comma>,?)\s*$")
 _EXEC = re.compile(r"exec\b\s*(?P<code>.+?)(?:\s+in\s+(?P<ns>.+?))?\s*$")
@@ -111,6 +144,22 @@ class _NotebookLoader(importlib.machinery.SourceFileLoader):
         if isinstance(data, bytes):
             data = importlib.util.decode_source(data)
         return super().source_to_code(python3_source(data)[0], path)
+
+    def exec_module(self, module):
+        """A snippet that uses cuda, np or float32 without importing them runs with their conventional meaning, as
+        numba2cuda reads it (its translation notes each): the cell whose imports came earlier, run after them."""
+        try:
+            source = python3_source(self.get_data(self.path).decode("utf-8", errors="replace"))[0]
+        except OSError:
+            source = ""
+        for name, qualified in unimported_names(source).items():
+            parent, _, attr = qualified.rpartition(".")
+            try:
+                module.__dict__[name] = importlib.import_module(qualified) if not parent or qualified == \
+                    "numba.cuda" else getattr(importlib.import_module(parent), attr)
+            except (ImportError, AttributeError):
+                pass
+        super().exec_module(module)
 
 
 def import_path(path: str, name: str | None = None):

@@ -14,7 +14,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .importmode import apply_globals, apply_kernels, run_import
-from ..userimport import python3_source
+from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -147,12 +147,6 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     return info
 
 
-# What these names mean wherever Numba code is written; a star import that numba2cuda cannot read is taken to bring
-# them with these meanings (and says so), since a kernel decorated with numba.cuda.jit means nothing else.
-CONVENTIONAL_NAMES = {"numba": "numba", "cuda": "numba.cuda", "np": "numpy", "numpy": "numpy", "math": "math",
-                      "nb": "numba"}
-
-
 def _mutated_arrays(info: ModuleInfo) -> None:
     """A module array that the module may change in place is not a constant: Numba bakes in the values it has
     when the kernel compiles, which the source does not tell."""
@@ -178,16 +172,11 @@ def _assume_conventional_names(info: ModuleInfo) -> None:
                                                    "cannot be read without running it"))
 
 
-# What a snippet from docs or a notebook cell means by a numba type it never imports (`cuda.local.array(3, float32)`).
-SNIPPET_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                 "uint64", "complex64", "complex128", "boolean", "void", "intp", "uintp")
-
-
 def _assume_snippet_names(info: ModuleInfo) -> None:
     """A file that uses cuda, np or math without importing them anywhere (a code block of numba-cuda's docs, a
     notebook cell whose imports came in an earlier cell): read with their conventional meaning, with a note, since
     the kernel means nothing else; Python itself would stop at the first use with a NameError."""
-    conventional = {**CONVENTIONAL_NAMES, **{t: f"numba.{t}" for t in SNIPPET_TYPES}}
+    conventional = SNIPPET_NAMES
     uses = {}
 
     class Reads(NameReads):  # `numba.cuda.jit` reads numba, not a variable cuda
@@ -206,8 +195,8 @@ def _assume_snippet_names(info: ModuleInfo) -> None:
     for name in sorted(missing, key=lambda m: info.reporter.location(uses[m]).line):
         info.aliases[name] = conventional[name]
         module, _, attr = conventional[name].rpartition(".")
-        spelt = f"import {attr}" if not module else f"from {module} import {attr}" if name == attr else \
-            f"import {conventional[name]} as {name}"
+        spelt = (f"import {attr}" if name == attr else f"import {attr} as {name}") if not module else \
+            f"from {module} import {attr}" if name == attr else f"import {conventional[name]} as {name}"
         info.notices.append(info.reporter.make(uses[name], f"'{name}'", f"taken to be {conventional[name]}: this "
                                                f"file never imports it (a snippet whose imports are elsewhere); add "
                                                f"`{spelt}` to run it"))
