@@ -745,3 +745,34 @@ def test_cupy_where_it_is_not_installed_is_numpy_to_the_import(tmp_path, capsys)
     assert rc == 0, err
     assert "note: import of cupy: cupy is not installed here, so the import mode stood NumPy in for it" in err
     assert "__global__ void add(const int64_t *x, int64_t x_shape0, const double *y, double *out)" in out.read_text()
+
+
+@pytest.mark.parametrize("decorator, imports", [
+    ("@cuda.jit(fastmath=True)", "from numba import cuda"),
+    ('@cuda.jit(target="gpu")', "from numbapro import cuda"),
+])
+def test_a_kernel_decorated_with_options_only_is_typed_at_its_launch(tmp_path, capsys, decorator, imports):
+    """`@cuda.jit(fastmath=True)` (or an old tutorial's NumbaPro `@cuda.jit(target="gpu")`) has no signature, as
+    `@cuda.jit` has none: the import mode took the call for a signature and never ran the `__main__` block that
+    launches it, so the kernel stayed untyped."""
+    path = write(tmp_path, f"""
+        import numpy as np
+        {imports}
+
+
+        {decorator}
+        def scale(a, out):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                out[i] = a[i] * 2
+
+
+        if __name__ == "__main__":
+            a = np.arange(10, dtype=np.float32)
+            out = np.zeros_like(a)
+            scale[1, 32](a, out)
+        """)
+    out = tmp_path / "out.cu"
+    rc, err = translate(capsys, path, "--import-module", "-o", out)
+    assert rc == 0, err
+    assert "// kernel scale(a: float32[::1], out: float32[::1])" in out.read_text()

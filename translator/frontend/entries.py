@@ -103,7 +103,9 @@ class _Scan(ast.NodeVisitor):
             self.functions[qual] = (node, bool(self.stack))
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         jitted = any(_jit_text(d) for d in node.decorator_list)
-        lazy = jitted and all(isinstance(d, (ast.Name, ast.Attribute)) for d in node.decorator_list)
+        # no signature: `@cuda.jit`, or options only (`@cuda.jit(fastmath=True)`): typed at the first launch
+        lazy = jitted and all(isinstance(d, (ast.Name, ast.Attribute)) or isinstance(d, ast.Call) and not d.args
+                              for d in node.decorator_list)
         anchor = ".".join(n.name for n in self.stack[:self.stack.index(functions[0]) + 1]) if functions else qual
         self.targets.append((node, first, anchor, jitted if functions or lazy else None))
         self.stack.append(node)

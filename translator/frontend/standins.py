@@ -157,6 +157,13 @@ _FINDER = _Finder()
 def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
     """Whether the package EXC says is missing is now stood in for, so the code that failed may run again."""
     root = (exc.name or "").split(".")[0]
+    if root == "numbapro" and "numbapro" not in sys.modules:
+        # Numba's predecessor, whose CUDA support became numba.cuda: an old tutorial's kernels are Numba's
+        import numba
+        import numba.cuda
+
+        sys.modules["numbapro"], sys.modules["numbapro.cuda"] = numba, numba.cuda
+        return True
     if len(_FINDER.roots) >= MAX_STAND_INS or root in _FINDER.roots or not replaceable(exc.name, path):
         return False
     if _FINDER not in sys.meta_path:
