@@ -65,8 +65,10 @@ def sponge(data, out, pending):
 @cuda.jit(device=True)
 def settle(x):
     s = None
-    for _ in range(3):
-        s = math.sin(x) if s is None else math.cos(s)
+    for k in range(3):
+        s = math.sin(x + k)
+        if s > 2.0:  # never: a loop that may leave early is what numba-cuda types as Optional after it
+            break
     return s
 
 
@@ -78,6 +80,8 @@ def search(x, best_of, solved):
         for j in range(i):
             if x[j] > 0.5:
                 best = x[j]
+            if x[j] > 2.0:  # never (x lies in [-1, 1)), as in settle
+                break
         if best is None:
             best_of[i] = -1.0
         else:
@@ -86,6 +90,8 @@ def search(x, best_of, solved):
         late = None
         for r in range(2):  # assigned on every path Numba runs; the read after the loop is guarded all the same
             late = x[i] * 2.0 + r
+            if late > 1e300:
+                break
         solved[i] += late
 
 
