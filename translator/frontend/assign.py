@@ -34,7 +34,7 @@ class AssignLowerer:
             self.optionals[name] = flag
             self.none_locals.add(name)
             self.unwrapped.discard(name)
-            if not self.none_noted & {name}:
+            if name not in self.none_noted:
                 self.none_noted.add(name)
                 self.fn.notices.append(self.info.reporter.make(
                     stmt, f"'{name} = None'", "Numba types the name Optional: `is None` tests a flag kept beside "

@@ -18,14 +18,15 @@ from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
 from .percall import PerCallLowerer
 from .reads import NameReadLowerer
+from .returns import ReturnLowerer
 from .raising import RaiseLowerer
 from .tupleassign import TupleAssignLowerer
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
-from .names import dotted, resolve, scalar_type_of_name
-from .scan import (assignment_counts, block_local_names, declared_arrays, bound_names, returned_params, returns_optional,
-                   self_rebindings, straight_line_names, tuple_arity)
+from .names import resolve, scalar_type_of_name
+from .scan import (assignment_counts, block_local_names, bound_names, declared_arrays, returned_params, returns_optional,
+                   self_rebindings, straight_line_names)
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -43,7 +44,7 @@ UNSUPPORTED_STMTS = {
 
 
 class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
-                      ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements,
+                      ReturnLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements,
                       RaiseLowerer, PerCallLowerer, NameReadLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
@@ -73,17 +74,6 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)
         self.captured: list = []  # device arrays of the module the kernel reads: parameters after its own
         self.integer_uses = None  # names the kernel uses where Numba accepts only integers, once asked
-
-    def returned_positions(self, call: cst.Call):
-        """The positions of the parameters the device function CALL calls returns (`return a`, `return a, b`), or
-        None."""
-        func = call.func
-        name = func.value if isinstance(func, cst.Name) else dotted(func)
-        target = self.info.functions.get(name) if name else None
-        returned = returned_params(target.node, self.info.functions) if target is not None else None
-        if returned is None or not all(p in target.params for p in returned):
-            return None
-        return tuple(target.params.index(p) for p in returned)
 
     # ------------------------------------------------------------ function
     def lower(self) -> ir.Function:
@@ -321,59 +311,6 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         return ir.Print(items=items)
 
     # ------------------------------------------------------------ assignments
-    def return_(self, small: cst.Return) -> list:
-        none = small.value is None or (isinstance(small.value, cst.Name) and small.value.value == "None")
-        if self.optional_result:
-            # Numba's Optional result: C returns (value, is not None); a placeholder False unifies with any type
-            value = const_expr(False, small) if none else self.expr(small.value)
-            return [ir.Return(values=[value, const_expr(not none, small)])]
-        if none:
-            return [ir.Return()]  # `return None` is a bare return, in a kernel too
-        if not self.fn.is_device:
-            raise Unsupported(small, "return with a value in a kernel", "kernels cannot return values",
-                              "write the result into an output array")
-        given = [self.scope.get(p) for p in self.returned_params or ()]
-        arrays = [isinstance(g, ir.ArrayVar) and g.kind == "param" for g in given]
-        if any(arrays) and isinstance(small.value, cst.Call):
-            # `return permute(state, buf, n)` of a function that gives back arrays it was given: its call, then
-            # what it returns of numbers
-            call = self.value(small.value)
-            numbers = [self.fresh_name(f"{small.value.func.value}_{k}", 1) for k, a in enumerate(arrays) if not a]
-            if not isinstance(call, ir.DeviceCall):
-                raise Unsupported(small.value, "return of this call", "it gives back arrays it was given, and "
-                                  "numba2cuda returns those only from a device function's own call")
-            if not numbers:
-                return [ir.ExprStmt(value=call), ir.Return()]
-            if len(numbers) == 1:
-                return [ir.Return(values=[call])]
-            return [ir.TupleCall(targets=[ir.Name(n) for n in numbers], call=call),
-                    ir.Return(values=[ir.Name(n) for n in numbers])]
-        if given and all(arrays):
-            # `return color`, `return afp, bfp` of arrays it was given (a ray tracer's shading, an MRI simulator's
-            # outputs): the caller holds them already, so C returns nothing, and a caller that keeps the value
-            # names those arrays (devcalls)
-            return [ir.Return()]
-        if any(arrays) and isinstance(small.value, cst.Tuple):
-            # `return state, buf, buf_idx` (a hash's sponge state passed along): the numbers only, as C's result
-            return [ir.Return(values=[self.expr(el.value) for el, a in zip(small.value.elements, arrays) if not a])]
-        if isinstance(small.value, cst.Tuple):
-            return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
-        callee = small.value.func.value if isinstance(small.value, cst.Call) and isinstance(
-            small.value.func, cst.Name) and small.value.func.value in self.info.functions else None
-        arity = tuple_arity(self.info.functions[callee].node, self.info.functions) if callee else None
-        if arity is not None:
-            # `return normalize(v)`: C returns each function's own result struct, so the items pass one by one
-            call = self.value(small.value)
-            if isinstance(call, ir.DeviceCall):
-                items = [self.fresh_name(f"{callee}_{k}", 1) for k in range(arity)]
-                return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call),
-                        ir.Return(values=[ir.Name(n) for n in items])]
-            return [ir.Return(values=[call if isinstance(call, ir.Expr) else self.expr(small.value)])]
-        held = self.value(small.value) if isinstance(small.value, cst.Name) else None
-        if isinstance(held, TupleValue) and all(isinstance(v, ir.Expr) for v in held.items):
-            return [ir.Return(values=list(held.items))]  # `t = (x, y); return t`: the values it holds
-        return [ir.Return(values=[self.expr(small.value)])]
-
     def annotated_assignment(self, small: cst.AnnAssign) -> list:
         """Python does not evaluate a local's annotation (`labels: torch.Tensor = ...`), so Numba, which reads the
         bytecode, never sees it: the assignment alone, and a note where the annotation looks like a type choice."""
