@@ -5,6 +5,7 @@ this file by path."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.machinery
 import importlib.util
@@ -75,16 +76,26 @@ def _python3(stmt: str) -> str | None:
     return None
 
 
-def _comment_apart(line: str) -> tuple[str, str]:
-    """LINE's code and its trailing comment (with the spaces before it), told apart by Python's tokenizer."""
+def comment_starts(code: str) -> list:
+    """(row, col) of each comment in CODE, as Python's tokenizer finds them (a '#' in a string is none); where the
+    tokenizer stops (an unclosed bracket at the end), those before."""
+    found = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
             if tok.type == tokenize.COMMENT:
-                code = line[:tok.start[1]]
-                return code.rstrip(), line[len(code.rstrip()):]
+                found.append(tok.start)
     except (tokenize.TokenError, SyntaxError):
         pass
-    return line, ""
+    return found
+
+
+def _comment_apart(line: str) -> tuple[str, str]:
+    """LINE's code and its trailing comment (with the spaces before it)."""
+    starts = comment_starts(line)
+    if not starts:
+        return line, ""
+    code = line[:starts[0][1]].rstrip()
+    return code, line[len(code):]
 
 
 def _alone(stmt: str) -> str:
@@ -102,7 +113,8 @@ def _compiles(source: str) -> SyntaxError | None:
         return exc
 
 
-def python3_source(source: str) -> tuple[str, list]:
+@functools.lru_cache(maxsize=4)  # the loader asks twice per import (exec_module, then source_to_code)
+def python3_source(source: str) -> tuple[str, tuple]:
     """SOURCE as Python 3 reads it where Python stops at a line of another dialect, and the 1-based lines changed.
     A notebook's cell saved as a file: the IPython magics (`%%writefile k.py`, `%matplotlib inline`, `!pip install
     numba`), which IPython runs, are made comments. An old tutorial's Python 2 statements (`print x, y`, `exec s`,
@@ -113,27 +125,27 @@ def python3_source(source: str) -> tuple[str, list]:
     while len(changed) < MAX_CHANGES:
         try:
             if (exc := _compiles(source)) is None:
-                return source, changed
+                return source, tuple(changed)
         except (ValueError, RecursionError, MemoryError):
-            return source, changed
+            return source, tuple(changed)
         lines = source.splitlines(keepends=True)
         line = exc.lineno or 0
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         body = text.lstrip()
         indent = text[:len(text) - len(body)]
         if line in changed or not body:
-            return source, changed
+            return source, tuple(changed)
         if body.startswith(("%", "!")):
             lines[line - 1] = indent + "#" + body
         else:
             code, comment = _comment_apart(body.rstrip("\r\n"))
             fixed = _python3(code)
             if fixed is None or _compiles(_alone(fixed)) is not None:
-                return source, changed
+                return source, tuple(changed)
             lines[line - 1] = indent + fixed + comment + text[len(text.rstrip("\r\n")):]
         source = "".join(lines)
         changed.append(line)
-    return source, changed
+    return source, tuple(changed)
 
 
 class _NotebookLoader(importlib.machinery.SourceFileLoader):
@@ -148,9 +160,9 @@ class _NotebookLoader(importlib.machinery.SourceFileLoader):
     def exec_module(self, module):
         """A snippet that uses cuda, np or float32 without importing them runs with their conventional meaning, as
         numba2cuda reads it (its translation notes each): the cell whose imports came earlier, run after them."""
-        try:
-            source = python3_source(self.get_data(self.path).decode("utf-8", errors="replace"))[0]
-        except OSError:
+        try:  # decoded as source_to_code gets it, so the conversion is asked of one string
+            source = python3_source(importlib.util.decode_source(self.get_data(self.path)))[0]
+        except (OSError, SyntaxError, UnicodeDecodeError):
             source = ""
         for name, qualified in unimported_names(source).items():
             parent, _, attr = qualified.rpartition(".")

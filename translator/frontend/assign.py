@@ -32,10 +32,9 @@ class AssignLowerer:
             name = target.value
             flag = self.optionals.get(name) or self.fresh_name(f"{name}_is_some")
             self.optionals[name] = flag
-            self.none_locals.add(name)
             self.unwrapped.discard(name)
-            if name not in self.none_noted:
-                self.none_noted.add(name)
+            if name not in self.none_locals:  # said once, at its first `= None`
+                self.none_locals.add(name)
                 self.fn.notices.append(self.info.reporter.make(
                     stmt, f"'{name} = None'", "Numba types the name Optional: `is None` tests a flag kept beside "
                     "it; a kernel's statement that reads it while None stops the thread, as Numba's exception does, "

@@ -164,8 +164,8 @@ class Binder(SiblingImports):
         read as numba, as an old tutorial's `from numbapro import cuda` means: a note says so."""
         if module != "numbapro" and not module.startswith("numbapro."):
             return module
-        if not self.view.numbapro_noted:
-            self.view.numbapro_noted = True
+        if not self.view.imports_numbapro:
+            self.view.imports_numbapro = True
             self.view.notices.append(self.view.reporter.make(
                 node, "import of numbapro", "NumbaPro is Numba's predecessor, whose CUDA support became numba.cuda; "
                 "numbapro is read as numba (Numba runs such a kernel once the import says numba)"))

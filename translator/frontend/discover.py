@@ -26,9 +26,8 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
-from .names import resolve
 from .percall import per_call_kinds
-from .ufuncs import CPU_JIT_NAMES, cpu_jit, ufunc_decorator
+from .ufuncs import cpu_jit, names_cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
 
@@ -198,8 +197,7 @@ class Discoverer:
     def apply_site(self, view, call: cst.Call, bound, prefix) -> None:
         """`cuda.jit(sig)(fn)` or `cuda.jit(fn, ...)`: fn (a plain function in scope) becomes a kernel."""
         if bound and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
-                and resolve(view, call.func.func if isinstance(call.func, cst.Call) else call.func) in CPU_JIT_NAMES \
-                and call.args[0].value.value in view.plain_functions:
+                and names_cpu_jit(view, call.func) and call.args[0].value.value in view.plain_functions:
             # `njit_f = numba.njit(f)`, `njit(cache=True)(f)`: a CPU dispatcher, which a kernel calls as a device
             # function (numba-cuda's cpu_gpu_compat), typed by the call
             jit = ([], {"device": cst.Name("True")})

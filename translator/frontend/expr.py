@@ -121,7 +121,6 @@ class ExprLowerer:
         self.counters: set = set()  # loop counters the translator made, which run from 0 up
         self.optionals: dict = {}  # a name bound to an Optional result -> the local saying it is not None
         self.none_locals: set = set()  # optionals that are locals set to None (`x = None`), not results
-        self.none_noted: set = set()
         self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
         self.none_guards: list = []  # Optional names the statement being lowered uses whatever they hold
         self.conditional = 0  # > 0 in an operand that may not be evaluated (`a and b`'s b, `x if c else y`)

@@ -81,7 +81,7 @@ class ModuleInfo:
     plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
     notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
     argv_notes: dict = field(default_factory=dict)  # name -> the note that its value took sys.argv as empty
-    numbapro_noted: bool = False  # the note that numbapro is read as numba was given
+    imports_numbapro: bool = False  # `from numbapro import cuda`: read as numba (said once, in a note)
     star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)
     import_failed: object = None  # import mode: the note saying why importing failed (the source was read)

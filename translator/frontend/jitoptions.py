@@ -8,15 +8,14 @@ any of these (several signatures: one C function each), a name bound to one of t
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import typesys as T
+from ..userimport import comment_starts
 from .constants import ConstEvalError, Typed, const_eval
 from .names import resolve
 
@@ -45,7 +44,7 @@ def read_options(info: ModuleInfo, kwargs: dict, notes: list) -> dict:
     Raises Unsupported for an option numba-cuda does not have, or one it rejects."""
     options = {}
     for key, node in kwargs.items():
-        if key == "target" and info.module_info.numbapro_noted and _value(info, node) in ("gpu", "cuda"):
+        if key == "target" and info.module_info.imports_numbapro and _value(info, node) in ("gpu", "cuda"):
             notes.append((node, "@cuda.jit option 'target'", "NumbaPro's way to ask for the GPU, which cuda.jit "
                           "always compiles for: ignored (numba-cuda has no such option; delete it)"))
             continue
@@ -126,12 +125,7 @@ def _without_comments(code: str) -> str:
     if "#" not in code:
         return code
     lines = code.splitlines(keepends=True)
-    try:
-        comments = [t.start for t in tokenize.generate_tokens(io.StringIO(code).readline)
-                    if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError):
-        return code
-    for row, col in reversed(comments):
+    for row, col in reversed(comment_starts(code)):
         lines[row - 1] = lines[row - 1][:col].rstrip() + ("\n" if lines[row - 1].endswith("\n") else "")
     return "".join(lines)
 

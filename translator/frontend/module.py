@@ -73,13 +73,13 @@ def _expand_indent_tabs(source: str) -> str:
     return "".join(out)
 
 
-def checked_source(source: str, path: str) -> tuple[str, list]:
+def checked_source(source: str, path: str) -> tuple[str, tuple]:
     """(SOURCE, []) where Python compiles it (guard.check_source), else, for a notebook's cell saved as a file or
     an old tutorial's Python 2 lines, SOURCE as Python 3 reads it and the lines changed (userimport.python3_source);
     anything else is the UserError it was."""
     try:
         check_source(source, path)
-        return source, []
+        return source, ()
     except UserError:
         fixed, changed = python3_source(source)
         if not changed:

@@ -25,8 +25,8 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import (assignment_counts, block_local_names, bound_names, declared_arrays, returned_params, returns_optional,
-                   self_rebindings, straight_line_names)
+from .scan import (assignment_counts, block_local_names, bound_names, declared_arrays, returned_params,
+                   returns_optional, self_rebindings, straight_line_names)
 
 UNSUPPORTED_STMTS = {
     cst.Try: ("try statement", "kernels cannot handle exceptions", "check the condition with if"),
@@ -44,8 +44,8 @@ UNSUPPORTED_STMTS = {
 
 
 class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
-                      ReturnLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer, DebuggerStatements,
-                      RaiseLowerer, PerCallLowerer, NameReadLowerer, ExprLowerer):
+                      ReturnLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer,
+                      DebuggerStatements, RaiseLowerer, PerCallLowerer, NameReadLowerer, ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types
@@ -118,8 +118,8 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         body = inits + self.block(self.fn.node.body)
         body = self.prologue + body  # names bound to several arrays are declared up front (ArrayBind)
         flags = {self.optionals[name] for name in self.none_locals}  # `x = None`'s flag, where nothing asks it
-        if flags - _names_read(body):
-            body = _drop_unread(body, flags - _names_read(body))
+        if flags and (unasked := flags - _names_read(body)):
+            body = _drop_unread(body, unasked)
         while self.shape_consts & (unread := self.shape_consts - _names_read(body)):
             body = _drop_unread(body, unread)  # `ROWS = TPB // 8`: dropping ROWS leaves TPB unread too
             self.shape_consts -= unread

@@ -35,11 +35,12 @@ class UfuncSpec:
 def cpu_jit(info, fn: cst.FunctionDef) -> bool:
     """Is FN a CPU @numba.jit/@njit function? Numba-cuda compiles one called from a kernel as a device function
     (its cpu_gpu_compat example), typed by the call's arguments: its CPU signature and options do not apply."""
-    for dec in fn.decorators:
-        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        if resolve(info, target) in CPU_JIT_NAMES:
-            return True
-    return False
+    return any(names_cpu_jit(info, dec.decorator) for dec in fn.decorators)
+
+
+def names_cpu_jit(info, node) -> bool:
+    """Is NODE numba's CPU jit, bare or called with options (`njit`, `numba.jit(nopython=True)`)?"""
+    return resolve(info, node.func if isinstance(node, cst.Call) else node) in CPU_JIT_NAMES
 
 
 def ufunc_decorator(info, fn: cst.FunctionDef, type_text) -> UfuncSpec | None:

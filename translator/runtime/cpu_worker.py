@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cpurun import CpuLaunchError, launch
+from .launch_checks import memory_order
 
 _MEMORY, _RACES, _SIGNALS = 1, 2, 4
 
@@ -139,8 +140,8 @@ def _guarded(lib, a: np.ndarray, name: str) -> np.ndarray:
         raise MemoryError(f"cannot map {a.nbytes} bytes for {name}")
     if a.nbytes == 0:
         return np.empty(a.shape, a.dtype)
-    order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"  # as the kernel indexes it
-    view = np.frombuffer((ctypes.c_char * a.nbytes).from_address(ptr), dtype=a.dtype).reshape(a.shape, order=order)
+    view = np.frombuffer((ctypes.c_char * a.nbytes).from_address(ptr), dtype=a.dtype).reshape(
+        a.shape, order=memory_order(a))  # as the kernel indexes it
     view[...] = a
     return view
 

@@ -56,7 +56,8 @@ def run_case(args: dict, arrays: list):
     given = iter(arrays)
     # every array goes to the device and back, inputs too: a write to a read-only input must show; record
     # arrays (RNG states) travel as their uint64 words
-    host = [np.require(next(given), requirements=p.get("order", "C")) if p["array"] else complex(*p["value"]) if p.get("complex") else
+    host = [np.require(next(given), requirements=p.get("order", "C")) if p["array"] else
+            complex(*p["value"]) if p.get("complex") else
             tuple(p["value"]) if isinstance(p["value"], list) else p["value"] for p in args["params"]]  # JSON lists
     dev = [to_torch(a, "cuda") if isinstance(a, np.ndarray) else a for a in host]
     try:

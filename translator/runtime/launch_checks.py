@@ -252,6 +252,12 @@ def check_array(kernel, p: Param, dtype, ndim, contiguous, what, hint=""):
                         f"({what}, not {why}){hint}")
 
 
+def memory_order(a) -> str:
+    """"F" for an array laid out column-major only (a transpose, np.asfortranarray), else "C": the order a kernel
+    typed for it indexes, which a copy of it keeps."""
+    return "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+
+
 def numpy_dtype_name(dtype) -> str:
     """A NumPy dtype as the parameter types spell it ('float32', 'bool'); byte-swapped ones keep their '>'."""
     name = dtype.name if dtype.isnative else dtype.str

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .launch_checks import memory_order
+
 WORD = np.dtype(np.uint64)
 
 
@@ -34,8 +36,7 @@ def to_torch(a, device):
 
     if is_record_array(a):
         return torch.from_numpy(as_words(a)).to(device)
-    fortran = a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous  # a column-major parameter's
-    return torch.from_numpy(np.require(a, requirements="F" if fortran else "C")).to(device)
+    return torch.from_numpy(np.require(a, requirements=memory_order(a))).to(device)  # a column-major one stays so
 
 
 def numba_view(tensor, dtype: np.dtype):

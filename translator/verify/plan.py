@@ -272,7 +272,9 @@ def redraw(ex, dist, rng, facts, specs):
 
 
 def _order(a: np.ndarray) -> str:
-    """The memory order an example's array has, which a redrawn one keeps (a kernel may take it column-major)."""
+    """The memory order an example's array has, which a redrawn one keeps (a kernel may take it column-major).
+    runtime.launch_checks.memory_order's test, repeated: verify's reference process loads this file by path,
+    where a relative import has no package."""
     return "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
 
 
