@@ -148,6 +148,8 @@ class Typer:
             if t is not None and not (isinstance(t, T.Scalar) and (t.is_int or t.kind == "b")):
                 raise TypeErrorAt(i.node or e.node, "array index", f"indices must be integers, got {t}",
                                   "convert with int(...)")
+        if e.field is not None:  # a record's field
+            return e.array.dtype.field_type(e.field)
         return e.array.dtype
 
     def atomic_indices(self, address) -> None:

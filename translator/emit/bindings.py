@@ -16,6 +16,7 @@ from ..ir.cnames import NameTable
 from ..errors import UserError
 from ..lower.names import entry_name, name_program
 from ..ir import typesys as T
+from ..ir.records import Record
 from ..analysis.specialize import value_rules
 from .cexpr import c_type
 from .render import environment, is_cooperative, python_signature, rule_refusal
@@ -78,8 +79,10 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
             ct = c_type(p.type.dtype)
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
             params.append(f"const at::Tensor &{c[p.name]}")
-            if p.type.dtype.kind == "r":  # records (RNG states) arrive as uint64 words, one more dimension
-                array_checks.append((f"!n2c_records_ok({c[p.name]}, {p.type.ndim}, {p.type.dtype.bits // 64})", i))
+            if p.type.dtype.kind == "r":  # records arrive as their uint64 words (RNG states) or bytes, one more dimension
+                unit, n = ("at::kByte", p.type.dtype.size) if isinstance(p.type.dtype, Record) else \
+                    ("at::kUInt64", p.type.dtype.bits // 64)
+                array_checks.append((f"!n2c_records_ok({c[p.name]}, {unit}, {p.type.ndim}, {n})", i))
             else:
                 order = ", true" if p.type.layout == "F" else ""  # column-major: the first index steps by one
                 array_checks.append((f"!n2c_array_ok({c[p.name]}, {AT_TYPES[p.type.dtype.name]}, {p.type.ndim}"
@@ -145,6 +148,8 @@ def render_bindings(program, source_name: str) -> str:
     kernels = [kernel_context(fn, functions) for fn in program.kernels]
     records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
                       if p.array is not None and c_type(p.type.dtype).startswith("n2c::")})
+    user_records = sorted({c_type(p.type.dtype) for fn in program.kernels for p in fn.params
+                           if p.array is not None and isinstance(p.type.dtype, Record)})
     fp16 = any(T.FLOAT16 in (p.type, getattr(p.type, "dtype", None)) for fn in program.kernels for p in fn.params)
-    return environment().get_template("bindings.cpp.j2").render(records=records, fp16=fp16,
+    return environment().get_template("bindings.cpp.j2").render(records=records, user_records=user_records, fp16=fp16,
         version=__version__, source_name=source_name, kernels=kernels)

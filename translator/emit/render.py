@@ -13,6 +13,7 @@ import jinja2
 from ..version import __version__
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..ir.records import Record, c_struct
 from .cexpr import c_literal, c_type, pitch_name, shape_name
 from .codegen import CPrinter
 from ..ir.cnames import NameTable
@@ -346,6 +347,8 @@ class Renderer:
         helpers = "\n\n".join(sections[h] for h in sorted(program.helpers | self.printer.helpers_printed,
                                                            key=order.index))
         linked = self.linked()
+        records = {a.dtype.name: a.dtype for fn in program.kernels + program.device_functions()
+                   for a in getattr(fn, "arrays", []) if isinstance(a.dtype, Record)}
         cooperative = any(k["cooperative"] for k in kernels)
         fortran = any(isinstance(p.type, T.Array) and p.type.layout == "F"
                       for fn in program.kernels for p in fn.python_params)
@@ -354,6 +357,7 @@ class Renderer:
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
             kernels=kernels, helpers=helpers, linked=linked, constants=self.constants(),
+            records=[c_struct(r) for _, r in sorted(records.items())],
             functions=device + kernel_codes,
             provenance=getattr(program, "provenance", None) or [], how=translated_how(program.info))
         return re.sub(r"\n{3,}", "\n\n", text)

@@ -13,6 +13,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
+from .recordfields import is_record
 from .scan import returns_tuple, tuple_arity
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
@@ -59,10 +60,26 @@ class AssignLowerer:
                 raise Unsupported(target, "assignment to a slice or row", "assign element by element",
                                   "loop over the elements: a[i, j] = ...")
             self._mark_written(load.array, target)
-            return [ir.Store(target=load, value=self.expr(value_node))]
+            return [ir.Store(target=load, value=self.stored_value(load, value_node))]
         if isinstance(target, cst.Attribute):
+            load = self.value(target)
+            if isinstance(load, ir.Load) and load.field is not None:  # `a[i].x = v`, `r.x = v`: a record's field
+                self._mark_written(load.array, target)
+                return [ir.Store(target=load, value=self.expr(value_node))]
             raise Unsupported(target, "attribute assignment", "kernels cannot set attributes")
         raise Unsupported(target, "assignment target", "only names, tuples of names and array elements")
+
+    def stored_value(self, load: ir.Load, value_node):
+        """What `a[i] = value` stores: a number, or for a record element a whole record (`a[i] = a[j]`, `a[i] = r`)."""
+        if is_record(load):
+            value = self.value(value_node)
+            if isinstance(value, ir.ArrayVar) and is_record(value):
+                value = ir.Load(value, [])
+            if not (is_record(value) and value.array.dtype == load.array.dtype):
+                raise Unsupported(value_node, "assignment to a record", "a record element takes a record of its "
+                                  "own type", "assign its fields one by one: a[i].x = ...")
+            return value
+        return self.expr(value_node)
 
     def fill_view(self, view: ir.ArrayVar, target, value_node) -> list:
         """`a[:, :] = 0`, `row[1:] = x` (pyfk zeroes its local arrays so): Numba's setitem of a number into a
@@ -109,6 +126,8 @@ class AssignLowerer:
         if isinstance(self.scope.get(name), Poisoned):
             raise Reported(name)
         value = self.value(value_node)
+        if isinstance(value, ir.Load) and is_record(value):  # `p = particles[i]`: a reference to that record
+            value = self.record_reference(value, value_node)
         if isinstance(value, ir.DeviceCall) and value.optional:
             # `b = compute_bin(x)` of a function that may return None: the value and whether it is not None
             if name in self.scope:
@@ -336,6 +355,17 @@ class AssignLowerer:
             if not isinstance(cur, ir.Name):
                 raise Unsupported(small.target, "augmented assignment", "only scalar variables and array elements")
             return [ir.Assign(target=ir.Name(small.target.value), value=ir.BinOp(op, cur, self.expr(small.value)))]
+        if isinstance(small.target, cst.Attribute):  # `a[i].x += v`: a record's field
+            load = self.value(small.target)
+            if not (isinstance(load, ir.Load) and load.field is not None):
+                raise Unsupported(small.target, "augmented assignment to an attribute", "kernels cannot set "
+                                  "attributes", "only names, array elements and record fields")
+            if not all(is_pure(i) for i in load.indices):
+                raise Unsupported(small.target, "augmented assignment with a call in the index",
+                                  "the index would be evaluated twice", "assign the index to a variable first")
+            self._mark_written(load.array, small.target)
+            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field)
+            return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
         if isinstance(small.target, cst.Subscript):
             base = small.target.value
             if isinstance(base, cst.Name) and isinstance(self.value(base), TupleValue):
@@ -349,7 +379,7 @@ class AssignLowerer:
                 raise Unsupported(small.target, "augmented assignment with a call in the index",
                                   "the index would be evaluated twice", "assign the index to a variable first")
             self._mark_written(load.array, small.target)
-            again = ir.Load(load.array, list(load.indices))
+            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field)
             return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
         raise Unsupported(small.target, "augmented assignment target", "only names and array elements")
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from .recordfields import is_record
 from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
@@ -48,6 +49,8 @@ class DeviceCallLowerer:
         returned, given = returned_params(target.node, self.info.functions) or (), {}
         for param, a in zip(target.params, args):
             v = self.value(a)
+            if isinstance(v, ir.Load) and is_record(v):  # `energy(ps[i])`: Numba passes the record by reference
+                v = self.record_reference(v, a)
             if param in returned and isinstance(v, ir.ArrayVar):
                 given[param] = v
             items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None

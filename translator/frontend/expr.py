@@ -12,6 +12,7 @@ from ..ir import typesys as T
 from ..errors import Unsupported
 from .constants import Typed
 from .names import resolve
+from .recordfields import is_record
 from ..ir.facts import decided_test, is_pure
 
 BINOPS = {
@@ -270,11 +271,26 @@ class ExprLowerer:
             return self.tuple_subscript(base, node)
         if isinstance(base, ir.Load) and base.array.dtype.name in T.RECORD_FIELDS:
             return self.record_field(base, node)
+        if is_record(base):  # a["x"] of a record: its field, as a.x
+            return self.record_member(base, self.record_key(node), node)
         if not isinstance(base, ir.ArrayVar):
             raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
         if any(isinstance(el.slice, cst.Slice) for el in node.slice):
             return self.slice_view(base, node)
         return self.index_array(base, self.index_list(node), node)
+
+    def record_key(self, node) -> str:
+        """The field a record is subscripted with: a string, as Numba requires (a literal or a constant)."""
+        key = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            else None
+        if isinstance(key, cst.SimpleString):
+            return key.evaluated_value
+        value = self.value(key) if key is not None else None
+        if isinstance(value, ir.Const) and isinstance(value.value, str):
+            return value.value
+        raise Unsupported(node, "record subscript", "a record is subscripted by a field's name, a string Numba "
+                          "knows when it compiles", f'write {self.info.code(node.value)}["name"] or '
+                          f"{self.info.code(node.value)}.name")
 
     def record_field(self, record: ir.Load, node):
         """`states[i]["s0"]` (an Ising model's random bits): a field of a record element, read by name."""

@@ -90,6 +90,8 @@ class ModuleInfo:
     # an enclosing function's own names -> their kind ("int", "bool", "float", None): values of one call, which
     # Numba bakes into the kernel that call makes (frontend/percall.py)
     per_call: dict = field(default_factory=dict)
+    records: dict | None = None  # the module's structured dtypes by name (frontend.dtypes), once read
+    run_records: dict = field(default_factory=dict)  # import mode: name -> Numba's type of a record the run made
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

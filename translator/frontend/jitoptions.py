@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .dtypes import record_spellings
 from ..errors import Unsupported
 from ..ir import typesys as T
 from ..userimport import comment_starts
@@ -110,13 +111,19 @@ def _launch_numbers(node, key, value):
 
 _DOTTED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TYPE_MODULES = ("numba.", "np.", "cuda.", "types.")
+_FROM_DTYPE_RE = re.compile(r"(?:[A-Za-z_][\w.]*\.)?from_dtype\(\s*([A-Za-z_]\w*)\s*\)")
 
 
 def type_text(info: ModuleInfo, node) -> str:
     """Source text of a type written as an expression (`nb.float32[:, ::1]`) or a string, unqualified."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return node.evaluated_value
-    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0)), _without_comments(info.code(node)))
+    code = _without_comments(info.code(node))
+    if "from_dtype" in code:  # `from_dtype(particle)[::1]` in a signature: Numba's record type of that dtype
+        records = record_spellings(info)
+        code = _FROM_DTYPE_RE.sub(lambda m: records.get(m.group(1), m.group(0)), code)
+    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0)) if not m.group(0).startswith("Record") else
+                          m.group(0), code)
 
 
 def _without_comments(code: str) -> str:
@@ -131,6 +138,9 @@ def _without_comments(code: str) -> str:
 
 
 def _unqualified(info, name: str) -> str:
+    records = record_spellings(info)
+    if name in records:  # `particle_t[:]` of `particle_t = numba.from_dtype(particle)`: Numba's record type
+        return records[name]
     head = name.split(".")[0]
     if head in info.aliases:
         qualified = info.aliases[head] + name[len(head):]
@@ -180,7 +190,8 @@ def one_signature(info: ModuleInfo, node):
     try:
         return T.parse_signature(text)
     except T.TypeStringError as exc:
-        spelling = T.why_unknown(text) == T.NOT_EXTENSIONS  # a record or a datetime: the reason says what to do
+        # a record or a datetime: the reason says what to do
+        spelling = T.why_unknown(text) == T.NOT_EXTENSIONS and "Record(" not in text
         raise Unsupported(node, "signature", str(exc),
                           "write Numba's spelling, e.g. 'void(float32[:, ::1], int32)'" if spelling else "") from None
 

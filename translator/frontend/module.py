@@ -13,6 +13,7 @@ from .closures import array_mutations
 from .constants import ConstArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
+from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
 from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source
 from ..errors import Diagnostic, Location, Reporter, UserError
@@ -55,7 +56,8 @@ def _collect_declared_types(info: ModuleInfo, body) -> None:
                     continue
                 info.declared_type_nodes[key.evaluated_value] = key
                 try:
-                    info.declared_types[key.evaluated_value] = T.parse_types_option(value.evaluated_value)
+                    info.declared_types[key.evaluated_value] = T.parse_types_option(value.evaluated_value,
+                                                                                    record_spellings(info))
                 except T.TypeStringError as exc:
                     info.reporter.add(value, TYPES_DECLARATION, str(exc), hint)
             info.declared_types_broken |= len(info.reporter.diagnostics) > before

@@ -72,6 +72,9 @@ class Describer:
         dtype = _dtype_name(v)
         if dtype is not None:
             return {"kind": "dtype", "name": dtype}
+        record = _record_type(v)
+        if record is not None:
+            return {"kind": "record", "type": record}
         if _is_cuda_dispatcher(v) or _is_cpu_dispatcher(v):
             return {"kind": "kernel", "id": self.kernel(v, None)}
         if inspect.ismodule(v):
@@ -162,6 +165,21 @@ def _plain(v):
     if isinstance(v, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in v):
         return list(v)
     return None
+
+
+def _record_type(v):
+    """Numba's spelling of a structured dtype, or of Numba's type of one (numba.from_dtype), else None."""
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return None
+    import numpy as np
+
+    if isinstance(v, np.dtype) and v.names is not None:
+        try:
+            return str(numba.from_dtype(v))
+        except Exception:  # noqa: BLE001 - a dtype Numba cannot type (objects, strings): not a record kernels use
+            return None
+    return str(v) if isinstance(v, numba.core.types.Record) else None
 
 
 def _dtype_name(v):

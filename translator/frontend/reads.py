@@ -13,6 +13,7 @@ from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANT
                         TimeDelta, installed, library_constant)
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
 from .info import STOOD_IN
+from .recordfields import is_record
 from .runhint import with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import root_array
@@ -190,7 +191,10 @@ class NameReadLowerer:
             if attr not in ("x", "y", "z"):
                 raise Unsupported(node, f".{attr}", f"{base.c_name} has only .x, .y and .z")
             return ir.Builtin(f"{base.c_name}.{attr}", T.INT32, T.UINT32)
+        if is_record(base):  # `a[i].x`, `r.x` of `r = a[i]` or of a record argument
+            return self.record_member(base, attr, node)
         if isinstance(base, ir.ArrayVar):
+            self.whole_array_field(base, attr, node)
             return self.array_attribute(base, attr, node)
         if isinstance(base, ir.Expr) and attr in ("real", "imag"):
             return ir.Member(base, attr)

@@ -64,7 +64,7 @@ class ArrayViewLowerer:
                 continue  # row 0 starts where the array does
             if not (isinstance(idx, ir.Const) and isinstance(idx.value, int) and idx.value > 0):
                 idx = ir.Call(intrinsics.WRAP_INDEX, [idx, self.shape_of(base, d)])  # a[-1] is the last row
-            term = ir.BinOp("*", idx, stride)
+            term = idx if stride is None else ir.BinOp("*", idx, stride)  # stride None: a record's own element
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
         view = ir.ArrayVar("", base.dtype, shape, "view", base=base, offset=_stepped(offset, base))

@@ -162,6 +162,7 @@ class Load(Expr):
     array: ArrayVar
     indices: list
     wrap: list = field(default_factory=list)  # per index: needs Python's negative-index wraparound
+    field: str | None = None  # a field of a record element (`a[i].x`): the struct member read or written
 
 
 @dataclass(eq=False)

@@ -102,7 +102,7 @@ def scalar_by_name(name: str) -> Scalar | None:
 
 
 def c_name(t: Scalar) -> str:
-    return C_NAMES[t.name]
+    return getattr(t, "cname", "") or C_NAMES[t.name]  # a record: its struct
 
 
 def int_of(bits: int, signed: bool) -> Scalar:
@@ -118,15 +118,15 @@ class TypeStringError(ValueError):
 _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
 # a misspelling, or a type a library registers with Numba (cudf's string and masked types), which has no C here
 NOT_EXTENSIONS = " (numba2cuda knows Numba's own types, not those a library adds to Numba)"
-RECORD = (" (a record: an element of a structured dtype, which numba2cuda does not translate; pass each field as "
-          "an array of its own)")
+RECORD = (" (a record's array field, Numba's nestedarray, which is read through its record: pass the record, "
+          "or the field as an array of its own)")
 DATETIME = (" (numba2cuda does not translate datetime64 and timedelta64 values; pass an array of them as its int64 view, "
             "a.view(np.int64), and compare the counts)")
 
 
 def why_unknown(text: str) -> str:
     """Why the type TEXT has no translation: Numba's own record and datetime types are said as what they are."""
-    if "Record(" in text or "nestedarray(" in text:
+    if "nestedarray(" in text and "Record(" not in text:
         return RECORD
     if re.search(r"(datetime|timedelta)|\b[mM]8\b", text, re.I):
         return DATETIME
@@ -137,6 +137,8 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     """`float32[:, ::1]` -> Array(float32, 2, "C"); `int32` -> INT32 (Numba's own spelling); `UniTuple(int64, 2)`
     and `Tuple((int64, float32))` -> a Tuple of those scalars."""
     text = text.strip()
+    if text.startswith("Record("):
+        return _record_type(text)
     m = _ARRAY_RE.match(text)
     if not m:
         t = scalar_by_name(text)
@@ -157,17 +159,38 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
     dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
         raise TypeStringError(f"unknown element type '{m.group(1)}'{why_unknown(m.group(1))}")
-    if m.group(2).replace(" ", "") == "()":
+    return _array_of(dtype, m.group(1), m.group(2))
+
+
+def _record_type(text: str):
+    """`Record(...)` (a record argument) or `Record(...)[:]` (an array of them), as numba.typeof prints them."""
+    from .records import parse_record  # records.py builds on this module's scalars
+
+    depth = 0
+    for end, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and ch == ")":
+            break
+    record, rest = parse_record(text[:end + 1]), text[end + 1:].strip()
+    if not rest:
+        return record
+    if not (rest.startswith("[") and rest.endswith("]")):
+        raise TypeStringError(f"cannot read '{text}': after a record type, only array dimensions such as [:]")
+    return _array_of(record, "Record(...)", rest[1:-1])
+
+
+def _array_of(dtype, shown: str, dims_text: str) -> Array:
+    if dims_text.replace(" ", "") == "()":
         return Array(dtype, 0, "C")
-    dims = [d.replace(" ", "") for d in m.group(2).split(",")]
+    dims = [d.replace(" ", "") for d in dims_text.split(",")]
     if not all(d in (":", "::1") for d in dims):
-        raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{m.group(2)}]'")
+        raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{dims_text}]'")
     if len(dims) > 1 and dims[0] == "::1" and all(d == ":" for d in dims[1:]):
         return Array(dtype, len(dims), "F")  # Fortran order: `np.asfortranarray(a)`, a transpose `a.T`
     if dims.count("::1") > 1 or "::1" in dims[1:-1]:
         raise TypeStringError("'::1' marks the one dimension whose elements are adjacent: the last (C order, "
-                              f"{m.group(1)}[{', '.join([':'] * (len(dims) - 1) + ['::1'])}]) or the first (Fortran "
-                              f"order, {m.group(1)}[{', '.join(['::1'] + [':'] * (len(dims) - 1))}])")
+                              f"{shown}[{', '.join([':'] * (len(dims) - 1) + ['::1'])}]) or the first (Fortran "
+                              f"order, {shown}[{', '.join(['::1'] + [':'] * (len(dims) - 1))}])")
     layout = "C" if dims[-1] == "::1" else "A"
     return Array(dtype, len(dims), layout)
 
@@ -219,16 +242,29 @@ def parse_signature(text: str) -> tuple[Scalar | Void | Tuple | None, list[Scala
     parts = split_top_level(text)
     if len(parts) > 1 or (parts and text.endswith(",")):  # Numba evaluates "int32[:], int64" to a tuple of args
         return None, [parse_type(p) for p in parts]
-    m = re.match(r"^(.*?)\s*\(((?:[^()]|\([^()]*\)|\((?:[^()]|\([^()]*\))*\))*)\)$", text, re.S)
-    if not m or (m.group(1) and not re.match(r"^[\w\s\[\]:,()]*$", m.group(1))):
+    opening = _opening_of_last(text)
+    if opening is None or not re.match(r"^[\w\s\[\]:,()]*$", text[:opening]):
         raise TypeStringError(f"cannot read signature '{text}'; write e.g. 'void(float32[:, ::1], int32)'")
-    ret_name, body = m.group(1).strip(), m.group(2)
+    ret_name, body = text[:opening].strip(), text[opening + 1:-1]
     ret = None
     if ret_name in ("void", "none", "None"):
         ret = VOID
     elif ret_name:
         ret = parse_return_type(ret_name)
     return ret, [parse_type(p) for p in split_top_level(body)]
+
+
+def _opening_of_last(text: str) -> int | None:
+    """Where the parenthesis that closes TEXT opens: `UniTuple(float32, 2)(float32)` -> 20, the arguments'
+    (a record's type, `Record(d[type=nestedarray(uint8, (5,));...])`, nests its own)."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return None
 
 
 def parse_return_type(text: str):
@@ -260,13 +296,16 @@ def parse_tuple_type(text: str) -> Tuple:
     return Tuple(tuple(items))
 
 
-def parse_types_option(text: str) -> dict[str, Scalar | Array]:
-    """`m=float32[:,:], tw=int32` (the --types grammar) -> {name: type}."""
+def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Scalar | Array]:
+    """`m=float32[:,:], tw=int32` (the --types grammar) -> {name: type}; SPELLINGS: names a module gives types
+    (its structured dtypes) -> their type strings."""
     out = {}
     for part in split_top_level(text):
         if "=" not in part:
             raise TypeStringError(f"expected name=type, got '{part}'")
         name, ty = part.split("=", 1)
+        if spellings:
+            ty = re.sub(r"^\s*([A-Za-z_][\w.]*)", lambda m: spellings.get(m.group(1), m.group(1)), ty)
         try:
             out[name.strip()] = parse_type(ty)
         except TypeStringError as exc:  # say which parameter: a spec names several

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..ir.records import Record
 from ..analysis.bounds import Bounds
 from ..analysis.dataflow import sub_blocks
 from ..errors import Unsupported
@@ -87,6 +88,12 @@ class Legalizer:
                 or any(v.type == T.FLOAT16 for v in self.fn.variables) \
                 or any(p.type == T.FLOAT16 for p in self.fn.params):
             self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
+        for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, Record)}:
+            kinds = {getattr(t, "dtype", t) for t in map(record.field_type, record.names)}
+            if any(t.is_complex for t in kinds):
+                self.helpers.add("complex")  # a record's struct holds the complex type's definition
+            if T.FLOAT16 in kinds:
+                self.helpers.add("fp16")
         self.block(self.fn.body)
         self.fn.assumptions |= self.bounds.assumed
 

@@ -3,6 +3,8 @@ shared by every subcommand that translates (translate, build, package, bench).""
 
 from __future__ import annotations
 
+import re
+
 from ..analysis import specialize
 from ..errors import UserError
 from ..ir.typesys import TypeStringError, parse_types_option
@@ -13,6 +15,8 @@ TYPES_HELP = """argument types as Numba spells them, for kernels without a signa
 "m=float32[:, ::1], n=float32[:, ::1], out=float32[:, ::1], tw=int32".
 Scalars: bool int8 int16 int32 int64 uint8..uint64 float32 float64 (and f4, i8, intp ...).
 Arrays: DTYPE[:] or DTYPE[::1] for 1-D, DTYPE[:, :] or DTYPE[:, ::1] for 2-D, and so on.
+Records (structured dtypes): the dtype's name in the module, "ps=particle[:]", or the type as
+numba.typeof prints it, "ps=Record(x[type=float32;offset=0],...;8;False)[:]".
 Overrides the decorator's signature and parameter annotations."""
 
 
@@ -45,8 +49,15 @@ def options_from(args) -> Options:
         try:
             options.types = parse_types_option(args.types)
         except TypeStringError as exc:
+            if re.search(r"unknown (element )?type '[A-Za-z_]\w*'", str(exc)):
+                options.types_text = args.types  # perhaps the module's dtype: read once the module is
+                return _specialised(options, args)
             raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
                             "\"m=float32[:, ::1], tw=int32\" (see numba2cuda translate --help)") from None
+    return _specialised(options, args)
+
+
+def _specialised(options: Options, args) -> Options:
     for spec in args.specialize or []:
         options.specialize.update(specialize.parse_option(spec))
     return options

@@ -14,6 +14,7 @@ from ..ir import typesys as T
 from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
 from ..frontend.decorators import foreign_decorator, vouched_kernel
+from ..frontend.dtypes import named_record, record_spellings
 from ..frontend.module import FunctionInfo, ModuleInfo
 from ..frontend.percall import per_call_note
 from ..frontend.runhint import with_run_hint
@@ -33,6 +34,7 @@ class Options:
     assume_nonnegative: bool = True
     specialize: dict = field(default_factory=dict)  # --specialize: param -> values; {"*": ()} for none
     import_module: str | None = None  # --import-module: "sim" or "gpu" (frontend/importmode.py); None: source only
+    types_text: str = ""  # --types naming a type only the module defines (a structured dtype): read with it
 
 
 @dataclass
@@ -147,7 +149,24 @@ class Program:
 def kernel_types_of(info, fi: FunctionInfo, options: Options, signature=None) -> list:
     """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
     Raises Unsupported when some are unknown."""
-    return kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature, info)
+    if options.types_text:
+        options.types, options.types_text = module_types(info, options.types_text), ""
+    types = kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature, info)
+    # a record argument is Numba's pointer to one record, copied in and back out around the launch: a 0-d array
+    return [named_record(T.Array(t, 0, "C") if isinstance(t, T.Scalar) and t.kind == "r" else t, info)
+            for t in types]
+
+
+def module_types(info, text: str) -> dict:
+    """--types whose names the module gives (`ps=particle[:]` of `particle = np.dtype([...])`)."""
+    spellings = record_spellings(info)
+    try:
+        return T.parse_types_option(text, spellings)
+    except T.TypeStringError as exc:
+        known = f" (the module's structured dtypes: {', '.join(spellings)})" if spellings else ""
+        raise UserError(f"--types: error: {exc}{known}\n    hint: write name=type pairs, e.g. \"m=float32[:, ::1], "
+                        "tw=int32\"; a record array as its dtype's name in the module (ps=particle[:]) or as "
+                        "numba.typeof prints it (see numba2cuda translate --help)") from None
 
 
 def signature_suffixes(signatures: list) -> list[str]:

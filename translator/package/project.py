@@ -132,9 +132,10 @@ def _smoke_args(fn) -> list[str]:
         if not hasattr(p.type, "kind") and p.array is None:  # a tuple parameter
             items = ["1.0" if t.is_float else "1" for t in p.type.items]
             args.append(f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})")
-        elif p.array is not None and p.type.dtype.kind == "r":  # records (RNG states): their uint64 words
-            shape = ", ".join(["SIZE"] * p.type.ndim + [str(p.type.dtype.bits // 64)])
-            args.append(f'torch.zeros(({shape}), dtype=torch.uint64, device="cuda")')
+        elif p.array is not None and p.type.dtype.kind == "r":  # records: RNG states' uint64 words, others' bytes
+            size = getattr(p.type.dtype, "size", None)
+            shape = ", ".join(["SIZE"] * p.type.ndim + [str(size or p.type.dtype.bits // 64)])
+            args.append(f'torch.zeros(({shape}), dtype=torch.{"uint8" if size else "uint64"}, device="cuda")')
         elif p.array is not None:
             shape = "(SIZE,)" if p.type.ndim == 1 else f"({', '.join(['SIZE'] * p.type.ndim)})"
             args.append(f'torch.zeros({shape}, dtype={TORCH_DTYPES[p.type.dtype.name]}, device="cuda")')

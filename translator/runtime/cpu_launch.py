@@ -75,8 +75,12 @@ class CpuKernel:
 
     def launch(self, grid, block, shared, args):
         checks.arity(self.name, len(self.params), args)
-        flat, types = [], []
+        flat, types, records = [], [], []
         for p, ctype, a in zip(self.params, self.ctypes, args):
+            held = checks.held_record(a) if p.is_array and p.ndim == 0 else None
+            if held is not None:  # a record argument: passed by reference, copied back after the launch
+                records.append((a, held))
+                a = held
             if p.is_array:
                 check_array(self.name, p, a)
                 flat.append(a)
@@ -90,6 +94,8 @@ class CpuKernel:
                 flat.append(scalar_value(self.name, p, a))
                 types.append(ctype)
         launch(self.lib, self.symbol, grid, block, shared, *flat, argtypes=types)
+        for record, held in records:
+            checks.write_back(record, held)
 
 
 class CpuModule:

@@ -60,29 +60,45 @@ def synchronize(device=None):
 
 
 class _Words:
-    """A device array of records (create_xoroshiro128p_states' states) seen as its uint64 words, which torch holds."""
+    """A device array of records seen as the words or bytes torch holds (RNG states: uint64 words; a user's
+    records: their bytes), one more dimension."""
 
-    def __init__(self, cai, words):
+    def __init__(self, cai, units, typestr):
         strides = cai.get("strides")
         self.__cuda_array_interface__ = dict(
-            cai, shape=tuple(cai["shape"]) + (words,), typestr="<u8", descr=[("", "<u8")],
-            strides=None if strides is None else tuple(strides) + (8,))
+            cai, shape=tuple(cai["shape"]) + (units,), typestr=typestr, descr=[("", typestr)],
+            strides=None if strides is None else tuple(strides) + (int(typestr[2:]),))
 
 
 RECORD_WORDS = {"xoroshiro128p_type": 2}  # record element types -> uint64 words per record
 
 
+def record_units(p):
+    """(torch dtype, units per record) a record parameter's tensor holds, or None for another parameter: the
+    uint64 words of RNG states, the bytes of a user's record (its itemsize is in Numba's spelling of it)."""
+    if p.dtype in RECORD_WORDS:
+        return torch.uint64, RECORD_WORDS[p.dtype]
+    if p.dtype.startswith("Record("):
+        return torch.uint8, int(p.dtype.rsplit(";", 2)[1])
+    return None
+
+
 def _numpy_words(kernel, p, a):
-    """A NumPy array of records (states) viewed as its uint64 words: the memory the kernel reads and writes."""
-    if a.dtype.itemsize != 8 * RECORD_WORDS[p.dtype] or any(a.dtype.fields[n][0].str != "<u8" for n in a.dtype.names):
-        raise TypeError(f"{kernel}(): argument '{p.name}' must be xoroshiro128p states (records of two uint64), "
-                        f"got records {a.dtype}")
+    """A NumPy array of records viewed as its words or bytes: the memory the kernel reads and writes."""
+    if p.dtype in RECORD_WORDS:
+        if a.dtype.itemsize != 8 * RECORD_WORDS[p.dtype] or any(a.dtype.fields[n][0].str != "<u8"
+                                                                for n in a.dtype.names):
+            raise TypeError(f"{kernel}(): argument '{p.name}' must be xoroshiro128p states (records of two uint64), "
+                            f"got records {a.dtype}")
+    else:
+        checks.check_numpy(kernel, p, a)
     if not a.flags.c_contiguous:
         raise TypeError(f"{kernel}(): argument '{p.name}' must be C-contiguous; pass np.ascontiguousarray({p.name})")
-    return a.view("<u8").reshape(a.shape + (RECORD_WORDS[p.dtype],))
+    unit, units = record_units(p)
+    return a.view("<u8" if unit == torch.uint64 else "u1").reshape(a.shape + (units,))
 
 
-def _record_words(a):
+def _record_words(a, kernel="", p=None):
     cai = a.__cuda_array_interface__
     if not str(cai.get("typestr", "")).startswith("|V"):
         return a
@@ -91,10 +107,14 @@ def _record_words(a):
     if not descr and getattr(dtype, "names", None):  # Numba's device arrays leave descr out: their dtype says it
         descr = dtype.descr
     fields = [f for f in descr or [] if f[0]]
-    if not fields or any(f[1] != "<u8" for f in fields):
-        raise TypeError(f"records of {descr} are not supported; only records of uint64 fields "
-                        "(numba.cuda.random's states)")
-    return _Words(cai, len(fields))
+    if fields and all(f[1] == "<u8" for f in fields) and (p is None or p.dtype in RECORD_WORDS):
+        return _Words(cai, len(fields), "<u8")
+    if p is not None and getattr(dtype, "names", None):
+        checks.check_array(kernel, p, checks.numpy_dtype_name(dtype), len(cai["shape"]),
+                           cai.get("strides") is None, "a device array")
+        return _Words(cai, dtype.itemsize, "|u1")
+    raise TypeError(f"records of {descr} are not supported here; pass a NumPy array or a Numba device array of "
+                    "them, whose dtype says their layout")
 
 
 class Launch:
@@ -192,8 +212,8 @@ class Kernel:
                 import numpy as np
 
                 values[i] = np.asarray(a)
-                if p.dtype in RECORD_WORDS and values[i].dtype.names is not None:
-                    values[i] = _numpy_words(self.name, p, values[i])  # RNG states: their words, same memory
+                if record_units(p) and values[i].dtype.names is not None:
+                    values[i] = _numpy_words(self.name, p, values[i])  # records: their words or bytes, same memory
                 else:
                     checks.check_numpy(self.name, p, values[i])
             else:
@@ -205,13 +225,15 @@ class Kernel:
         return values
 
     def check_tensor_type(self, p, t):
-        if p.dtype in RECORD_WORDS:  # RNG states as torch holds them: uint64 words, one more dimension
-            words = RECORD_WORDS[p.dtype]
-            if t.dtype != torch.uint64 or t.dim() != p.ndim + 1 or t.shape[-1] != words or not t.is_contiguous():
-                raise TypeError(f"{self.name}(): argument '{p.name}' must be the xoroshiro128p states "
-                                f"create_xoroshiro128p_states makes, or their words (a C-contiguous uint64 tensor of "
-                                f"shape (n, {words})), got a {str(t.dtype).replace('torch.', '')} tensor of shape "
-                                f"{tuple(t.shape)}")
+        units = record_units(p)
+        if units:  # records as torch holds them: RNG states' uint64 words or a record's bytes, one more dimension
+            unit, n = units
+            if t.dtype != unit or t.dim() != p.ndim + 1 or t.shape[-1] != n or not t.is_contiguous():
+                what = "the xoroshiro128p states create_xoroshiro128p_states makes, or their words" \
+                    if unit == torch.uint64 else f"an array of records {p.dtype}, or their bytes"
+                raise TypeError(f"{self.name}(): argument '{p.name}' must be {what} (a C-contiguous "
+                                f"{str(unit).replace('torch.', '')} tensor of shape (..., {n})), got a "
+                                f"{str(t.dtype).replace('torch.', '')} tensor of shape {tuple(t.shape)}")
             return
         fortran = t.dim() < 2 or t.permute(*reversed(range(t.dim()))).is_contiguous()
         checks.check_array(self.name, p, str(t.dtype).replace("torch.", ""), t.dim(),
@@ -247,6 +269,11 @@ class Kernel:
         are viewed without a copy; NumPy arrays are copied to the device and, if the kernel writes them, back (as
         Numba does); scalars become the Python type the binding takes. Each is checked before anything launches."""
         global _last_launch
+        records = [(a, checks.held_record(a)) for i, a in enumerate(args) if i in self.array_positions]
+        records = [(a, held) for a, held in records if held is not None]  # record arguments, by reference
+        if records:
+            by_id = {id(a): held for a, held in records}
+            args = [by_id.get(id(a), a) for a in args]
         converted = self.check_values(args)  # everything but the devices, before anything is copied to one
         copies = []
         for i in self.array_positions:
@@ -254,7 +281,7 @@ class Kernel:
             if isinstance(a, torch.Tensor):
                 continue
             if hasattr(a, "__cuda_array_interface__"):
-                converted[i] = torch.as_tensor(_record_words(a), device="cuda")
+                converted[i] = torch.as_tensor(_record_words(a, self.name, self.params[i]), device="cuda")
                 self.check_tensor_type(self.params[i], converted[i])  # now that torch describes it
                 continue
             # a NumPy array, in its memory order (a column-major parameter's is F); a read-only one is copied
@@ -278,6 +305,8 @@ class Kernel:
                 raise checks.fault_error(last_launch_text(), exc) from exc
             for host, dev in copies:
                 host[...] = dev.cpu().numpy()
+        for record, held in records:
+            checks.write_back(record, held)
 
 
 def _array_type(a):

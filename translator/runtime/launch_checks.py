@@ -156,6 +156,9 @@ class Param:
         elif "[" in type_text:
             self.is_array = True
             self.dtype = type_text.split("[", 1)[0].strip()
+            if type_text.startswith("Record("):  # a record's own spelling has brackets: its array's come after it
+                self.dtype = type_text[:_closing(type_text) + 1]
+                type_text = "r" + type_text[len(self.dtype):]
             self.ndim = 0 if type_text.endswith("[()]") else type_text.count(",") + 1
             self.kind = "array"
             if self.ndim > 1 and type_text.split("[", 1)[1].replace(" ", "").startswith("::1,"):
@@ -176,6 +179,16 @@ class Param:
     def copy_hint(self, array_module: str = "np") -> str:
         """How to make an array of this parameter's order."""
         return f"{array_module}.{'asfortranarray' if self.order == 'F' else 'ascontiguousarray'}({self.name})"
+
+
+def _closing(text) -> int:
+    """Where the parenthesis TEXT opens with closes."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += 1 if ch == "(" else -1 if ch == ")" else 0
+        if ch == ")" and depth == 0:
+            return i
+    return len(text) - 1
 
 
 def numba_array(dtype, ndim, layout) -> str:
@@ -242,7 +255,7 @@ def check_array(kernel, p: Param, dtype, ndim, contiguous, what, hint=""):
     """An array's dtype name, ndim and layout against the parameter; contiguous: whether it lies in the parameter's
     order (Param.contiguous); what: "a tensor", "a NumPy array", ...; hint: how to make a copy in that order."""
     layout = p.order if contiguous else "A"
-    if dtype != p.dtype or ndim != p.ndim:
+    if _layout_of(dtype) != _layout_of(p.dtype) or ndim != p.ndim:
         raise TypeError(f"{kernel}(): argument '{p.name}' must be {p.expected}, got {numba_array(dtype, ndim, layout)} "
                         f"({what})")
     if not contiguous:
@@ -259,7 +272,10 @@ def memory_order(a) -> str:
 
 
 def numpy_dtype_name(dtype) -> str:
-    """A NumPy dtype as the parameter types spell it ('float32', 'bool'); byte-swapped ones keep their '>'."""
+    """A NumPy dtype as the parameter types spell it ('float32', 'bool'; a structured dtype as Numba's record
+    type); byte-swapped ones keep their '>'."""
+    if dtype.names is not None:
+        return record_spelling(dtype)
     name = dtype.name if dtype.isnative else dtype.str
     return "bool" if name == "bool_" else name
 
@@ -321,3 +337,41 @@ def fault_error(kernel_text, cause) -> KernelFaultError:
     return KernelFaultError(f"{kernel_text} faulted on the device: {first} (the last kernel numba2cuda launched; CUDA "
                             "reports a kernel's fault at the next synchronisation, and the CUDA context is unusable "
                             "from here on: restart the process)")
+
+
+def _layout_of(dtype_name: str) -> str:
+    """A dtype's name without a record's aligned flag: NumPy forgets align=True when it copies a dtype through
+    .npy or pickling, and the offsets and size already say the layout the kernel reads."""
+    return dtype_name.rsplit(";", 1)[0] if dtype_name.startswith("Record(") else dtype_name
+
+
+def record_spelling(dtype) -> str:
+    """A structured dtype as Numba spells its record type (numba.from_dtype): each field's type and offset, the
+    itemsize and whether it is aligned, so that two dtypes match exactly when their layouts do."""
+    fields = []
+    for name in dtype.names:
+        sub, offset = dtype.fields[name][:2]
+        if sub.names is not None:
+            kind = record_spelling(sub)
+        elif sub.shape:
+            kind = f"nestedarray({numpy_dtype_name(sub.base)}, {sub.shape!r})"
+        else:
+            kind = numpy_dtype_name(sub)
+        fields.append(f"{name}[type={kind};offset={offset}]")
+    return f"Record({','.join(fields)};{dtype.itemsize};{bool(dtype.isalignedstruct)})"
+
+
+def held_record(a):
+    """A record scalar (np.void, np.record: an element of a structured array, which Numba passes by reference) as
+    the 0-d array a kernel takes, or None for any other value; write_back() copies the kernel's writes into it, as
+    Numba copies a record argument back after the launch."""
+    if type(a).__module__ == "numpy" and type(a).__name__ in ("void", "record") and a.dtype.names is not None:
+        import numpy as np  # passed a NumPy record: NumPy is there
+
+        return np.array(a, dtype=a.dtype)
+    return None
+
+
+def write_back(record, held) -> None:
+    for name in record.dtype.names:
+        record[name] = held[name]

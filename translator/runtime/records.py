@@ -1,8 +1,10 @@
-"""Record arrays (numba.cuda.random's xoroshiro128p states) <-> the uint64 words torch can hold.
+"""Record arrays (numba.cuda.random's xoroshiro128p states, a user's structured dtypes) <-> the uint64 words or
+bytes torch can hold.
 
-torch has no structured dtypes, so a translated kernel takes a record array as a uint64 tensor with one
-more dimension, the words of each record (a state array of n generators is n x 2); the memory is the
-same, so Numba's states and the translation's are one buffer. NumPy arrays are viewed, never copied.
+torch has no structured dtypes, so a translated kernel takes a record array as a tensor with one more
+dimension: the uint64 words of each RNG state (a state array of n generators is n x 2), the bytes of each
+other record (n x itemsize, uint8); the memory is the same, so Numba's records and the translation's are one
+buffer. NumPy arrays are viewed, never copied.
 """
 
 from __future__ import annotations
@@ -18,11 +20,19 @@ def is_record_array(a) -> bool:
     return isinstance(a, np.ndarray) and a.dtype.names is not None
 
 
+def unit_of(dtype: np.dtype) -> np.dtype:
+    """What torch holds a record as: uint64 words for numba.cuda.random's states (records of uint64 fields), bytes
+    for any other record (a user's structured dtype)."""
+    if dtype.itemsize % WORD.itemsize == 0 and all(dtype.fields[n][0] == WORD for n in dtype.names):
+        return WORD
+    return np.dtype(np.uint8)
+
+
 def as_words(a: np.ndarray) -> np.ndarray:
-    """A C-contiguous record array viewed as uint64 words, shape + (words per record,)."""
-    if a.dtype.itemsize % WORD.itemsize or not all(a.dtype.fields[n][0] == WORD for n in a.dtype.names):
-        raise TypeError(f"only records of uint64 fields are supported, got {a.dtype}")
-    return np.ascontiguousarray(a).view(WORD).reshape(a.shape + (a.dtype.itemsize // WORD.itemsize,))
+    """A record array viewed as its words or bytes (unit_of), shape + (units per record,): C-contiguous, a view of
+    A where A is."""
+    unit = unit_of(a.dtype)
+    return np.ascontiguousarray(a).view(unit).reshape(a.shape + (a.dtype.itemsize // unit.itemsize,))
 
 
 def from_words(words: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -52,3 +62,4 @@ def numba_view(tensor, dtype: np.dtype):
     strides = tuple(int(np.prod(shape[k + 1:], dtype=np.int64)) * dtype.itemsize for k in range(len(shape)))
     words = cuda.as_cuda_array(tensor)  # its memory pointer keeps TENSOR alive
     return DeviceNDArray(shape=shape, strides=strides, dtype=dtype, gpu_data=words.gpu_data)
+

@@ -94,6 +94,18 @@ def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return np.minimum(d, np.uint64(0) - d)
 
 
+def field_bytes(dtype: np.dtype) -> np.ndarray:
+    """Which bytes of an element hold a value: all of them, but for a record only its fields' (the padding
+    between them is no one's, and NumPy's copies of a record array need not keep it)."""
+    mask = np.ones(dtype.itemsize, dtype=bool)
+    if dtype.names is not None:
+        mask[:] = False
+        for n in dtype.names:
+            sub, offset = dtype.fields[n][:2]
+            mask[offset:offset + sub.itemsize] = True
+    return mask
+
+
 def first_bit_difference(a: np.ndarray, b: np.ndarray):
     """(index, a_value, b_value) of the first element whose bits differ, or None."""
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -102,7 +114,7 @@ def first_bit_difference(a: np.ndarray, b: np.ndarray):
         return None
     ua = np.ascontiguousarray(a).view(np.uint8).reshape(a.size, a.dtype.itemsize)
     ub = np.ascontiguousarray(b).view(np.uint8).reshape(b.size, b.dtype.itemsize)
-    diff = np.any(ua != ub, axis=1)
+    diff = np.any((ua != ub) & field_bytes(a.dtype), axis=1)
     if not diff.any():
         return None
     flat = int(np.argmax(diff))
@@ -110,31 +122,10 @@ def first_bit_difference(a: np.ndarray, b: np.ndarray):
     return idx, _scalar(a.reshape(-1)[flat]), _scalar(b.reshape(-1)[flat])
 
 
-def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None = None,
-                   atol: float | None = None, ulps: int | None = None, budget: str = "",
-                   scale_ulps: int = 0) -> ArrayReport:
-    """Compare elementwise: integers exactly; floats within `ulps` units in the last place (or within
-    `scale_ulps` spacings of the array's largest expected value: a difference cancellation magnified), else
-    with |a - e| <= atol + rtol * |e|; NaN/Inf in place."""
-    expected = np.asarray(expected)
-    actual = np.asarray(actual)
-    if expected.dtype.names is not None and expected.dtype == actual.dtype and expected.shape == actual.shape:
-        expected, actual = as_words(expected), as_words(actual)  # records (RNG states): word by word, exactly
-    if expected.dtype.kind == "c" and expected.dtype == actual.dtype and expected.shape == actual.shape:
-        part = np.dtype(f"f{expected.dtype.itemsize // 2}")  # complex: real and imaginary parts as floats
-        expected, actual = (np.ascontiguousarray(a).view(part).reshape(a.shape + (2,)) for a in (expected, actual))
-    if expected.shape != actual.shape or expected.dtype != actual.dtype:
-        return ArrayReport(str(expected.dtype), tuple(expected.shape), False, False, None, float("inf"),
-                           float("inf"), int(expected.size), None,
-                           note=f"expected {expected.dtype}{list(expected.shape)}, got {actual.dtype}{list(actual.shape)}")
-    d_rtol, d_atol = default_tolerance(expected.dtype)
-    rtol = d_rtol if rtol is None else float(rtol)
-    atol = d_atol if atol is None else float(atol)
-    bit_identical = expected.tobytes() == actual.tobytes()
-    e = expected.reshape(-1)
-    a = actual.reshape(-1)
+def _judge(e: np.ndarray, a: np.ndarray, rtol: float, atol: float, ulps, scale_ulps):
+    """(good, max_abs, max_rel, max_ulp) of flat arrays of one dtype: which elements are within tolerance."""
     max_ulp = None
-    if expected.dtype.kind == "f":
+    if e.dtype.kind == "f":
         e_nan, a_nan = np.isnan(e), np.isnan(a)
         both_finite = np.isfinite(e) & np.isfinite(a)
         with np.errstate(all="ignore"):
@@ -142,7 +133,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
             absdiff = np.where(both_finite, np.abs(a.astype(np.float64) - e.astype(np.float64)), 0.0)
             if ulps is not None:
                 finite_e = e_abs[np.isfinite(e_abs)]
-                scale = np.spacing(expected.dtype.type(finite_e.max(initial=0.0))).astype(np.float64)
+                scale = np.spacing(e.dtype.type(finite_e.max(initial=0.0))).astype(np.float64)
                 dist = np.zeros(e.shape, dtype=np.uint64)
                 dist[both_finite] = ulp_distance(e[both_finite], a[both_finite])
                 close = both_finite & ((dist <= np.uint64(ulps)) | (absdiff <= scale_ulps * scale))
@@ -163,7 +154,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
         else:
             max_ulp = 0
     else:
-        wide = np.float64 if expected.dtype.kind == "u" and expected.dtype.itemsize == 8 else np.int64
+        wide = np.float64 if e.dtype.kind == "u" and e.dtype.itemsize == 8 else np.int64
         absdiff = np.abs(a.astype(wide) - e.astype(wide)).astype(np.float64)
         good = a == e
         max_abs = float(absdiff.max(initial=0.0))
@@ -171,6 +162,143 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
             ef = np.abs(e.astype(np.float64))
             rel = np.where(ef != 0, absdiff / np.where(ef != 0, ef, 1.0), 0.0)
         max_rel = float(rel.max(initial=0.0))
+    return good, max_abs, max_rel, max_ulp
+
+
+def compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps) -> ArrayReport:
+    """Records field by field, each as its own type compares (the padding between fields is no one's value):
+    the first difference is the first record with a field outside tolerance, named by index and field."""
+    count = int(np.prod(expected.shape))
+    bad = np.zeros(count, dtype=bool)
+    firsts, stats, identical = {}, [], True
+    for n in expected.dtype.names:
+        e, a = (np.ascontiguousarray(x[n]).reshape(count, -1) for x in (expected, actual))
+        if e.dtype.kind == "c":  # complex: real and imaginary parts as floats
+            part = np.dtype(f"f{e.dtype.itemsize // 2}")
+            e, a = (x.view(part) for x in (e, a))
+        d_rtol, d_atol = default_tolerance(e.dtype)
+        good, max_abs, max_rel, max_ulp = _judge(e.reshape(-1), a.reshape(-1), d_rtol if rtol is None else rtol,
+                                                 d_atol if atol is None else atol, ulps, scale_ulps)
+        stats.append((max_abs, max_rel, max_ulp or 0))
+        identical &= e.tobytes() == a.tobytes()
+        failed = ~good.reshape(count, -1).all(axis=1)
+        if failed.any():
+            row = int(np.argmax(failed))
+            col = int(np.argmax(~good.reshape(count, -1)[row]))
+            firsts.setdefault(row, (n, _scalar(e[row, col]), _scalar(a[row, col])))
+        bad |= failed
+    first = ev = av = None
+    if bad.any():
+        row = int(np.argmax(bad))
+        field, ev, av = firsts[row] if row in firsts else next(iter(firsts.values()))
+        first = tuple(int(x) for x in np.unravel_index(row, expected.shape)) + (field,)
+    return ArrayReport(str(expected.dtype), tuple(expected.shape), not bad.any(), identical,
+                       max(s[2] for s in stats), max(s[0] for s in stats), max(s[1] for s in stats), int(bad.sum()),
+                       first, ev, av, rtol or 0.0, atol or 0.0, budget=budget)
+
+
+def _judge(e: np.ndarray, a: np.ndarray, rtol: float, atol: float, ulps, scale_ulps):
+    """(good, max_abs, max_rel, max_ulp) of flat arrays of one dtype: which elements are within tolerance."""
+    max_ulp = None
+    if e.dtype.kind == "f":
+        e_nan, a_nan = np.isnan(e), np.isnan(a)
+        both_finite = np.isfinite(e) & np.isfinite(a)
+        with np.errstate(all="ignore"):
+            e_abs = np.abs(e.astype(np.float64))
+            absdiff = np.where(both_finite, np.abs(a.astype(np.float64) - e.astype(np.float64)), 0.0)
+            if ulps is not None:
+                finite_e = e_abs[np.isfinite(e_abs)]
+                scale = np.spacing(e.dtype.type(finite_e.max(initial=0.0))).astype(np.float64)
+                dist = np.zeros(e.shape, dtype=np.uint64)
+                dist[both_finite] = ulp_distance(e[both_finite], a[both_finite])
+                close = both_finite & ((dist <= np.uint64(ulps)) | (absdiff <= scale_ulps * scale))
+            else:
+                close = both_finite & (absdiff <= atol + rtol * e_abs)
+            rel_mask = both_finite & (e != 0)
+            rel = np.where(rel_mask, absdiff / np.where(rel_mask, e_abs, 1.0), 0.0)
+        good = close | (e_nan & a_nan) | (~e_nan & ~a_nan & ~both_finite & (e == a))
+        # Inf or NaN on one side only is an infinite error.
+        bad_special = ~good & ~both_finite
+        max_abs = float("inf") if bad_special.any() else float(absdiff.max(initial=0.0))
+        max_rel = float("inf") if bad_special.any() else float(rel.max(initial=0.0))
+        comparable = ~e_nan & ~a_nan
+        if (e_nan != a_nan).any():
+            max_ulp = None  # NaN on one side only: no ULP distance
+        elif comparable.any():
+            max_ulp = int(ulp_distance(e[comparable], a[comparable]).max())
+        else:
+            max_ulp = 0
+    else:
+        wide = np.float64 if e.dtype.kind == "u" and e.dtype.itemsize == 8 else np.int64
+        absdiff = np.abs(a.astype(wide) - e.astype(wide)).astype(np.float64)
+        good = a == e
+        max_abs = float(absdiff.max(initial=0.0))
+        with np.errstate(all="ignore"):
+            ef = np.abs(e.astype(np.float64))
+            rel = np.where(ef != 0, absdiff / np.where(ef != 0, ef, 1.0), 0.0)
+        max_rel = float(rel.max(initial=0.0))
+    return good, max_abs, max_rel, max_ulp
+
+
+def compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps) -> ArrayReport:
+    """Records field by field, each as its own type compares (the padding between fields is no one's value):
+    the first difference is the first record with a field outside tolerance, named by index and field."""
+    reports = {n: compare_arrays(expected[n], actual[n], rtol, atol, ulps, budget, scale_ulps)
+               for n in expected.dtype.names}
+    bad = np.zeros(expected.shape, dtype=bool)
+    for n, r in reports.items():
+        if not r.ok:
+            e, a = expected[n], actual[n]
+            bad |= _field_mismatches(e, a, r)
+    first = ev = av = None
+    if bad.any():
+        flat = int(np.argmax(bad.reshape(-1)))
+        index = tuple(int(x) for x in np.unravel_index(flat, expected.shape))
+        field = next(n for n, r in reports.items() if not r.ok and r.first_index[:expected.ndim] == index) \
+            if any(not r.ok and r.first_index[:expected.ndim] == index for r in reports.values()) else \
+            next(n for n, r in reports.items() if not r.ok)
+        first, ev, av = index + (field,), reports[field].expected_value, reports[field].actual_value
+    finite = [r for r in reports.values()]
+    return ArrayReport(str(expected.dtype), tuple(expected.shape), not bad.any(),
+                       all(r.bit_identical for r in finite), max((r.max_ulp or 0) for r in finite),
+                       max(r.max_abs for r in finite), max(r.max_rel for r in finite), int(bad.sum()), first, ev, av,
+                       finite[0].rtol, finite[0].atol, budget=budget)
+
+
+def _field_mismatches(e, a, report) -> np.ndarray:
+    """Which records a failing field's report fails at (a field that is itself an array: any of its elements)."""
+    again = [compare_arrays(np.asarray(x), np.asarray(y), report.rtol or None, report.atol or None)
+             for x, y in zip(e.reshape(e.shape[:1] + (-1,)) if e.ndim else [e], a.reshape(a.shape[:1] + (-1,))
+                             if a.ndim else [a])]
+    return np.array([not r.ok for r in again]).reshape(e.shape[:1]) if e.ndim else np.array(not again[0].ok)
+
+
+def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None = None,
+                   atol: float | None = None, ulps: int | None = None, budget: str = "",
+                   scale_ulps: int = 0) -> ArrayReport:
+    """Compare elementwise: integers exactly; floats within `ulps` units in the last place (or within
+    `scale_ulps` spacings of the array's largest expected value: a difference cancellation magnified), else
+    with |a - e| <= atol + rtol * |e|; NaN/Inf in place."""
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    if expected.dtype.names is not None and expected.dtype == actual.dtype and expected.shape == actual.shape:
+        if not all(expected.dtype.fields[n][0] == np.uint64 for n in expected.dtype.names):
+            return compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps)
+        expected, actual = as_words(expected), as_words(actual)  # records (RNG states): word by word, exactly
+    if expected.dtype.kind == "c" and expected.dtype == actual.dtype and expected.shape == actual.shape:
+        part = np.dtype(f"f{expected.dtype.itemsize // 2}")  # complex: real and imaginary parts as floats
+        expected, actual = (np.ascontiguousarray(a).view(part).reshape(a.shape + (2,)) for a in (expected, actual))
+    if expected.shape != actual.shape or expected.dtype != actual.dtype:
+        return ArrayReport(str(expected.dtype), tuple(expected.shape), False, False, None, float("inf"),
+                           float("inf"), int(expected.size), None,
+                           note=f"expected {expected.dtype}{list(expected.shape)}, got {actual.dtype}{list(actual.shape)}")
+    d_rtol, d_atol = default_tolerance(expected.dtype)
+    rtol = d_rtol if rtol is None else float(rtol)
+    atol = d_atol if atol is None else float(atol)
+    bit_identical = expected.tobytes() == actual.tobytes()
+    e = expected.reshape(-1)
+    a = actual.reshape(-1)
+    good, max_abs, max_rel, max_ulp = _judge(e, a, rtol, atol, ulps, scale_ulps)
     bad = ~good
     mismatches = int(bad.sum())
     first = None
