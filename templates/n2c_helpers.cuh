@@ -140,6 +140,34 @@ __device__ __forceinline__ T py_max(T a, T b)
     return b > a ? b : a;
 }
 
+// @helper array_minmax
+// min(a) / max(a) of a 1-D array (a view's step: its elements lie that far apart), as numba-cuda's iterable_min
+// and iterable_max compute them: the first element, then each later one that compares less (greater), so a NaN
+// after the first is passed over and a NaN first is the result. An empty array, where Numba raises ValueError
+// and the thread stops, gives zero here.
+template <typename T>
+__device__ __forceinline__ T array_min(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T m = a[0];
+    for (int64_t i = 1; i < n; ++i)
+        if (a[i * step] < m)
+            m = a[i * step];
+    return m;
+}
+template <typename T>
+__device__ __forceinline__ T array_max(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T m = a[0];
+    for (int64_t i = 1; i < n; ++i)
+        if (a[i * step] > m)
+            m = a[i * step];
+    return m;
+}
+
 // @helper slice_len
 // The length of a[start:stop] (step 1, bounds not negative): Python clips the stop at the extent, and a slice
 // that starts at or past its stop is empty.

@@ -1790,3 +1790,28 @@ def halve_positive(v):
     v = np.array([4.0, -2.0, 1.0, 0.0])
     stops.halve_positive[1, 32](v)
     assert v.tolist() == [2.0, -2.0, 0.5, 0.0]  # where h is None the thread stopped before the store
+
+
+@pytest.mark.needs("g++")
+def test_min_and_max_of_one_array_or_tuple_are_numbas_iterable_min_and_max():
+    """gamdpy's `min_box_dim = min(sim_box)`: numba-cuda's iterable_min over a 1-D array (a row, a column too),
+    and min of a tuple's items. Before, "min(): takes two or more numbers"."""
+    src = HEAD + '''
+@cuda.jit("void(float32[::1], float64[:, ::1], float64[::1])")
+def k(box, m, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        t = (m[i, 0], m[i, 1], 3.0)
+        out[i] = min(box) + max(m[i]) * 10.0 + min(t) * 100.0 + max(m[:, 1]) * 1000.0
+'''
+    module = load_cpu(source=src)
+    assert "n2c::array_min(box, box_shape0)" in module.cu and "n2c::array_max(m + 1, m_shape0, m_shape1)" in module.cu
+    rng = np.random.default_rng(2)
+    box = rng.uniform(1.0, 2.0, 3).astype(np.float32)
+    box[1] = np.nan  # after the first: passed over, as Python's min passes it
+    m = rng.uniform(-1.0, 1.0, (5, 2))
+    out = np.zeros(5)
+    module.k[1, 32](box, m, out)
+    want = [float(min(box)) + max(m[i]) * 10.0 + min(m[i, 0], m[i, 1], 3.0) * 100.0 + max(m[:, 1]) * 1000.0
+            for i in range(5)]
+    assert np.array_equal(out, np.array(want))

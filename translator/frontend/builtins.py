@@ -102,17 +102,40 @@ class BuiltinLowerer:
         return self._minmax(node, "max", args, kwargs)
 
     def _minmax(self, node, name, args, kwargs):
+        if len(args) == 1 and not kwargs:
+            return self._minmax_of_one(node, name, args[0])
         if len(args) < 2 or kwargs:
-            raise Unsupported(node, f"{name}()", "takes two or more numbers",
+            raise Unsupported(node, f"{name}()", "takes two or more numbers, a tuple or a 1-D array",
                               "for an array, loop over it and keep a running value")
+        return self._fold_minmax(name, [self.expr(a) for a in args])
+
+    def _minmax_of_one(self, node, name, arg):
+        """min(t) of a tuple: of its items; min(a) of a 1-D array (gamdpy's `min(sim_box)`): numba-cuda's
+        iterable_min, a loop over its elements (n2c::array_min)."""
+        value = self.value(arg)
+        if isinstance(value, TupleValue) and value.items and all(
+                isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar) for v in value.items):
+            return self._fold_minmax(name, value.items)
+        if not isinstance(value, ir.ArrayVar) or value.ndim != 1 or value.pointer or value.dtype.kind in "rc":
+            raise Unsupported(node, f"{name}() of one argument", "takes a tuple or a 1-D array of real numbers",
+                              f"pass two or more numbers: {name}(a, b)")
+        self.use_helper("array_minmax")
+        entry = intrinsics.Intrinsic(name, f"n2c::array_{name}", lambda ts: ts[0].dtype, (1, 1),
+                                     pointers={0: value.dtype})
+        ref = ir.ArrayRef(value)
+        ref.node = arg
+        return ir.Call(entry, [ref])
+
+    def _fold_minmax(self, name, items):
+        """Python's min/max over lowered values, pairwise as numba-cuda's do_minmax."""
         self.use_helper("py_minmax")
         # the template argument is explicit: a literal prints as an int, which would not deduce against int64_t
         entry = intrinsics.Intrinsic(name, lambda ts: f"n2c::py_{name}<{T.c_name(T.unify(ts[0], ts[1]))}>",
                                      lambda ts: T.unify(ts[0], ts[1]), (2, 2),
                                      arg_types=lambda ts: [T.unify(ts[0], ts[1])] * 2)
-        result = self.expr(args[0])
-        for a in args[1:]:
-            result = ir.Call(entry, [result, self.expr(a)])
+        result = items[0]
+        for v in items[1:]:
+            result = ir.Call(entry, [result, v])
         return result
 
     def call_len(self, node, args, kwargs):
