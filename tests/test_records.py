@@ -15,7 +15,8 @@ import pytest
 
 from translator import translate_file, translate_source
 from translator.errors import UserError
-from translator.ir.records import from_numpy, numpy_dtype, parse_record
+from translator.ir.records import from_numpy, numpy_dtype
+from translator.ir.typesys import parse_record
 from translator.lower.program import Options
 from translator.runtime.cpu_launch import load_cpu
 from translator.runtime.launch_checks import record_spelling
@@ -292,3 +293,50 @@ def test_gpu_records_match_numbas_from_numpy_numba_and_torch(tmp_path):
     numba_module.set_a[1, 1](numba_arr[1], 2.5)
     module.set_a[1, 1](arr[1], 2.5)
     assert arr.tobytes() == numba_arr.tobytes() and arr[1]["a"] == 2.5 and arr[1]["b"] == 2
+
+
+@pytest.mark.needs("g++")
+def test_a_records_array_field_is_indexed_element_by_element():
+    """numba-cuda's record_write_array / record_read_2d_array: `r.h[0] = 3.0`, `r.j[a, b]`, `a[i]["j"][0, 0]`
+    on fields that are fixed-shape arrays (Numba's nestedarray), a C array member of the struct. Before, an
+    array field was "numba2cuda reads a record's number fields, not its array fields"."""
+    src = textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        withh = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+        with2d = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+
+        @cuda.jit
+        def write(r, s):
+            r.g = 2
+            r.h[0] = 3.0
+            r.h[-1] = 4.0
+            for a in range(3):
+                for b in range(2):
+                    s.j[a, b] = a * 10 + b + r.h[b]
+
+        @cuda.jit
+        def read(ary, out):
+            i = cuda.grid(1)
+            if i < ary.shape[0]:
+                out[i] = ary[i].j[2, 1] + ary[i]["j"][0, 0]
+                ary[i].j[1, 1] += 1.0
+    ''')
+    module = load_cpu(source=src, options=Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:]"))
+    assert "float j[3][2];" in module.cu and "s->j[a][b] = " in module.cu and "r->h[1] = 4.0f;" in module.cu
+    withh = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+    with2d = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+    r, s = np.zeros(1, withh), np.zeros(1, with2d)
+    module.write[1, 1](r[0], s[0])
+    assert r[0]["g"] == 2 and list(r[0]["h"]) == [3.0, 4.0]
+    assert np.array_equal(s[0]["j"], np.array([[10 * a + b + (3.0, 4.0)[b] for b in range(2)] for a in range(3)]))
+    ary = np.zeros(4, with2d)
+    ary["j"] = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+    out = np.zeros(4)
+    module.read[1, 32](ary, out)
+    assert np.array_equal(out, np.arange(24).reshape(4, 3, 2)[:, 2, 1] + np.arange(24).reshape(4, 3, 2)[:, 0, 0])
+    assert np.array_equal(ary["j"][:, 1, 1], np.arange(24, dtype=np.float32).reshape(4, 3, 2)[:, 1, 1] + 1)
+    with pytest.raises(UserError, match="(?s)array field 'r.h'.*index it|a slice of the array field"):
+        translate_source(src.replace("r.h[0] = 3.0", "r.h[:] = 3.0"), "n.py",
+                         Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:]"))

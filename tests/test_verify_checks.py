@@ -296,8 +296,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   a number, locals set to None and later to numbers, rows of a window unpacked by a loop, an IntEnum and a list
 #   searched with `in`; the column-major matrix read row-major reads other elements.
 # - real_world_constructs_6.py: records (structured dtypes): a reference to one, fields by name and by attribute, a
-#   packed dtype's misaligned float64, a bool field read by a device function, whole records copied; the
-#   velocity negated into the wrong field is caught.
+#   packed dtype's misaligned float64s, a bool field read by a device function, whole records copied, an array
+#   field; the velocity negated into the wrong field is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -310,7 +310,7 @@ REAL_WORLD = [
      "col[x * m_shape1] = col[x * m_shape1] * 2.0 + x;", 1, "col[x] = col[x] * 2.0 + x;"),
     ("real_world_constructs_5.py", {"rows", "search", "sponge", "statuses", "transposed"}, "transposed",
      "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
-    ("real_world_constructs_6.py", {"gather", "measure", "pack", "step"}, "step",
+    ("real_world_constructs_6.py", {"centroid", "gather", "measure", "pack", "step"}, "step",
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
 ]
 

@@ -2,7 +2,7 @@
 particles stepped in place (`p = ps[i]` is a reference into the array, so `p.x += ...` writes it; fields read as
 `ps[i].vx` and `ps[i]["vx"]`), NumPy's default packed layout (11-byte hits: every other float64 lies off its
 alignment in memory, which Numba writes byte by byte, as an unaligned record), an aligned dtype with a bool field
-passed to a device function, and whole records copied (`out[i] = ps[j]`)."""
+passed to a device function, whole records copied (`out[i] = ps[j]`), and a field that is an array (`t.xy[k, 0]`)."""
 import math
 
 import numpy as np
@@ -13,8 +13,10 @@ particle = np.dtype([("x", np.float32), ("y", np.float32), ("vx", np.float32), (
 hit = np.dtype([("value", np.float64), ("count", np.int16), ("tag", np.int8)])  # NumPy's default: packed, 11 bytes
 cell = np.dtype([("lo", np.float64), ("hi", np.float64), ("alive", np.bool_), ("id", np.int32)], align=True)
 cell_t = from_dtype(cell)
+track = np.dtype([("n", np.int32), ("xy", np.float32, (4, 2))], align=True)  # an array field: Numba's nestedarray
 NUMBA2CUDA_TYPES = {"step": "ps=particle[:], dt=float32, bounce=float64",
-                    "measure": "cells=cell[:], widths=float64[:], alive=int64[:]"}
+                    "measure": "cells=cell[:], widths=float64[:], alive=int64[:]",
+                    "centroid": "tracks=track[:], out=float64[:, :]"}
 
 
 @cuda.jit
@@ -60,6 +62,21 @@ def gather(cells, out, stride):
     if i < out.shape[0]:
         out[i] = cells[(i * stride) % cells.shape[0]]
         out[i].id = i
+
+
+@cuda.jit
+def centroid(tracks, out):
+    i = cuda.grid(1)
+    if i < tracks.shape[0]:
+        t = tracks[i]
+        sx = 0.0
+        sy = 0.0
+        for k in range(t.n):
+            sx += t.xy[k, 0]
+            sy += t["xy"][k, 1]
+        out[i, 0] = sx / max(t.n, 1)
+        out[i, 1] = sy / max(t.n, 1)
+        t.xy[-1, 1] = -1.0
 
 
 def _particles(rng, n):
@@ -119,3 +136,12 @@ def example_gather(rng, size="small"):
     want["id"] = np.arange(n)
     return dict(kernel=gather, griddim=math.ceil(n / 32), blockdim=32, args=[cells, np.zeros(n, cell), 3],
                 expected={1: want})
+
+
+def example_centroid(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    tracks = np.zeros(n, track)
+    tracks["n"] = rng.integers(0, 5, n)
+    tracks["xy"] = rng.uniform(-1.0, 1.0, (n, 4, 2))
+    return dict(kernel=centroid, griddim=math.ceil(n / 32), blockdim=32, args=[tracks, np.zeros((n, 2))],
+                expected={0: None, 1: None})

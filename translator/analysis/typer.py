@@ -143,13 +143,17 @@ class Typer:
         return T.Array(e.array.dtype, e.array.ndim, layout)
 
     def t_Load(self, e):
-        for i in e.indices:
+        for i in e.indices + (e.sub or []):
             t = self.type_of(i)
             if t is not None and not (isinstance(t, T.Scalar) and (t.is_int or t.kind == "b")):
                 raise TypeErrorAt(i.node or e.node, "array index", f"indices must be integers, got {t}",
                                   "convert with int(...)")
-        if e.field is not None:  # a record's field
-            return e.array.dtype.field_type(e.field)
+        if e.field is not None:  # a record's field; of an array field, the element indexed
+            t = e.array.dtype.field_type(e.field)
+            if e.sub is None and not isinstance(t, T.Scalar):
+                raise TypeErrorAt(e.node, "a record's array field used whole", f"numba2cuda reads its elements "
+                                  f"({t})", "index it: r.h[k]")
+            return t.dtype if e.sub is not None else t
         return e.array.dtype
 
     def atomic_indices(self, address) -> None:

@@ -16,7 +16,6 @@ from ..ir.cnames import NameTable
 from ..errors import UserError
 from ..lower.names import entry_name, name_program
 from ..ir import typesys as T
-from ..ir.records import Record
 from ..analysis.specialize import value_rules
 from .cexpr import c_type
 from .render import environment, is_cooperative, python_signature, rule_refusal
@@ -80,7 +79,7 @@ def kernel_context(fn, functions: NameTable | None = None) -> dict:
             launcher_types += [f"{ct} *"] + ["int64_t"] * p.type.ndim
             params.append(f"const at::Tensor &{c[p.name]}")
             if p.type.dtype.kind == "r":  # records arrive as their uint64 words (RNG states) or bytes, one more dimension
-                unit, n = ("at::kByte", p.type.dtype.size) if isinstance(p.type.dtype, Record) else \
+                unit, n = ("at::kByte", p.type.dtype.size) if isinstance(p.type.dtype, T.Record) else \
                     ("at::kUInt64", p.type.dtype.bits // 64)
                 array_checks.append((f"!n2c_records_ok({c[p.name]}, {unit}, {p.type.ndim}, {n})", i))
             else:
@@ -149,7 +148,7 @@ def render_bindings(program, source_name: str) -> str:
     records = sorted({c_type(p.type.dtype).split("::")[-1] for fn in program.kernels for p in fn.params
                       if p.array is not None and c_type(p.type.dtype).startswith("n2c::")})
     user_records = sorted({c_type(p.type.dtype) for fn in program.kernels for p in fn.params
-                           if p.array is not None and isinstance(p.type.dtype, Record)})
+                           if p.array is not None and isinstance(p.type.dtype, T.Record)})
     fp16 = any(T.FLOAT16 in (p.type, getattr(p.type, "dtype", None)) for fn in program.kernels for p in fn.params)
     return environment().get_template("bindings.cpp.j2").render(records=records, user_records=user_records, fp16=fp16,
         version=__version__, source_name=source_name, kernels=kernels)

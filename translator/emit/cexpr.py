@@ -206,9 +206,10 @@ class ExprPrinter:
         if arr.step is not None and flat != "0":  # a strided view's elements lie step apart in the array it views
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             flat = f"{prev} * {self.wrap(arr.step, PRECEDENCE['*'] + 1)}"
+        sub = "".join(f"[{self.expr(i)}]" for i in e.sub or [])  # `r.h[k]`: the struct's array member
         if e.field is not None and arr.ndim == 0 and arr.name:  # `r.x` of a named record: r points at it
-            return f"{arr.name}->{e.field}", PRECEDENCE["postfix"]
-        member = f".{e.field}" if e.field is not None else ""
+            return f"{arr.name}->{e.field}{sub}", PRECEDENCE["postfix"]
+        member = f".{e.field}{sub}" if e.field is not None else ""
         return f"{self.array_text(arr)}[{flat}]{member}", PRECEDENCE["postfix"]
 
     def array_text(self, arr: ir.ArrayVar) -> str:

@@ -29,7 +29,9 @@ def _expr(e) -> str:
         return f"{e.c_name or e.intrinsic.key}({', '.join(_expr(a) for a in e.args)}):{e.type}"
     if isinstance(e, ir.Load):
         wrap = ["wrap " if w else "" for w in e.wrap] or [""] * len(e.indices)
-        return f"{e.array.name}[{', '.join(w + _expr(i) for w, i in zip(wrap, e.indices))}]:{e.type}"
+        member = f".{e.field}" if e.field is not None else ""  # a record's field, an array field's element
+        member += f"[{', '.join(_expr(i) for i in e.sub)}]" if e.sub is not None else ""
+        return f"{e.array.name}[{', '.join(w + _expr(i) for w, i in zip(wrap, e.indices))}]{member}:{e.type}"
     if isinstance(e, ir.AddressOf):
         return "&" + _expr(e.target)
     if isinstance(e, ir.ShapeOf):

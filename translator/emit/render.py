@@ -13,7 +13,8 @@ import jinja2
 from ..version import __version__
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from ..ir.records import Record, c_struct
+from ..ir.records import c_struct
+from ..ir.typesys import Record
 from .cexpr import c_literal, c_type, pitch_name, shape_name
 from .codegen import CPrinter
 from ..ir.cnames import NameTable

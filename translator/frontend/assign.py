@@ -364,7 +364,7 @@ class AssignLowerer:
                 raise Unsupported(small.target, "augmented assignment with a call in the index",
                                   "the index would be evaluated twice", "assign the index to a variable first")
             self._mark_written(load.array, small.target)
-            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field)
+            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
             return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
         if isinstance(small.target, cst.Subscript):
             base = small.target.value
@@ -379,7 +379,7 @@ class AssignLowerer:
                 raise Unsupported(small.target, "augmented assignment with a call in the index",
                                   "the index would be evaluated twice", "assign the index to a variable first")
             self._mark_written(load.array, small.target)
-            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field)
+            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
             return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
         raise Unsupported(small.target, "augmented assignment target", "only names and array elements")
 

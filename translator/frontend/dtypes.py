@@ -10,7 +10,8 @@ import dataclasses
 import libcst as cst
 
 from ..ir import typesys as T
-from ..ir.records import Record, from_numpy, parse_record
+from ..ir.records import from_numpy
+from ..ir.typesys import Record, parse_record
 from .names import canonical, resolve, scalar_type_of_name
 
 def _canonical(*names):

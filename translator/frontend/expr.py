@@ -12,7 +12,7 @@ from ..ir import typesys as T
 from ..errors import Unsupported
 from .constants import Typed
 from .names import resolve
-from .recordfields import is_record
+from .recordfields import is_array_field, is_record
 from ..ir.facts import decided_test, is_pure
 
 BINOPS = {
@@ -273,6 +273,8 @@ class ExprLowerer:
             return self.record_field(base, node)
         if is_record(base):  # a["x"] of a record: its field, as a.x
             return self.record_member(base, self.record_key(node), node)
+        if is_array_field(base):  # r.h[k]: an element of a record's array field
+            return self.array_field_element(base, node)
         if not isinstance(base, ir.ArrayVar):
             raise Unsupported(node, "subscript", "only arrays and constant tuples can be indexed")
         if any(isinstance(el.slice, cst.Slice) for el in node.slice):

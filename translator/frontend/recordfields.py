@@ -9,7 +9,14 @@ import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from ..ir.records import Nested, Record, numba_alignment, opaque
+from ..ir.records import numba_alignment, opaque
+from ..ir.typesys import Nested, Record
+
+
+def is_array_field(value) -> bool:
+    """`r.h` of a record whose field h is an array, not yet indexed."""
+    return isinstance(value, ir.Load) and value.field is not None and value.sub is None and \
+        isinstance(value.array.dtype.field_type(value.field), Nested)
 
 
 def is_record(value) -> bool:
@@ -20,7 +27,7 @@ def is_record(value) -> bool:
 
 
 class RecordLowerer:
-    """Needs, from the class it is mixed into: info, row_view()."""
+    """Needs, from the class it is mixed into: info, row_view(), index_list()."""
 
     def record_member(self, base, name: str, node):
         """`a[i].x`, `r.x`, `a[i]["x"]`: one field of one record, readable and assignable."""
@@ -32,10 +39,6 @@ class RecordLowerer:
             raise Unsupported(node, f"record field '{name}'", f"the record has the fields {', '.join(record.names)}",
                               f"read one of them by name, e.g. {self.info.code(_record_node(node))}."
                               f"{record.names[0]}")
-        if isinstance(t, Nested):
-            raise Unsupported(node, f"the array field '{shown}'", f"numba2cuda reads a record's number fields, not "
-                              f"its array fields ({t})", "store that field as an array of its own, indexed like "
-                              "the records")
         offset = next(o for n, _, o in record.fields if n == name)
         if offset % numba_alignment(t):  # numba-cuda: "Record(...).value of type float64 is not aligned"
             raise Unsupported(node, f"the field '{shown}'", f"a {t} at offset {offset}, which is not a multiple of "
@@ -48,6 +51,24 @@ class RecordLowerer:
                               f"field at a multiple of {t.bits // 8} bytes")
         out = ir.Load(load.array, list(load.indices), list(load.wrap))
         out.field = name
+        return out
+
+    def array_field_element(self, load: ir.Load, node):
+        """`r.h[k]`, `a[i].j[0, 1]`: an element of a record's array field (Numba's nestedarray), indexed in
+        C as the struct's own array member, h[k0][k1]; a negative constant counts from its end."""
+        shape = load.array.dtype.field_type(load.field).shape
+        if any(isinstance(el.slice, cst.Slice) for el in node.slice):
+            raise Unsupported(node, f"a slice of the array field '{self.info.code(node.value)}'", "numba2cuda "
+                              "indexes a record's array field element by element", "loop over its elements")
+        indices = self.index_list(node)
+        if len(indices) != len(shape):
+            raise Unsupported(node, f"the array field '{self.info.code(node.value)}'", f"has {len(shape)} "
+                              f"dimension(s) {shape}, indexed with {len(indices)}", "index every dimension")
+        for k, (i, n) in enumerate(zip(indices, shape)):
+            if isinstance(i, ir.Const) and isinstance(i.value, int) and i.value < 0:
+                indices[k] = ir.Const(i.value + n, i.type)
+                indices[k].node = i.node
+        out = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, indices)
         return out
 
     def record_reference(self, load: ir.Load, node) -> ir.ArrayVar:
@@ -65,4 +86,4 @@ def _record_node(node):
     return node.value if isinstance(node, (cst.Attribute, cst.Subscript)) else node
 
 
-__all__ = ["RecordLowerer", "is_record"]
+__all__ = ["RecordLowerer", "is_array_field", "is_record"]

@@ -163,6 +163,7 @@ class Load(Expr):
     indices: list
     wrap: list = field(default_factory=list)  # per index: needs Python's negative-index wraparound
     field: str | None = None  # a field of a record element (`a[i].x`): the struct member read or written
+    sub: list | None = None  # an element of a record's array field (`r.h[k]`): its indices, C's h[k0][k1]
 
 
 @dataclass(eq=False)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,6 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
 
 def _record_type(text: str):
     """`Record(...)` (a record argument) or `Record(...)[:]` (an array of them), as numba.typeof prints them."""
-    from .records import parse_record  # records.py builds on this module's scalars
-
     depth = 0
     for end, ch in enumerate(text):
         depth += {"(": 1, ")": -1}.get(ch, 0)
@@ -311,6 +310,90 @@ def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Sc
         except TypeStringError as exc:  # say which parameter: a spec names several
             raise TypeStringError(f"{name.strip()}: {exc}") from None
     return out
+
+
+# ---------------------------------------------------------------- records
+
+# A record's name is Numba's own spelling of it (`Record(x[type=float32;offset=0],...;14;False)`, what
+# numba.typeof prints inside `array(...)`): it carries every offset and the size, so a type string alone rebuilds
+# the layout, and two dtypes with one layout are one type, as in Numba. records.py lays them out.
+
+@dataclass(frozen=True)
+class Nested:
+    """A field that is a fixed-shape array inside the record (`("h", np.float32, 2)`): Numba's nestedarray."""
+    dtype: Scalar
+    shape: tuple
+
+    def __str__(self) -> str:
+        return f"nestedarray({self.dtype}, {self.shape!r})"
+
+
+@dataclass(frozen=True)
+class Record(Scalar):
+    fields: tuple = ()  # ((name, Scalar | Nested, byte offset), ...) in NumPy's order
+    size: int = 0  # NumPy's itemsize, padding included
+    aligned: bool = False  # NumPy's align=True (C's layout); packed otherwise
+    cname: str = field(default="", compare=False)  # the C struct's name: the module's name for the dtype, if known
+
+    def field_type(self, name: str):
+        return next((t for n, t, _ in self.fields if n == name), None)
+
+    @property
+    def names(self) -> list:
+        return [n for n, _, _ in self.fields]
+
+
+def _fields(text: str):
+    """(name, type text, offset) of each `name[type=T;offset=N]`, T itself perhaps a record with its own brackets."""
+    at = 0
+    while True:
+        m = re.compile(r"(\w+)\[type=").search(text, at)
+        if not m:
+            return
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"[": 1, "]": -1}.get(text[i], 0)
+            i += 1
+        inner = text[m.end():i - 1]
+        type_text, _, offset = inner.rpartition(";offset=")
+        yield m.group(1), type_text, offset if offset.isdigit() else "0"
+        at = i
+
+
+def parse_record(text: str, cname: str = "") -> Record:
+    """`Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)` (Numba's str of a record type)."""
+    m = re.match(r"^Record\((.*);(\d+);(True|False)\)$", text.strip(), re.S)
+    if not m:
+        raise TypeStringError(f"cannot read record type '{text}': write it as Numba prints it, "
+                              "Record(name[type=T;offset=N],...;SIZE;ALIGNED), as in numba.typeof(a)")
+    fields = []
+    for name, type_text, offset in _fields(m.group(1)):
+        fields.append((name, _field_type(name, type_text.strip()), int(offset)))
+    if not fields:
+        raise TypeStringError(f"record type '{text}' has no fields numba2cuda can read")
+    return make_record(fields, int(m.group(2)), m.group(3) == "True", cname)
+
+
+def _field_type(name: str, text: str):
+    nested = re.match(r"^nestedarray\((\w+),\s*\(([\d,\s]*)\)\)$", text)
+    if nested:
+        dtype = scalar_by_name(nested.group(1))
+        shape = tuple(int(d) for d in nested.group(2).split(",") if d.strip())
+        if dtype is not None and shape:
+            return Nested(dtype, shape)
+    t = scalar_by_name(text)
+    if t is None:
+        raise TypeStringError(f"record field '{name}' has the type '{text}', which numba2cuda does not translate "
+                              "inside a record (numbers, booleans, complex numbers and fixed-shape arrays of them "
+                              "are); pass that field as an array of its own")
+    return t
+
+
+def make_record(fields, size: int, aligned: bool, cname: str = "") -> Record:
+    body = ",".join(f"{n}[type={t};offset={o}]" for n, t, o in fields)
+    name = f"Record({body};{size};{aligned})"
+    return Record(name, "r", size * 8, tuple(fields), size, aligned,
+                  cname or "record_" + hashlib.sha1(name.encode()).hexdigest()[:8])
 
 
 # ---------------------------------------------------------------- Numba's typing rules

@@ -6,7 +6,6 @@ import numpy as np
 
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from ..ir.records import Record
 from ..analysis.bounds import Bounds
 from ..analysis.dataflow import sub_blocks
 from ..errors import Unsupported
@@ -88,7 +87,7 @@ class Legalizer:
                 or any(v.type == T.FLOAT16 for v in self.fn.variables) \
                 or any(p.type == T.FLOAT16 for p in self.fn.params):
             self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
-        for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, Record)}:
+        for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, T.Record)}:
             kinds = {getattr(t, "dtype", t) for t in map(record.field_type, record.names)}
             if any(t.is_complex for t in kinds):
                 self.helpers.add("complex")  # a record's struct holds the complex type's definition
@@ -358,6 +357,8 @@ class Legalizer:
     def x_Load(self, e):
         self.unnamed_view(e.array)
         e.indices = [self.expr(i) for i in e.indices]
+        if e.sub is not None:  # an array field's indices: C's own array member, indexed in range as Numba's
+            e.sub = [self.expr(i) for i in e.sub]
         # a CPointer is indexed as is (Numba's pointer arithmetic); an array's negative index counts from its end
         e.wrap = [not root_array(e.array).pointer and not self.bounds.at_least(i, 0) for i in e.indices]
         if any(e.wrap):

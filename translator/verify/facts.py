@@ -99,7 +99,7 @@ def _walk(node, facts, index, depth):
         return
     if isinstance(node, ir.Store):
         facts.written |= _param_of(node.target.array, index)
-        _walk(node.target.indices, facts, index, depth)
+        _walk(node.target.indices + (node.target.sub or []), facts, index, depth)
     elif isinstance(node, ir.Load):
         facts.read |= _param_of(node.array, index)
     elif isinstance(node, ir.AddressOf):
