@@ -280,9 +280,9 @@ def test_gpu_records_match_numbas_from_numpy_numba_and_torch(tmp_path):
     rng = np.random.default_rng(4)
     tags, values = rng.integers(-5, 5, 999).astype(np.int8), rng.uniform(-1, 1, 999)
     counts = rng.integers(0, 100, 999).astype(np.int16)
-    expected = cuda.to_device(np.zeros(999, original.packed))
+    expected = cuda.to_device(np.zeros(999, original.hit))
     original.pack[8, 128](tags, values, counts, expected)
-    out = np.zeros(999, original.packed)
+    out = np.zeros(999, original.hit)
     translated.pack[8, 128](tags, values, counts, out)
     assert out.tobytes() == expected.copy_to_host().tobytes()
 
