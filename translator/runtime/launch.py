@@ -95,7 +95,8 @@ def _numpy_words(kernel, p, a):
     if not a.flags.c_contiguous:
         raise TypeError(f"{kernel}(): argument '{p.name}' must be C-contiguous; pass np.ascontiguousarray({p.name})")
     unit, units = record_units(p)
-    return a.view("<u8" if unit == torch.uint64 else "u1").reshape(a.shape + (units,))
+    # through 1-D: NumPy changes a 0-d array's dtype only to one of the same size (a record argument is 0-d)
+    return a.reshape(-1).view("<u8" if unit == torch.uint64 else "u1").reshape(a.shape + (units,))
 
 
 def _record_words(a, kernel="", p=None):

@@ -32,7 +32,8 @@ def as_words(a: np.ndarray) -> np.ndarray:
     """A record array viewed as its words or bytes (unit_of), shape + (units per record,): C-contiguous, a view of
     A where A is."""
     unit = unit_of(a.dtype)
-    return np.ascontiguousarray(a).view(unit).reshape(a.shape + (a.dtype.itemsize // unit.itemsize,))
+    flat = np.ascontiguousarray(a).reshape(-1)  # 1-D: NumPy views a 0-d array only as a dtype of its size
+    return flat.view(unit).reshape(a.shape + (a.dtype.itemsize // unit.itemsize,))
 
 
 def from_words(words: np.ndarray, like: np.ndarray) -> np.ndarray:
