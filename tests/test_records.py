@@ -229,6 +229,39 @@ def test_a_record_argument_is_passed_by_reference_and_copied_back():
     assert np.array_equal(out, arr["a"] * arr["c"].astype(np.float64))
 
 
+@pytest.mark.needs("g++")
+def test_shared_and_local_arrays_of_records():
+    """numba-cuda's test_sm stages records in shared memory (`cuda.shared.array(n, dtype=from_dtype(...))`); a
+    local array of them too. Both names of one layout (the dtype and its Numba type) are one struct."""
+    src = textwrap.dedent('''
+        import numpy as np
+        from numba import cuda, from_dtype
+
+        pair = np.dtype([("k", np.int32), ("v", np.float32)], align=True)
+        pair_t = from_dtype(pair)
+
+        @cuda.jit("void(float32[::1], int32[::1], float32[::1])")
+        def stage(v, k, out):
+            i = cuda.grid(1)
+            t = cuda.threadIdx.x
+            sm = cuda.shared.array(32, dtype=pair_t)
+            loc = cuda.local.array(2, dtype=pair)
+            sm[t].k = k[i]
+            sm[t].v = v[i]
+            cuda.syncthreads()
+            loc[0] = sm[31 - t]
+            loc[1].v = loc[0].v * 2.0
+            out[i] = loc[1].v + loc[0].k
+    ''')
+    module = load_cpu(source=src)
+    assert "__shared__ pair sm[32];" in module.cu and "pair loc[2];" in module.cu and "pair_t" not in module.cu
+    v, k = np.arange(64, dtype=np.float32) / 4, np.arange(64, dtype=np.int32) * 3
+    out = np.zeros(64, np.float32)
+    module.stage[2, 32](v, k, out)
+    partner = (np.arange(64) // 32) * 32 + 31 - np.arange(64) % 32
+    assert np.array_equal(out, (v[partner] * 2.0).astype(np.float32) + k[partner])
+
+
 # ------------------------------------------------------------------ verify's comparison
 
 def test_records_are_compared_field_by_field_and_the_padding_is_no_ones():

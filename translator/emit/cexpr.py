@@ -181,9 +181,11 @@ class ExprPrinter:
 
     def visit_Load(self, e):
         arr = e.array
+        sub = "".join(f"[{self.expr(i)}]" for i in e.sub or [])  # `r.h[k]`: the struct's array member
+        member = f".{e.field}{sub}" if e.field is not None else ""  # a record's field
         if arr.c_dims:
             text = arr.name + "".join(f"[{self.index_text(e, k)}]" for k in range(arr.ndim))
-            return text, PRECEDENCE["postfix"]
+            return text + member, PRECEDENCE["postfix"]
         flat, flat_prec = None, 0
         # row-major: ((i0 * n1 + i1) * n2 + i2); column-major the other way round: ((i2 * n1 + i1) * n0 + i0)
         order = range(arr.ndim - 1, -1, -1) if arr.fortran else range(arr.ndim)
@@ -206,10 +208,8 @@ class ExprPrinter:
         if arr.step is not None and flat != "0":  # a strided view's elements lie step apart in the array it views
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             flat = f"{prev} * {self.wrap(arr.step, PRECEDENCE['*'] + 1)}"
-        sub = "".join(f"[{self.expr(i)}]" for i in e.sub or [])  # `r.h[k]`: the struct's array member
         if e.field is not None and arr.ndim == 0 and arr.name:  # `r.x` of a named record: r points at it
             return f"{arr.name}->{e.field}{sub}", PRECEDENCE["postfix"]
-        member = f".{e.field}{sub}" if e.field is not None else ""
         return f"{self.array_text(arr)}[{flat}]{member}", PRECEDENCE["postfix"]
 
     def array_text(self, arr: ir.ArrayVar) -> str:

@@ -13,6 +13,7 @@ from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
+from .dtypes import module_records, named_record
 from .recordfields import is_record
 from .scan import returns_tuple, tuple_arity
 
@@ -326,6 +327,9 @@ class AssignLowerer:
         dtype = scalar_type_of_name(resolve(self.info, node))
         if dtype is not None:
             return dtype
+        records = module_records(self.info)
+        if isinstance(node, cst.Name) and node.value in records and node.value not in self.scope:
+            return named_record(records[node.value], self.info)  # `cuda.shared.array(n, dtype=particle_t)`
         head = node
         while isinstance(head, cst.Attribute):
             head = head.value
