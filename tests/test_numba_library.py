@@ -1155,3 +1155,36 @@ def report_progress(progress, n):
     progress = np.zeros(1, np.uint64)
     module.report_progress[1, 1](progress, 50)
     assert progress[0] == 50
+
+
+@pytest.mark.needs("g++")
+def test_cache_hinted_loads_and_stores_are_cudas_own_intrinsics():
+    """numba-cuda's cuda.ldcg/ldca/ldcs/ldlu/ldcv and cuda.stcg/stcs/stwb/stwt (cache_hints.py): the element's
+    address given to CUDA's __ldcg/__stcs..., indexed as any array (a tuple for 2-D, -1 from the end). Before,
+    each was "cuda.ldcg(): is not supported in kernels"."""
+    from translator.errors import UserError
+
+    src = '''
+from numba import cuda
+
+@cuda.jit("void(float32[::1], float64[:, ::1], int16[::1], float32[::1], int16[::1], float64[:, ::1])")
+def k(x, m, s, out, s2, m2):
+    i = cuda.grid(1)
+    if i < out.size:
+        v = cuda.ldcg(x, i) + cuda.ldcs(m, (i, 1)) + cuda.ldca(s, -1) + cuda.ldlu(x, 0) + cuda.ldcv(x, i)
+        cuda.stcs(out, i, v)
+        cuda.stwt(s2, i, 3)
+        cuda.stcg(m2, (i, 0), 1.5)
+        cuda.stwb(out, i, cuda.ldcg(out, i) * 2)
+'''
+    module = load_cpu(source=src)
+    assert "__ldcs(&m[i * m_shape1 + 1])" in module.cu and "__stcs(&out[i], (float)v);" in module.cu
+    x, m = np.arange(4, dtype=np.float32), np.arange(8, dtype=np.float64).reshape(4, 2)
+    s, out = np.array([1, 2, 3, 7], np.int16), np.zeros(4, np.float32)
+    s2, m2 = np.zeros(4, np.int16), np.zeros((4, 2))
+    module.k[1, 32](x, m, s, out, s2, m2)
+    v = x.astype(np.float64) + m[:, 1] + 7 + x[0] + x
+    assert np.array_equal(out, v.astype(np.float32) * 2) and np.array_equal(s2, [3, 3, 3, 3])
+    assert np.array_equal(m2[:, 0], [1.5] * 4) and np.array_equal(m2[:, 1], [0.0] * 4)
+    with pytest.raises(UserError, match=r"cuda.ldcg\(\) index"):
+        translate_source(src.replace("cuda.ldcg(x, i)", "cuda.ldcg(m, i)"))

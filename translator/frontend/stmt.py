@@ -18,6 +18,7 @@ from .loops import ElementLoopLowerer
 from .optionals import OptionalLowerer, ends_in_jump
 from .percall import PerCallLowerer
 from .reads import NameReadLowerer
+from .cachehints import CacheHintLowerer
 from .recordfields import RecordLowerer
 from .returns import ReturnLowerer
 from .raising import RaiseLowerer
@@ -46,7 +47,8 @@ UNSUPPORTED_STMTS = {
 
 class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
                       ReturnLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer,
-                      DebuggerStatements, RaiseLowerer, PerCallLowerer, RecordLowerer, NameReadLowerer, ExprLowerer):
+                      DebuggerStatements, RaiseLowerer, PerCallLowerer, RecordLowerer, CacheHintLowerer, NameReadLowerer,
+                      ExprLowerer):
     def __init__(self, info, fn_info, param_types: list):
         super().__init__(info, fn_info)
         self.param_types = param_types

@@ -939,6 +939,16 @@ N2C_BITCAST(__longlong_as_double, long long, double) N2C_BITCAST(__double_as_lon
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+// cuda.ldcg(a, i), cuda.stcs(a, i, v), ...: a cache hint, where the CPU has one memory and no hint to give
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T, class V> inline void __stcg(T *p, V v) { *p = (T)v; }
+template <class T, class V> inline void __stcs(T *p, V v) { *p = (T)v; }
+template <class T, class V> inline void __stwb(T *p, V v) { *p = (T)v; }
+template <class T, class V> inline void __stwt(T *p, V v) { *p = (T)v; }
 
 // CUDA's global min/max (math_functions.hpp): mixed signedness compares as unsigned; floating
 // point goes through fmin/fmax (a NaN operand yields the other one).
