@@ -1815,3 +1815,21 @@ def k(box, m, out):
     want = [float(min(box)) + max(m[i]) * 10.0 + min(m[i, 0], m[i, 1], 3.0) * 100.0 + max(m[:, 1]) * 1000.0
             for i in range(5)]
     assert np.array_equal(out, np.array(want))
+
+
+@pytest.mark.needs("g++")
+def test_enumerate_of_a_constant_tuple_is_indexed_as_a_tuple_loop():
+    """numba-cuda's test_lang.test_enumerate: `for i, v in enumerate(tup)` over a tuple of constants. Before,
+    "enumerate() of this iterable: only 1-D arrays and their views are iterated here"."""
+    src = HEAD + '''
+TUP = (1.0, 2.5, 3.0)
+
+@cuda.jit("void(float64[:])")
+def foo(a):
+    for i, v in enumerate(TUP):
+        a[i] = v * (i + 1)
+'''
+    module = load_cpu(source=src)
+    a = np.zeros(3)
+    module.foo[1, 1](a)
+    assert np.array_equal(a, [1.0, 5.0, 9.0])

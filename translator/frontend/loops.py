@@ -59,9 +59,10 @@ class ElementLoopLowerer:
                 lengths.append(length)
                 items.append(item)
                 continue
-            if zipped and isinstance(node, cst.Name) and node.value not in self.scope and \
+            if (zipped or index is not None) and isinstance(node, cst.Name) and node.value not in self.scope and \
                     isinstance(self.value(node), TupleValue):
-                # zip() of a tuple (`for i, j in zip(t1, t2)` of a test's constants): indexed as a tuple loop is
+                # zip() or enumerate() of a tuple (`for i, j in zip(t1, t2)`, `for i, v in enumerate(tup)` of a
+                # test's constants): indexed as a tuple loop is
                 lengths.append(cst.Call(cst.Name("len"), [cst.Arg(node)]))
                 items.append(lambda k, a=node: cst.Subscript(a, [cst.SubscriptElement(cst.Index(k))]))
                 continue
