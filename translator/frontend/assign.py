@@ -364,12 +364,7 @@ class AssignLowerer:
             if not (isinstance(load, ir.Load) and load.field is not None):
                 raise Unsupported(small.target, "augmented assignment to an attribute", "kernels cannot set "
                                   "attributes", "only names, array elements and record fields")
-            if not all(is_pure(i) for i in load.indices):
-                raise Unsupported(small.target, "augmented assignment with a call in the index",
-                                  "the index would be evaluated twice", "assign the index to a variable first")
-            self._mark_written(load.array, small.target)
-            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
-            return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
+            return self._update(load, op, small)
         if isinstance(small.target, cst.Subscript):
             base = small.target.value
             if isinstance(base, cst.Name) and isinstance(self.value(base), TupleValue):
@@ -379,13 +374,17 @@ class AssignLowerer:
             load = self.value(small.target)
             if not isinstance(load, ir.Load):
                 raise Unsupported(small.target, "augmented assignment to a slice", "assign element by element")
-            if not all(is_pure(i) for i in load.indices):
-                raise Unsupported(small.target, "augmented assignment with a call in the index",
-                                  "the index would be evaluated twice", "assign the index to a variable first")
-            self._mark_written(load.array, small.target)
-            again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
-            return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
+            return self._update(load, op, small)
         raise Unsupported(small.target, "augmented assignment target", "only names and array elements")
+
+    def _update(self, load: ir.Load, op: str, small: cst.AugAssign) -> list:
+        """`a[i] op= v`, `a[i].x op= v`: the element read and written at one address, its index evaluated once."""
+        if not all(is_pure(i) for i in load.indices + (load.sub or [])):
+            raise Unsupported(small.target, "augmented assignment with a call in the index",
+                              "the index would be evaluated twice", "assign the index to a variable first")
+        self._mark_written(load.array, small.target)
+        again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
+        return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
 
 
 def is_stable(v) -> bool:
