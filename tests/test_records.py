@@ -373,3 +373,18 @@ def test_a_records_array_field_is_indexed_element_by_element():
     with pytest.raises(UserError, match="(?s)array field 'r.h'.*index it|a slice of the array field"):
         translate_source(src.replace("r.h[0] = 3.0", "r.h[:] = 3.0"), "n.py",
                          Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:]"))
+
+
+def test_a_record_argument_is_viewed_as_its_bytes_without_a_copy():
+    """torch holds records as bytes; a record argument is a 0-d array, whose dtype NumPy changes only to one of
+    its own size ("Changing the dtype of a 0d array is only supported if the itemsize is unchanged", raised by the
+    drop-in's launch on the H200 before the view went through 1-D)."""
+    pytest.importorskip("torch")
+    from translator.runtime import launch
+    from translator.runtime.launch_checks import Param
+
+    held = np.zeros((), RT)
+    units = launch._numpy_words("set_a", Param("r", from_numpy(RT).name + "[()]", written=True), held)
+    assert units.shape == (RT.itemsize,) and units.dtype == np.uint8 and np.shares_memory(units, held)
+    units[:8] = np.frombuffer(np.float64(2.5).tobytes(), np.uint8)
+    assert held["a"] == 2.5

@@ -10,9 +10,10 @@ import dataclasses
 import libcst as cst
 
 from ..ir import typesys as T
-from ..ir.records import from_numpy
+from ..ir.records import from_numpy, numpy_dtype
 from ..ir.typesys import Record, parse_record
 from .names import canonical, resolve, scalar_type_of_name
+
 
 def _canonical(*names):
     return tuple(canonical(n) for n in names)
@@ -77,24 +78,18 @@ def _dtype_of(info, node, known: dict):
     canon = resolve(info, node.func)
     if canon in _FROM_DTYPE and len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
         record = known.get(node.args[0].value.value)
-        return None if record is None else _numpy(record)
+        return None if record is None else numpy_dtype(record)
     if canon not in _NP_DTYPE:
         return None
     try:
         args = [_literal(info, a.value, known) for a in node.args if a.keyword is None]
         kwargs = {a.keyword.value: _literal(info, a.value, known) for a in node.args if a.keyword is not None}
-        import numpy as np
+        import numpy as np  # only for a module that writes np.dtype(...): translate's start stays light
 
         dtype = np.dtype(*args, **kwargs)
     except Exception:  # noqa: BLE001 - anything NumPy refuses, or a value only running gives: not a record here
         return None
     return dtype if dtype.names is not None else None
-
-
-def _numpy(record: Record):
-    from ..ir.records import numpy_dtype
-
-    return numpy_dtype(record)
 
 
 def _literal(info, node, known: dict):
@@ -112,7 +107,7 @@ def _literal(info, node, known: dict):
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
     if isinstance(node, cst.Name) and node.value in known:
-        return _numpy(known[node.value])
+        return numpy_dtype(known[node.value])
     if isinstance(node, (cst.Name, cst.Attribute)):
         scalar = scalar_type_of_name(resolve(info, node))
         if scalar is not None:
