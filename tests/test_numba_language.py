@@ -1833,3 +1833,26 @@ def foo(a):
     a = np.zeros(3)
     module.foo[1, 1](a)
     assert np.array_equal(a, [1.0, 5.0, 9.0])
+
+
+@pytest.mark.needs("g++")
+def test_a_loop_over_a_list_literal_iterates_its_items_as_numba_cuda_does():
+    """A ray tracer's `for P in [P_left, P_right, ...]`: numba-cuda compiles a loop over a list literal (its items
+    unified to one type, no list built: measured with compile_ptx for sm_90). It was refused as something
+    "Numba's CUDA target refuses too"."""
+    src = HEAD + '''
+@cuda.jit("void(float64[::1])")
+def k(a):
+    s = 0.0
+    for v in [1.0, 2.5, a[0]]:
+        s += v
+    for p, q in [(1.0, 2.0), (a[0], 3.0)]:
+        s += p * q
+    for w in [1, 2.5]:
+        s += w
+    a[1] = s
+'''
+    module = load_cpu(source=src)
+    a = np.array([4.0, 0.0])
+    module.k[1, 1](a)
+    assert a[1] == (1.0 + 2.5 + 4.0) + (1.0 * 2.0 + 4.0 * 3.0) + (1 + 2.5)

@@ -369,6 +369,13 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         it = stmt.iter
         is_range = isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
             and "range" not in self.scalar_names
+        if isinstance(it, cst.List) and it.elements:
+            # `for p in [a, b, c]`: numba-cuda types the list by its items' common type and iterates it without
+            # building one (no allocation in its PTX, measured with compile_ptx), as a tuple of that type is
+            items = cst.Tuple(it.elements)
+            value = self.value(items)
+            if isinstance(value, TupleValue):
+                return self.tuple_loop(stmt, items, value)
         if not is_range:
             lowered = self.element_loop(stmt)
             if lowered is not None:
@@ -381,9 +388,8 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                               "type; a tuple of numbers is iterated without it",
                               "write for x in t for a tuple of numbers; for arrays, write the body once per array")
         if isinstance(it, cst.List):
-            raise Unsupported(it, "for loop over a list", "kernels cannot build Python lists (Numba's CUDA target "
-                              "refuses them too)", f"iterate a tuple: for {self.info.code(stmt.target)} in "
-                              f"({', '.join(self.info.code(e.value) for e in it.elements)})")
+            raise Unsupported(it, "for loop over an empty list", "numba-cuda cannot type an empty list's items",
+                              "iterate a tuple of the items")
         if not is_range:
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
             raise Unsupported(it, f"for loop over {what}", "numba2cuda iterates range(), arrays, tuples, zip() and "
