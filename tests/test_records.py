@@ -388,3 +388,32 @@ def test_a_record_argument_is_viewed_as_its_bytes_without_a_copy():
     assert units.shape == (RT.itemsize,) and units.dtype == np.uint8 and np.shares_memory(units, held)
     units[:8] = np.frombuffer(np.float64(2.5).tobytes(), np.uint8)
     assert held["a"] == 2.5
+
+
+@pytest.mark.needs("g++")
+def test_verify_takes_the_modules_dtype_name_in_types(tmp_path):
+    """`verify --types "ps=particle[:]"` as translate takes it (verify parsed --types alone and refused the name)."""
+    pytest.importorskip("numba")
+    path = tmp_path / "pverify.py"
+    path.write_text(textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        particle = np.dtype([("x", np.float32), ("vx", np.float32)])
+
+        @cuda.jit
+        def step(ps, dt):
+            i = cuda.grid(1)
+            if i < ps.shape[0]:
+                ps[i].x += ps[i].vx * dt
+
+        def example(rng, size="small"):
+            ps = np.zeros(40, particle)
+            ps["x"], ps["vx"] = rng.uniform(-1, 1, 40), rng.uniform(-1, 1, 40)
+            return dict(kernel=step, griddim=2, blockdim=32, args=[ps, np.float32(0.5)], expected={0: None})
+    '''))
+    run = subprocess.run([sys.executable, "-m", "translator.cli", "verify", str(path), "--types",
+                          "ps=particle[:], dt=float32"], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    assert "verdict: EQUIVALENT (step;" in run.stdout + run.stderr

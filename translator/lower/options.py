@@ -42,22 +42,24 @@ def add_rules_arguments(p) -> None:
                         "wraparound and floor division checks wherever they depend on a parameter")
 
 
+def read_types(options: Options, text: str, command: str) -> None:
+    """--types into OPTIONS; a name that is not Numba's (`ps=particle[:]`) is kept as text for the module's own
+    dtypes to give it, once the module is read (program.kernel_types_of)."""
+    try:
+        options.types = parse_types_option(text)
+    except TypeStringError as exc:
+        if re.search(r"unknown (element )?type '[A-Za-z_]\w*'", str(exc)):
+            options.types_text = text
+            return
+        raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
+                        f"\"m=float32[:, ::1], tw=int32\" (see numba2cuda {command} --help)") from None
+
+
 def options_from(args) -> Options:
     options = Options(kernels=args.kernel or [], assume_nonnegative=not args.no_assume_nonnegative,
                       import_module=import_mode_of(args))
     if args.types:
-        try:
-            options.types = parse_types_option(args.types)
-        except TypeStringError as exc:
-            if re.search(r"unknown (element )?type '[A-Za-z_]\w*'", str(exc)):
-                options.types_text = args.types  # perhaps the module's dtype: read once the module is
-                return _specialised(options, args)
-            raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
-                            "\"m=float32[:, ::1], tw=int32\" (see numba2cuda translate --help)") from None
-    return _specialised(options, args)
-
-
-def _specialised(options: Options, args) -> Options:
+        read_types(options, args.types, "translate")
     for spec in args.specialize or []:
         options.specialize.update(specialize.parse_option(spec))
     return options

@@ -11,8 +11,7 @@ from ..frontend.importmode import import_mode_of
 from .. import progress
 from ..atomic import write_atomically
 from ..errors import UserError
-from ..ir.typesys import TypeStringError, parse_types_option
-from ..lower.options import TYPES_HELP
+from ..lower.options import TYPES_HELP, read_types
 from ..lower.program import Options
 from .check import DISTRIBUTIONS, NOTICE, parse_sizes
 from .run import resolve_device, verify
@@ -101,11 +100,7 @@ def read_cu(path) -> str:
 def options_of(args) -> Options:
     options = Options(kernels=[args.kernel] if args.kernel else [], import_module=import_mode_of(args))
     if getattr(args, "types", None):
-        try:
-            options.types = parse_types_option(args.types)
-        except TypeStringError as exc:
-            raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
-                            "\"m=float32[:, ::1], tw=int32\" (see numba2cuda verify --help)") from None
+        read_types(options, args.types, "verify")
     return options
 
 
