@@ -589,6 +589,26 @@ def test_physical_constants_from_scipy_constants(monkeypatch):
     assert "scipy.constants.name" in error(src.replace("sc.e", "sc.name"))
 
 
+def test_scipy_is_installed_with_translate_so_its_constants_are_read():
+    """fbpic's `INV_MC = 1. / (m_e * c)` and `c*dt` (three kernels of the fourteenth session's collection) failed
+    with "'c' comes from scipy.constants, which is not installed here": SciPy is now one of translate's own
+    dependencies, and the constant baked in is the installed SciPy's, as Numba's would be."""
+    import scipy.constants
+
+    src = """
+        from numba import cuda
+        from scipy.constants import c, m_e
+        INV_MC = 1. / (m_e * c)
+
+        @cuda.jit("void(float64[::1], float64)")
+        def push(x, dt):
+            i = cuda.grid(1)
+            x[i] += c * dt * INV_MC
+    """
+    cu = translate(src)
+    assert repr(float(scipy.constants.c)) in cu and "INV_MC" in cu
+
+
 def test_cupy_scalar_types_are_numpys():
     """`cp.float32(-2.0 * pi)` at module level (PyLops): CuPy's scalar types are NumPy's, so the constant is
     a float32 without importing CuPy."""
