@@ -1841,3 +1841,25 @@ def k(out):
     text = error(src)
     assert "call to Interval(): 'Interval' is a class of this module; a type a module registers with Numba's " \
            "extension API (numba.extending) is not translated" in text
+
+
+def test_a_number_of_scipys_constants_table_is_read_by_its_literal_keys():
+    """fbpic's `r_e = physical_constants['classical electron radius'][0]`: a number of scipy's CODATA table
+    (value, unit, uncertainty) by literal keys. It was "not a constant numba2cuda can evaluate"."""
+    import math
+
+    from scipy.constants import physical_constants
+
+    cu = translate("""
+        import math
+        from numba import cuda
+        from scipy.constants import physical_constants
+        r_e = physical_constants['classical electron radius'][0]
+        PI_RE_2 = math.pi * r_e**2
+
+        @cuda.jit("void(float64[::1])")
+        def cross_section(x):
+            i = cuda.grid(1)
+            x[i] = PI_RE_2 * x[i]
+    """)
+    assert repr(math.pi * physical_constants["classical electron radius"][0] ** 2) in cu

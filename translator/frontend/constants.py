@@ -182,6 +182,9 @@ def _evaluate(info: ModuleInfo, node, local_consts: dict | None = None):
         entry = _dict_entry(info, node, local_consts)
         if entry is not None:  # `_DEFAULTS["THRESHOLD"]` of a module-level dict literal (stumpy's config)
             return const_eval(info, entry, local_consts)
+        published = _library_entry(info, node)
+        if published is not None:  # `physical_constants['classical electron radius'][0]` (fbpic)
+            return published
         seq = const_eval(info, node.value, local_consts)
         idx = const_eval(info, node.slice[0].slice.value, local_consts)
         idx = idx.value if isinstance(idx, Typed) else idx
@@ -191,6 +194,34 @@ def _evaluate(info: ModuleInfo, node, local_consts: dict | None = None):
     if isinstance(node, cst.Call):
         return _const_call(info, node, local_consts)
     raise ConstEvalError(type(node).__name__)
+
+
+def _library_entry(info: ModuleInfo, node: cst.Subscript):
+    """A number of a constants library's table, by literal keys (`physical_constants[name][0]`: scipy's CODATA
+    values as (value, unit, uncertainty)), else None."""
+    keys = []
+    while isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            keys.append(key.evaluated_value)
+        elif isinstance(key, cst.Integer):
+            keys.append(int(key.value, 0))
+        else:
+            return None
+        node = node.value
+    canon = resolve(info, node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    if not canon or not canon.startswith(CONSTANT_LIBRARIES):
+        return None
+    import importlib
+
+    module, _, name = canon.rpartition(".")
+    try:
+        value = getattr(importlib.import_module(module), name)
+        for key in reversed(keys):
+            value = value[key]
+    except (ImportError, AttributeError, KeyError, IndexError, TypeError):
+        return None
+    return value if type(value) in (int, float) else None
 
 
 def _dict_entry(info: ModuleInfo, node: cst.Subscript, local_consts):
