@@ -7,12 +7,8 @@ from .typesys import C_NAMES, Nested, Record, TypeStringError, make_record, scal
 
 
 def _alignment(t) -> int:
-    """The alignment C gives T: complex numbers are numba2cuda's __align__ structs (8 and 16 bytes)."""
-    if isinstance(t, Nested):
-        return _alignment(t.dtype)
-    if t.is_complex:
-        return t.bits // 8
-    return max(1, t.bits // 8)
+    """The alignment C gives T: its element's size (numba2cuda's complex structs are __align__ed to theirs)."""
+    return max(1, getattr(t, "dtype", t).bits // 8)
 
 
 def numba_alignment(t) -> int:
@@ -39,7 +35,7 @@ def from_numpy(dtype, cname: str = "") -> Record:
     fields = []
     for n in dtype.names:
         sub, offset = dtype.fields[n][:2]
-        base = scalar_by_name(sub.base.name if sub.base.name != "bool" else "bool")
+        base = scalar_by_name(sub.base.name)
         if base is None or sub.base.names is not None:
             raise TypeStringError(f"record field '{n}' has the type {sub}, which numba2cuda does not translate "
                                   "inside a record; pass that field as an array of its own")
@@ -54,7 +50,7 @@ def numpy_dtype(record: Record):
     def one(t):
         if isinstance(t, Nested):
             return (one(t.dtype), t.shape)
-        return np.dtype("complex64" if t.name == "complex64" else "bool" if t.name == "bool" else t.name)
+        return np.dtype(t.name)
 
     return np.dtype({"names": record.names, "formats": [one(t) for _, t, _ in record.fields],
                      "offsets": [o for _, _, o in record.fields], "itemsize": record.size,

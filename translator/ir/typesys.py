@@ -116,6 +116,16 @@ class TypeStringError(ValueError):
     pass
 
 
+class UnknownTypeName(TypeStringError):
+    """A type spelt as a plain name that is not one of Numba's: a misspelling, or a name only the module gives (its
+    structured dtype `particle`), which --types can name before the module is read."""
+
+
+def _unknown(what: str, name: str) -> TypeStringError:
+    kind = UnknownTypeName if re.fullmatch(r"[A-Za-z_]\w*", name) else TypeStringError
+    return kind(f"unknown {what} '{name}'{why_unknown(name)}")
+
+
 _ARRAY_RE = re.compile(r"^(\w+)\s*\[(.*)\]$")
 # a misspelling, or a type a library registers with Numba (cudf's string and masked types), which has no C here
 NOT_EXTENSIONS = " (numba2cuda knows Numba's own types, not those a library adds to Numba)"
@@ -155,11 +165,11 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
                 raise TypeStringError(f"CPointer of unknown type '{pointer.group(1)}'{why_unknown(text)}")
             return Array(dtype, 1, "P")
         if t is None:
-            raise TypeStringError(f"unknown type '{text}'{why_unknown(text)}")
+            raise _unknown("type", text)
         return t
     dtype = scalar_by_name(m.group(1)) or RECORDS.get(m.group(1))
     if dtype is None:
-        raise TypeStringError(f"unknown element type '{m.group(1)}'{why_unknown(m.group(1))}")
+        raise _unknown("element type", m.group(1))
     return _array_of(dtype, m.group(1), m.group(2))
 
 
@@ -203,7 +213,7 @@ _ARRAY_CALL_RE = re.compile(r"""^(?:\w+\.)*Array\s*\(\s*(\w+)\s*,\s*(\d+)\s*,\s*
 def _array_call(dtype_name: str, ndim: str, layout: str) -> Array:
     dtype = scalar_by_name(dtype_name) or RECORDS.get(dtype_name)
     if dtype is None:
-        raise TypeStringError(f"unknown element type '{dtype_name}'{why_unknown(dtype_name)}")
+        raise _unknown("element type", dtype_name)
     if layout not in ("C", "A", "F"):
         raise TypeStringError(f"Array({dtype_name}, {ndim}, '{layout}'): Numba's layouts are 'C' (row-major), 'F' "
                               "(column-major) and 'A' (any)")
@@ -308,7 +318,7 @@ def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Sc
         try:
             out[name.strip()] = parse_type(ty)
         except TypeStringError as exc:  # say which parameter: a spec names several
-            raise TypeStringError(f"{name.strip()}: {exc}") from None
+            raise type(exc)(f"{name.strip()}: {exc}") from None
     return out
 
 
@@ -343,11 +353,14 @@ class Record(Scalar):
         return [n for n, _, _ in self.fields]
 
 
+_FIELD_START_RE = re.compile(r"(\w+)\[type=")
+
+
 def _fields(text: str):
     """(name, type text, offset) of each `name[type=T;offset=N]`, T itself perhaps a record with its own brackets."""
     at = 0
     while True:
-        m = re.compile(r"(\w+)\[type=").search(text, at)
+        m = _FIELD_START_RE.search(text, at)
         if not m:
             return
         depth, i = 1, m.end()

@@ -3,11 +3,9 @@ shared by every subcommand that translates (translate, build, package, bench).""
 
 from __future__ import annotations
 
-import re
-
 from ..analysis import specialize
 from ..errors import UserError
-from ..ir.typesys import TypeStringError, parse_types_option
+from ..ir.typesys import TypeStringError, UnknownTypeName, parse_types_option
 from ..frontend.importmode import import_mode_of
 from .program import Options
 
@@ -47,10 +45,9 @@ def read_types(options: Options, text: str, command: str) -> None:
     dtypes to give it, once the module is read (program.kernel_types_of)."""
     try:
         options.types = parse_types_option(text)
+    except UnknownTypeName:
+        options.types_text = text
     except TypeStringError as exc:
-        if re.search(r"unknown (element )?type '[A-Za-z_]\w*'", str(exc)):
-            options.types_text = text
-            return
         raise UserError(f"--types: error: {exc}\n    hint: write name=type pairs, e.g. "
                         f"\"m=float32[:, ::1], tw=int32\" (see numba2cuda {command} --help)") from None
 

@@ -63,4 +63,3 @@ def numba_view(tensor, dtype: np.dtype):
     strides = tuple(int(np.prod(shape[k + 1:], dtype=np.int64)) * dtype.itemsize for k in range(len(shape)))
     words = cuda.as_cuda_array(tensor)  # its memory pointer keeps TENSOR alive
     return DeviceNDArray(shape=shape, strides=strides, dtype=dtype, gpu_data=words.gpu_data)
-
