@@ -38,8 +38,9 @@ SCRIPT_ARGV = ("FILE",)
 CONSTANT_LIBRARIES = ("scipy.constants.",)
 
 
-def library_constant(canon: str | None):
-    """The number CANON (`scipy.constants.c`) names in an installed constants library, else None."""
+def library_constant(canon: str | None, keys: tuple = ()):
+    """The number CANON (`scipy.constants.c`) names in an installed constants library, or, with KEYS, the number
+    at those keys of a table it names (`physical_constants[name][0]`), else None."""
     if not canon or not canon.startswith(CONSTANT_LIBRARIES):
         return None
     import importlib
@@ -47,7 +48,9 @@ def library_constant(canon: str | None):
     module, _, name = canon.rpartition(".")
     try:
         value = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
+        for key in keys:
+            value = value[key]
+    except (ImportError, AttributeError, KeyError, IndexError, TypeError):
         return None
     return value if type(value) in (int, float) else None
 
@@ -209,19 +212,9 @@ def _library_entry(info: ModuleInfo, node: cst.Subscript):
         else:
             return None
         node = node.value
-    canon = resolve(info, node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-    if not canon or not canon.startswith(CONSTANT_LIBRARIES):
+    if not isinstance(node, (cst.Name, cst.Attribute)):
         return None
-    import importlib
-
-    module, _, name = canon.rpartition(".")
-    try:
-        value = getattr(importlib.import_module(module), name)
-        for key in reversed(keys):
-            value = value[key]
-    except (ImportError, AttributeError, KeyError, IndexError, TypeError):
-        return None
-    return value if type(value) in (int, float) else None
+    return library_constant(resolve(info, node), tuple(reversed(keys)))
 
 
 def _dict_entry(info: ModuleInfo, node: cst.Subscript, local_consts):

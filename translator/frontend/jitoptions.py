@@ -119,11 +119,11 @@ def type_text(info: ModuleInfo, node) -> str:
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return node.evaluated_value
     code = _without_comments(info.code(node))
+    records = record_spellings(info)
     if "from_dtype" in code:  # `from_dtype(particle)[::1]` in a signature: Numba's record type of that dtype
-        records = record_spellings(info)
         code = _FROM_DTYPE_RE.sub(lambda m: records.get(m.group(1), m.group(0)), code)
-    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0)) if not m.group(0).startswith("Record") else
-                          m.group(0), code)
+    return _DOTTED_RE.sub(lambda m: _unqualified(info, m.group(0), records) if not m.group(0).startswith("Record")
+                          else m.group(0), code)
 
 
 def _without_comments(code: str) -> str:
@@ -137,8 +137,7 @@ def _without_comments(code: str) -> str:
     return "".join(lines)
 
 
-def _unqualified(info, name: str) -> str:
-    records = record_spellings(info)
+def _unqualified(info, name: str, records: dict) -> str:
     if name in records:  # `particle_t[:]` of `particle_t = numba.from_dtype(particle)`: Numba's record type
         return records[name]
     head = name.split(".")[0]

@@ -165,6 +165,15 @@ def _judge(e: np.ndarray, a: np.ndarray, rtol: float, atol: float, ulps, scale_u
     return good, max_abs, max_rel, max_ulp
 
 
+def _parts(a: np.ndarray) -> np.ndarray:
+    """A complex array as the floats of its real and imaginary parts (one more dimension of 2); any other as it is,
+    C-contiguous."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind != "c":
+        return a
+    return a.view(np.dtype(f"f{a.dtype.itemsize // 2}")).reshape(a.shape + (2,))
+
+
 def compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps) -> ArrayReport:
     """Records field by field, each as its own type compares (the padding between fields is no one's value):
     the first difference is the first record with a field outside tolerance, named by index and field."""
@@ -172,10 +181,7 @@ def compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps) -> A
     bad = np.zeros(count, dtype=bool)
     firsts, stats, identical = {}, [], True
     for n in expected.dtype.names:
-        e, a = (np.ascontiguousarray(x[n]).reshape(count, -1) for x in (expected, actual))
-        if e.dtype.kind == "c":  # complex: real and imaginary parts as floats
-            part = np.dtype(f"f{e.dtype.itemsize // 2}")
-            e, a = (x.view(part) for x in (e, a))
+        e, a = (_parts(x[n]).reshape(count, -1) for x in (expected, actual))
         d_rtol, d_atol = default_tolerance(e.dtype)
         good, max_abs, max_rel, max_ulp = _judge(e.reshape(-1), a.reshape(-1), d_rtol if rtol is None else rtol,
                                                  d_atol if atol is None else atol, ulps, scale_ulps)
@@ -190,7 +196,7 @@ def compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps) -> A
     first = ev = av = None
     if bad.any():
         row = int(np.argmax(bad))
-        field, ev, av = firsts[row] if row in firsts else next(iter(firsts.values()))
+        field, ev, av = firsts[row]  # the earliest failing record is some field's first
         first = tuple(int(x) for x in np.unravel_index(row, expected.shape)) + (field,)
     return ArrayReport(str(expected.dtype), tuple(expected.shape), not bad.any(), identical,
                        max(s[2] for s in stats), max(s[0] for s in stats), max(s[1] for s in stats), int(bad.sum()),
@@ -210,8 +216,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, rtol: float | None 
             return compare_records(expected, actual, rtol, atol, ulps, budget, scale_ulps)
         expected, actual = as_words(expected), as_words(actual)  # records (RNG states): word by word, exactly
     if expected.dtype.kind == "c" and expected.dtype == actual.dtype and expected.shape == actual.shape:
-        part = np.dtype(f"f{expected.dtype.itemsize // 2}")  # complex: real and imaginary parts as floats
-        expected, actual = (np.ascontiguousarray(a).view(part).reshape(a.shape + (2,)) for a in (expected, actual))
+        expected, actual = _parts(expected), _parts(actual)
     if expected.shape != actual.shape or expected.dtype != actual.dtype:
         return ArrayReport(str(expected.dtype), tuple(expected.shape), False, False, None, float("inf"),
                            float("inf"), int(expected.size), None,
