@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 #: The process exit codes of every command: equivalent/ok, a verdict against (not equivalent, a failed build),
@@ -114,6 +115,15 @@ class Reporter:
                 continue
             return reporter, Location(reporter.path, pos.line, pos.column)
         return self, Location(self.path, 1, 0)
+
+    def relocate(self, pairs) -> None:
+        """Locate copies of nodes where their originals are: PAIRS gives (original, copy) for a whole tree."""
+        pairs = list(pairs)
+        for reporter in (self, *self.foreign):
+            if pairs and pairs[0][0] in reporter.positions:
+                copies = {new: reporter.positions[old] for old, new in pairs if old in reporter.positions}
+                reporter.positions = ChainMap(copies, reporter.positions)
+                return
 
     def location(self, node) -> Location:
         return self._owner(node)[1]

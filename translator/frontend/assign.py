@@ -132,8 +132,8 @@ class AssignLowerer:
         if isinstance(value, ir.DeviceCall) and value.optional:
             # `b = compute_bin(x)` of a function that may return None: the value and whether it is not None
             if name in self.scope:
-                raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
-                                  "use a new name")
+                raise self.rebinding(target, [name], f"'{name}' reassigned",
+                                     "it already names an array or a cuda object")
             flag = self.optionals.get(name) or self.fresh_name(f"{name}_is_some")
             self.optionals[name] = flag
             self.unwrapped.discard(name)  # a new result: None again, until a test or a guard says otherwise
@@ -163,11 +163,11 @@ class AssignLowerer:
                 del self.scope[name]  # the tuple's block has ended: Numba's SSA gives this binding its own type
                 held = None
             if isinstance(held, TupleValue):
-                raise Unsupported(target, f"'{name}' reassigned", f"it holds a tuple of {len(held.items)} and now "
-                                  "gets a number (Numba gives a variable one type)", "use a new name")
+                raise self.rebinding(target, [name], f"'{name}' reassigned", f"it holds a tuple of "
+                                     f"{len(held.items)} and now gets a number (Numba gives a variable one type)")
             if name in self.scope:
-                raise Unsupported(target, f"'{name}' reassigned", "it already names an array or a cuda object",
-                                  "use a new name")
+                raise self.rebinding(target, [name], f"'{name}' reassigned",
+                                     "it already names an array or a cuda object")
             folded = self.local_constant(value)
             if const_int(folded) is not None:
                 self.local_consts[name] = const_expr(const_int(folded), value_node)
@@ -209,7 +209,7 @@ class AssignLowerer:
             fresh = self.fresh_name(name)  # never the name itself: a number may have been bound to it before
             self.scalar_names.discard(fresh)
             return fresh
-        raise Unsupported(node, f"'{name}' assigned more than once", rule, "use a new name")
+        raise self.rebinding(node, [name], f"'{name}' assigned more than once", rule)
 
     def view_of_new_array(self, name, canon, subscript, node) -> list:
         """`v = cuda.shared.array(0, dtype=np.int32)[1:]`: the array gets a name of its own, then the view is taken."""
@@ -245,14 +245,13 @@ class AssignLowerer:
             self.arrays.append(alias)
             self.prologue.append(ir.ArrayDecl(array=alias))
         elif not (isinstance(alias, ir.ArrayVar) and alias.kind == "alias"):
-            raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
-                              "use a new name")
+            raise self.rebinding(node, [name], f"'{name}' reassigned", "it already names an array or a cuda object")
         for src in sources:
             if (src.dtype, src.ndim, src.fortran) != (alias.dtype, alias.ndim, alias.fortran):
-                raise Unsupported(node, f"'{name}' bound to arrays of different types",
-                                  f"{alias.dtype} {alias.ndim}-D{' column-major' * alias.fortran} here and "
-                                  f"{src.dtype} {src.ndim}-D{' column-major' * src.fortran} elsewhere; "
-                                  "Numba gives a name one type", "use a separate name for each kind of array")
+                raise self.rebinding(node, [name], f"'{name}' bound to arrays of different types",
+                                     f"{alias.dtype} {alias.ndim}-D{' column-major' * alias.fortran} here and "
+                                     f"{src.dtype} {src.ndim}-D{' column-major' * src.fortran} elsewhere; "
+                                     "Numba gives a name one type", "use a separate name for each kind of array")
             alias.sources.append(src)
         if alias.written:
             mark_written(alias)

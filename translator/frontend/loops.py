@@ -102,15 +102,18 @@ class ElementLoopLowerer:
         tuple of one type by index, so `for k in range(len(t)): off = t[k]` (t bound to a name first). A tuple of
         equal tuples unpacks each (`for dx, dy in ((0, 1), (1, 0))`: `dx, dy = t[k]`, a switch per position)."""
         unpacked = isinstance(stmt.target, cst.Tuple)
-        numbers = (lambda v: isinstance(v, TupleValue) and len(v.items) == len(stmt.target.elements)
-                   and all(isinstance(x, ir.Expr) for x in v.items)) if unpacked else \
+        first = tup.items[0] if tup.items else None
+        size = len(stmt.target.elements) if unpacked else len(first.items) if isinstance(first, TupleValue) else None
+        numbers = (lambda v: isinstance(v, TupleValue) and len(v.items) == size
+                   and all(isinstance(x, ir.Expr) for x in v.items)) if size is not None else \
             (lambda v: isinstance(v, ir.Expr))
         if not all(numbers(v) for v in tup.items):
             if unpacked:
                 raise Unsupported(stmt.target, "for loop target", "unpacks each item of the tuple, so every item "
                                   f"must be a tuple of {len(stmt.target.elements)} numbers",
                                   "for dx, dy in ((0, 1), (1, 0)): ...")
-            raise Unsupported(it, "for loop over a tuple of arrays", "only a tuple of numbers is iterated here",
+            raise Unsupported(stmt.iter, "for loop over a tuple of arrays", "only a tuple of numbers is iterated here "
+                              "(or of tuples of numbers, all of one length)",
                               "write the loop's body once for each array (or call a device function with each)")
         hint = stmt.target.elements[0].value.value if unpacked else stmt.target.value
         prelude = []
@@ -127,7 +130,7 @@ class ElementLoopLowerer:
         loop = stmt.with_changes(target=cst.Name(counter), iter=cst.Call(cst.Name("range"), [cst.Arg(cst.Integer(str(len(tup.items))))]),
                                  body=stmt.body.with_changes(body=[load, *stmt.body.body]))
         lowered = self.stmt_For(loop)
-        for load in lowered[0].body[:len(stmt.target.elements) if unpacked else 1]:
+        for load in lowered[0].body[:size or 1]:
             load.node = stmt  # the item's loads belong to the `for` line
         return prelude + lowered
 

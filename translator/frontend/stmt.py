@@ -77,6 +77,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)
         self.captured: list = []  # device arrays of the module the kernel reads: parameters after its own
         self.integer_uses = None  # names the kernel uses where Numba accepts only integers, once asked
+        self.rebound: set = set()  # names a binding of another kind was refused for (webs.split_webs may part them)
 
     # ------------------------------------------------------------ function
     def lower(self) -> ir.Function:
@@ -403,13 +404,20 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         if isinstance(step, ir.Const) and step.value == 0:
             raise Unsupported(args[2], "range() step of 0", "Python raises ValueError for it")
         if stmt.target.value in self.scope:
-            raise Unsupported(stmt.target, "loop variable", f"'{stmt.target.value}' already names an array")
+            raise self.rebinding(stmt.target, [stmt.target.value], "loop variable",
+                                 f"'{stmt.target.value}' already names an array")
         self.loop_depth += 1
         body = self.block(stmt.body)
         self.loop_depth -= 1
         loop = ir.ForRange(target=ir.Name(stmt.target.value), start=start, stop=stop, step=step, body=body)
         loop.given = len(values)  # Numba types the loop variable from the arguments actually written
         return [loop]
+
+    def rebinding(self, node, names, construct, message, hint="use a new name") -> Unsupported:
+        """The error for binding NAMES to a value of another kind than they hold; the lowering's caller may give
+        the bindings names of their own (Numba's SSA) and lower the function again."""
+        self.rebound.update(names)
+        return Unsupported(node, construct, message, hint)
 
     def fresh_name(self, name: str, bindings: int = 2) -> str:
         """NAME, or NAME_2, NAME_3 ...: a local the kernel does not use, bound BINDINGS times (2: a variable)."""

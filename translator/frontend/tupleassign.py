@@ -29,10 +29,10 @@ class TupleAssignLowerer:
         own = name in self.block_local and isinstance(self.scope.get(name, TupleValue([])), TupleValue)
         if size is None or not own and name in self.scope and name not in self.tuple_vars:
             self.poison([name])
-            raise Unsupported(target, "tuple variable", f"must be unpacked where it is made: "
-                              f"'{call.func_name}' returns several values" + ("" if size is None else
-                                                                              ", and the name holds another value"),
-                              f"unpack it: a, b = {call.func_name}(...)")
+            held = "" if size is None else ", and the name holds another value"
+            raise self.rebinding(target, [name] if size is not None else [], "tuple variable",
+                                 f"must be unpacked where it is made: '{call.func_name}' returns several values{held}",
+                                 f"unpack it: a, b = {call.func_name}(...)")
         if not own and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
             # the call's results are all computed before any item is written: acc = scale(acc, 2) is safe
             items = self.tuple_locals(name, size, target)
@@ -46,8 +46,8 @@ class TupleAssignLowerer:
         numbers Numba keeps in one variable; here one local per item, every assignment writing all of them."""
         items = value.items
         if not items or not all(isinstance(v, ir.Expr) for v in items):
-            raise Unsupported(node, f"'{name}' assigned more than once", "a tuple assigned more than once may hold "
-                              "only numbers", "use a new name for each tuple")
+            raise self.rebinding(node, [name], f"'{name}' assigned more than once", "a tuple assigned more than "
+                                 "once may hold only numbers", "use a new name for each tuple")
         return self.unpack([cst.Name(n) for n in self.tuple_locals(name, len(items), node)], items)
 
     def tuple_locals(self, name, size, node) -> list:
@@ -55,12 +55,11 @@ class TupleAssignLowerer:
         locals_ = self.tuple_vars.get(name)
         if locals_ is None:
             if name in self.scope:
-                raise Unsupported(node, f"'{name}' reassigned", "it already names an array or a cuda object",
-                                  "use a new name")
+                raise self.rebinding(node, [name], f"'{name}' reassigned", "it already names an array or a cuda object")
             locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(size)]
         elif len(locals_) != size:
-            raise Unsupported(node, f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and now gets "
-                              f"{size} (Numba gives a variable one type)", "use a new name")
+            raise self.rebinding(node, [name], f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and "
+                                 f"now gets {size} (Numba gives a variable one type)")
         self.scope[name] = TupleValue([ir.Name(n) for n in locals_])  # again after a number took the name over
         return locals_
 
@@ -108,14 +107,16 @@ class TupleAssignLowerer:
                     raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(arrays)} values")
                 numbers = [n for n, arr in zip(names, arrays) if arr is None]  # what C returns, in order
                 if any(n.value in self.scope for n in numbers):
-                    raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
+                    raise self.rebinding(target, [n.value for n in numbers if n.value in self.scope],
+                                         "tuple target", "cannot rebind an array or cuda object", "")
                 call = [ir.TupleCall(targets=[ir.Name(n.value) for n in numbers], call=v)] if len(numbers) > 1 \
                     else self.unpack(numbers, [v]) if numbers else [ir.ExprStmt(value=v)]
                 return call + [s for n, arr in zip(names, arrays) if arr is not None
                                and self.scope.get(n.value) is not arr for s in self.bind(n.value, arr, target)]
             if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
-                    raise Unsupported(target, "tuple target", "cannot rebind an array or cuda object")
+                    raise self.rebinding(target, [n.value for n in names if n.value in self.scope],
+                                         "tuple target", "cannot rebind an array or cuda object", "")
                 return [ir.TupleCall(targets=[ir.Name(n.value) for n in names], call=v)]
             if isinstance(v, ir.ArrayVar):
                 # Numba unpacks an array by iterating it (a length other than len(names) raises there): its

@@ -24,6 +24,7 @@ from .ufuncs import build_ufunc_kernels
 from ..frontend.scan import find_nodes, random_state_params
 from .names import name_program
 from ..frontend.stmt import FunctionLowerer
+from ..frontend.webs import parallel_nodes, split_webs
 from ..analysis.typer import Typer
 
 
@@ -90,8 +91,12 @@ class Program:
     def _build(self, fi: FunctionInfo, types: list, legalize=True) -> ir.Function:
         reporter = self.info.reporter
         known = len(reporter.diagnostics)
-        lowerer = FunctionLowerer(fi.scope or self.info, fi, types)
-        fn = lowerer.lower()
+        while True:
+            lowerer = FunctionLowerer(fi.scope or self.info, fi, types)
+            fn = lowerer.lower()
+            if len(reporter.diagnostics) == known or not self._split_rebound(fi, lowerer.rebound):
+                break
+            del reporter.diagnostics[known:]  # the refused rebindings are variables of their own now: again
         if len(reporter.diagnostics) > known:
             raise UserError(reporter.diagnostics)  # this function's own problems: do not type it
         fn.arrays = lowerer.arrays
@@ -108,6 +113,19 @@ class Program:
             self.legalize(fn)
         _propagate_writes(fn)
         return fn
+
+    def _split_rebound(self, fi: FunctionInfo, names: set) -> bool:
+        """Give each web of the NAMES a rebinding was refused for a name of its own, as Numba's SSA gives each a
+        variable (webs.py); False where none has more than one web."""
+        taken = {n.value for n in find_nodes((fi.scope or self.info).module, lambda n: isinstance(n, cst.Name))}
+        split = False
+        for name in sorted(names):
+            parted = split_webs(fi.node, name, taken)
+            if parted is not None:
+                self.info.reporter.relocate(parallel_nodes(fi.node, parted[0]))
+                fi.node = parted[0]
+                split = True
+        return split
 
     def legalize(self, fn: ir.Function) -> None:
         try:

@@ -1,0 +1,126 @@
+"""Numba's SSA at source level (frontend/webs.py): which bindings of a name are one variable. A web joins the
+definitions that reach a common use; the lowering gives every web but one a name of its own where it refuses to
+rebind a name to a value of another kind."""
+import textwrap
+
+import libcst as cst
+from translator.frontend.webs import parallel_nodes, split_webs, webs
+
+
+def fn(src):
+    return cst.parse_module(textwrap.dedent(src)).body[0]
+
+
+def sizes(src, name):
+    found = webs(fn(src), name)
+    return None if found is None else [len(w) for w in found]
+
+
+def test_straight_line_rebinding_is_two_webs():
+    assert sizes("""
+        def k(a, out):
+            r = a[0]
+            out[0] = r
+            r = (1.0, 2.0)
+            out[1] = r[0]
+        """, "r") == [2, 2]
+
+
+def test_a_parameter_read_then_rebound_to_its_element():
+    assert sizes("""
+        def k(x, out):
+            i = 0
+            x = x[i]
+            out[i] = x * x
+        """, "x") == [2, 3]  # the parameter and its read; the element and its two reads
+
+
+def test_a_loop_carried_value_is_one_web():
+    # x's value after the body reaches the next iteration's read: the phi Numba types as one variable
+    assert sizes("""
+        def k(a, n):
+            x = a[0]
+            for j in range(n):
+                a[j] = x
+                x = a[j + 1]
+        """, "x") == [3]
+
+
+def test_a_value_rebound_inside_a_loop_and_read_only_there_is_its_own_web():
+    assert sizes("""
+        def k(a, n):
+            x = a
+            y = x[0]
+            for j in range(n):
+                x = a[j]
+                a[j] = x * 2
+        """, "x") == [2, 2]
+
+
+def test_branches_joined_by_a_later_read_are_one_web():
+    assert sizes("""
+        def k(a, c):
+            if c:
+                x = a
+            else:
+                x = 1.0
+            a[0] = x
+        """, "x") == [3]
+
+
+def test_break_and_continue_carry_their_values_to_where_they_go():
+    # the value at `break` (an array) reaches the read after the loop, the one at `continue` the loop's next read:
+    # all three definitions meet there, so Numba would have to unify them (and refuse): one web, not split
+    assert sizes("""
+        def k(a, n):
+            x = 0.0
+            for j in range(n):
+                a[j] = x
+                if j > 2:
+                    x = 1.0
+                    continue
+                x = a
+                break
+            a[0] = x
+        """, "x") == [5]
+
+
+def test_a_name_read_in_a_lambda_is_not_followed():
+    assert webs(fn("""
+        def k(a):
+            x = a
+            f = lambda: x
+            x = 1.0
+        """), "x") is None
+
+
+def test_attributes_and_keywords_of_the_same_spelling_are_not_reads():
+    assert sizes("""
+        def k(a, out):
+            x = a[0]
+            out[0] = x
+            x = cuda.threadIdx.x
+            y = f(x=1)
+        """, "x") == [2, 1]
+
+
+def test_split_keeps_the_parameter_name_and_the_positions_follow():
+    f = fn("""
+        def k(x, out):
+            x = x[0]
+            out[0] = x
+        """)
+    new, fresh = split_webs(f, "x", {"x_2"})
+    assert fresh == ["x_3"]
+    code = cst.Module([new]).code
+    assert "x_3 = x[0]" in code and "out[0] = x_3" in code and "def k(x, out)" in code
+    pairs = dict(parallel_nodes(f, new))
+    assert pairs[f] is new and len(pairs) > 10
+
+
+def test_one_web_is_not_split():
+    assert split_webs(fn("""
+        def k(a):
+            x = a[0]
+            a[1] = x
+        """), "x", set()) is None

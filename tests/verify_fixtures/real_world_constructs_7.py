@@ -1,0 +1,87 @@
+"""Names Numba's SSA gives several variables, as the ray tracer of the thirteenth session's collection writes them:
+a matrix's name taken over by a number inside the bounds check and summed there in a loop, a row (a view)
+rebound to the tuple a device function returns, a loop counter whose name later holds a row, and a loop over a
+list of tuples (each item a tuple variable of its own, the loop variable a tuple); and a parameter's name taken
+over by the element it reads (`x = x[i]`)."""
+import math
+
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def blend(p, q, t):
+    return p[0] * (1.0 - t) + q[0] * t, p[1] * (1.0 - t) + q[1] * t, p[2] * (1.0 - t) + q[2] * t
+
+
+@cuda.jit("void(float64[:, ::1], float64[:, ::1], float64[:, ::1])")
+def shade(basis, pts, out):
+    B = basis
+    b0, b1 = B[0, :], B[1, :]
+    i = cuda.grid(1)
+    if i < pts.shape[0]:
+        B = b0[0] * pts[i, 0] + b1[1] * pts[i, 1]
+        for k in range(3):
+            B += b0[k] * pts[i, k] - b1[k]
+        q = pts[i, :]
+        first = q[2]
+        q = blend(q, (1.0, 2.0, 3.0), 0.25)
+        s = 0.0
+        for p in [q, (B, B, first), (b1[0], b1[1], b1[2])]:
+            s += p[0] + p[1] * p[2]
+        out[i, 0] = B
+        out[i, 1] = s
+        out[i, 2] = q[1]
+
+
+@cuda.jit("void(float32[:, ::1], float32[::1])")
+def rows(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        acc = 0.0
+        for row in range(m.shape[1]):
+            acc += m[i, row] * row
+        row = m[i]
+        out[i] = acc + row[0]
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def square(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        x = x[i]
+        out[i] = x * x
+
+
+def example_square(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
+    return dict(kernel=square, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n, np.float32)],
+                expected={1: x * x})
+
+
+def example_shade(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    basis = rng.uniform(-1.0, 1.0, (2, 3))
+    pts = rng.uniform(-1.0, 1.0, (n, 3))
+    b0, b1 = basis
+    want = np.zeros((n, 3))
+    for i in range(n):
+        B = b0[0] * pts[i, 0] + b1[1] * pts[i, 1]
+        for k in range(3):
+            B += b0[k] * pts[i, k] - b1[k]
+        q = [pts[i, k] * 0.75 + (k + 1.0) * 0.25 for k in range(3)]
+        s = 0.0
+        for p in (q, (B, B, pts[i, 2]), tuple(b1)):
+            s += p[0] + p[1] * p[2]
+        want[i] = B, s, q[1]
+    return dict(kernel=shade, griddim=math.ceil(n / 32), blockdim=32, args=[basis, pts, np.zeros((n, 3))],
+                expected={2: want}, rtol=1e-12)
+
+
+def example_rows(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    m = rng.uniform(-1.0, 1.0, (n, 5)).astype(np.float32)
+    want = (m.astype(np.float64) * np.arange(5)).sum(axis=1) + m[:, 0]
+    return dict(kernel=rows, griddim=math.ceil(n / 32), blockdim=32, args=[m, np.zeros(n, np.float32)],
+                expected={1: want.astype(np.float32)}, rtol=1e-5)
