@@ -299,8 +299,9 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   packed dtype's misaligned float64s, a bool field read by a device function, whole records copied, an array
 #   field; the velocity negated into the wrong field is caught.
 # - real_world_constructs_7.py: names Numba's SSA makes several variables (an array's name taken over by a number,
-#   a view's by a tuple, a parameter's by its element), a loop over a list of tuples; a use that reads the view
-#   where the tuple took the name over (the webs parted wrongly) is caught.
+#   a view's by a tuple, a parameter's by its element), a loop over a list of tuples, a device function returning
+#   a tuple of tuples (made by cuda.jit(func_or_sig=None, device=True)); a use that reads the view where the tuple
+#   took the name over (the webs parted wrongly) is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -315,7 +316,7 @@ REAL_WORLD = [
      "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
     ("real_world_constructs_6.py", {"centroid", "gather", "measure", "pack", "step"}, "step",
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
-    ("real_world_constructs_7.py", {"rows", "shade", "square"}, "shade",
+    ("real_world_constructs_7.py", {"bounce", "rows", "shade", "square"}, "shade",
      "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
 ]
 

@@ -1,6 +1,7 @@
 """Numba's SSA at source level (frontend/webs.py): which bindings of a name are one variable. A web joins the
 definitions that reach a common use; the lowering gives every web but one a name of its own where it refuses to
-rebind a name to a value of another kind."""
+rebind a name to a value of another kind. And the shape of the tuple a device function returns
+(scan.tuple_shape), which its callers unpack by."""
 import textwrap
 
 import libcst as cst
@@ -124,3 +125,27 @@ def test_one_web_is_not_split():
             x = a[0]
             a[1] = x
         """), "x", set()) is None
+
+
+def test_a_tuple_of_tuples_returned_is_shaped_by_every_return_together():
+    """scan.tuple_shape: a parameter returned says nothing of its shape; another return does (a ray tracer's
+    `return hit, d, 0` beside `return (x, y), (-d[0], d[1]), 1`). Returns that disagree give no shape."""
+    from translator.frontend.scan import tuple_shape
+
+    assert tuple_shape(fn("""
+        def reflect(p, d, wall):
+            hit = (p[0] + d[0], p[1] + d[1])
+            if hit[0] > wall:
+                return (wall, hit[1]), (-d[0], d[1]), 1
+            return hit, d, 0
+        """)) == ((None, None), (None, None), None)
+    assert tuple_shape(fn("""
+        def f(p, c):
+            if c:
+                return (p[0], p[1]), 1
+            return (p[0], p[1], p[2]), 0
+        """)) is None
+    assert tuple_shape(fn("""
+        def g(p):
+            return p
+        """)) is None

@@ -1,8 +1,9 @@
 """Names Numba's SSA gives several variables, as the ray tracer of the thirteenth session's collection writes them:
 a matrix's name taken over by a number inside the bounds check and summed there in a loop, a row (a view)
 rebound to the tuple a device function returns, a loop counter whose name later holds a row, and a loop over a
-list of tuples (each item a tuple variable of its own, the loop variable a tuple); and a parameter's name taken
-over by the element it reads (`x = x[i]`)."""
+list of tuples (each item a tuple variable of its own, the loop variable a tuple); a parameter's name taken
+over by the element it reads (`x = x[i]`); and a device function made by `cuda.jit(func_or_sig=None, device=True)`
+that returns a tuple of tuples and a number, unpacked before a loop and again in it."""
 import math
 
 import numpy as np
@@ -12,6 +13,29 @@ from numba import cuda
 @cuda.jit(device=True)
 def blend(p, q, t):
     return p[0] * (1.0 - t) + q[0] * t, p[1] * (1.0 - t) + q[1] * t, p[2] * (1.0 - t) + q[2] * t
+
+
+@cuda.jit(func_or_sig=None, device=True)
+def reflect(p, d, wall):
+    hit = (p[0] + d[0], p[1] + d[1])
+    if hit[0] > wall:
+        return (wall - (hit[0] - wall), hit[1]), (-d[0], d[1]), 1
+    return hit, d, 0
+
+
+@cuda.jit("void(float64[:, ::1], float64, int32, float64[:, ::1])")
+def bounce(start, wall, steps, out):
+    i = cuda.grid(1)
+    if i < start.shape[0]:
+        pos, vel, hits = reflect((start[i, 0], start[i, 1]), (start[i, 2], start[i, 3]), wall)
+        for k in range(steps):
+            if pos[1] > 10.0:
+                continue
+            pos, vel, h = reflect(pos, vel, wall)
+            hits += h
+        out[i, 0] = pos[0]
+        out[i, 1] = pos[1] + vel[0]
+        out[i, 2] = hits
 
 
 @cuda.jit("void(float64[:, ::1], float64[:, ::1], float64[:, ::1])")
@@ -58,6 +82,25 @@ def example_square(rng, size="small"):
     x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
     return dict(kernel=square, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n, np.float32)],
                 expected={1: x * x})
+
+
+def example_bounce(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    start = rng.uniform(-1.0, 1.0, (n, 4))
+    want = np.zeros((n, 3))
+    for i in range(n):
+        pos, vel, hits = (start[i, 0], start[i, 1]), (start[i, 2], start[i, 3]), 0
+        for k in range(6):
+            if k > 0 and pos[1] > 10.0:
+                continue
+            hit = (pos[0] + vel[0], pos[1] + vel[1])
+            if hit[0] > 0.5:
+                pos, vel, hits = (0.5 - (hit[0] - 0.5), hit[1]), (-vel[0], vel[1]), hits + 1
+            else:
+                pos = hit
+        want[i] = pos[0], pos[1] + vel[0], hits
+    return dict(kernel=bounce, griddim=math.ceil(n / 32), blockdim=32, args=[start, 0.5, 5, np.zeros((n, 3))],
+                expected={3: want}, rtol=1e-12)
 
 
 def example_shade(rng, size="small"):

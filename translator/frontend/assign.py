@@ -15,7 +15,7 @@ from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
 from .recordfields import is_record
-from .scan import returns_tuple, tuple_arity
+from .scan import result_shape, returns_tuple
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -151,9 +151,9 @@ class AssignLowerer:
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall):
             callee = self.info.functions[value.func_name].node
-            size = tuple_arity(callee, self.info.functions)
-            if size is not None or returns_tuple(callee):
-                return self.hold_results(name, value, size, target)
+            shape = result_shape(self.info.functions[value.func_name], self.info.functions)
+            if shape is not None or returns_tuple(callee):
+                return self.hold_results(name, value, shape, target)
         if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
                 self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):
             return self.bind_alias(name, value, target)

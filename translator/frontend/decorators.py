@@ -49,8 +49,13 @@ def jit_parts(info: ModuleInfo, expr, depth: int = 0):
 
 
 def _call_args(call: cst.Call):
-    return [a.value for a in call.args if a.keyword is None and not a.star], \
-        {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    args = [a.value for a in call.args if a.keyword is None and not a.star]
+    kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    # cuda.jit's first parameter by its name (a ray tracer's `cuda.jit(func_or_sig=None, device=True)`)
+    first = kwargs.pop("func_or_sig", None)
+    if first is not None and not args and not (isinstance(first, cst.Name) and first.value == "None"):
+        args = [first]
+    return args, kwargs
 
 
 def _project_decorator(info, fn: cst.FunctionDef, fn_view, call, depth):

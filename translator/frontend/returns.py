@@ -9,7 +9,8 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .scan import returned_params, tuple_arity
+from .scan import result_shape, returned_params, tuple_shape
+from .tupleassign import count_numbers, flatten, nest, shape_of
 
 
 class ReturnLowerer:
@@ -63,19 +64,44 @@ class ReturnLowerer:
             # `return state, buf, buf_idx` (a hash's sponge state passed along): the numbers only, as C's result
             return [ir.Return(values=[self.expr(el.value) for el, a in zip(small.value.elements, arrays) if not a])]
         if isinstance(small.value, cst.Tuple):
-            return [ir.Return(values=[self.expr(el.value) for el in small.value.elements])]
-        callee = small.value.func.value if isinstance(small.value, cst.Call) and isinstance(
-            small.value.func, cst.Name) and small.value.func.value in self.info.functions else None
-        arity = tuple_arity(self.info.functions[callee].node, self.info.functions) if callee else None
-        if arity is not None:
-            # `return normalize(v)`: C returns each function's own result struct, so the items pass one by one
-            call = self.value(small.value)
-            if isinstance(call, ir.DeviceCall):
-                items = [self.fresh_name(f"{callee}_{k}", 1) for k in range(arity)]
-                return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call),
-                        ir.Return(values=[ir.Name(n) for n in items])]
-            return [ir.Return(values=[call if isinstance(call, ir.Expr) else self.expr(small.value)])]
+            prelude: list = []
+            items = [self.returned_value(el.value, prelude) for el in small.value.elements]
+            return prelude + [self.return_tuple(TupleValue(items), small)]
+        if isinstance(small.value, cst.Call):
+            prelude = []
+            value = self.returned_value(small.value, prelude)
+            if isinstance(value, TupleValue):  # `return normalize(v)`: C returns each function's own struct
+                return prelude + [self.return_tuple(value, small)]
+            return [ir.Return(values=[value])]
         held = self.value(small.value) if isinstance(small.value, cst.Name) else None
-        if isinstance(held, TupleValue) and all(isinstance(v, ir.Expr) for v in held.items):
-            return [ir.Return(values=list(held.items))]  # `t = (x, y); return t`: the values it holds
+        if isinstance(held, TupleValue):
+            return [self.return_tuple(held, small)]  # `t = (x, y); return t`: the values it holds
         return [ir.Return(values=[self.expr(small.value)])]
+
+    def returned_value(self, node, prelude: list):
+        """A returned tuple's item (or the returned call): a number, or a tuple, a device function's tuple result
+        unpacked into locals first (PRELUDE gets that call)."""
+        value = self.value(node)
+        if isinstance(value, ir.DeviceCall):
+            shape = result_shape(self.info.functions[value.func_name], self.info.functions)
+            if shape is not None:
+                items = [self.fresh_name(f"{value.func_name}_{k}", 1) for k in range(count_numbers(shape))]
+                prelude.append(ir.TupleCall(targets=[ir.Name(n) for n in items], call=value))
+                return nest([ir.Name(n) for n in items], shape)
+        if isinstance(value, (ir.Expr, TupleValue)):
+            return value
+        return self.expr(node)
+
+    def return_tuple(self, value: TupleValue, node) -> ir.Return:
+        """C returns a tuple's numbers one after another, a tuple of tuples too: the callers nest them again by
+        the shape they read from the source (scan.tuple_shape), which must be this one."""
+        numbers = flatten(value)
+        if numbers is None:
+            raise Unsupported(node, "return of a tuple", "it holds something other than numbers and tuples of them",
+                              "return numbers; write arrays into an output array")
+        if numbers and len(numbers) < len(value.items) or any(isinstance(v, TupleValue) for v in value.items):
+            if shape_of(value) != tuple_shape(self.fn.node, self.info.functions):
+                raise Unsupported(node, "return of a tuple of tuples", "numba2cuda could not tell from the source "
+                                  "that every return of this function gives a tuple of this shape",
+                                  "write each return as a tuple of tuples, or of names bound only to tuples")
+        return ir.Return(values=numbers)

@@ -14,53 +14,57 @@ from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
+from .scan import result_shape
 
 
 class TupleAssignLowerer:
     """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, block_local,
     tmp_count, fresh_name, value(), poison(), bind(), assign(), index_array()."""
 
-    def hold_results(self, name, call: ir.DeviceCall, size, target) -> list:
-        """`ray_dir = matmul(R, P)` of a device function returning SIZE values (a ray tracer's vectors; None: a
-        tuple numba2cuda cannot count): its items, unpacked into locals of their own, are the tuple the name holds
-        (a tuple assigned again: written anew)."""
+    def hold_results(self, name, call: ir.DeviceCall, shape, target) -> list:
+        """`ray_dir = matmul(R, P)` of a device function returning a tuple of SHAPE (scan.tuple_shape: a ray
+        tracer's vectors, or a tuple of them; None: a tuple numba2cuda cannot count): its numbers, unpacked into
+        locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
         # a binding whose value never leaves its block (Game of Flies' `acc`) is a tuple of its own, whatever the
         # name held elsewhere
         own = name in self.block_local and isinstance(self.scope.get(name, TupleValue([])), TupleValue)
-        if size is None or not own and name in self.scope and name not in self.tuple_vars:
+        if shape is None or not own and name in self.scope and name not in self.tuple_vars:
             self.poison([name])
-            held = "" if size is None else ", and the name holds another value"
-            raise self.rebinding(target, [name] if size is not None else [], "tuple variable",
+            held = "" if shape is None else ", and the name holds another value"
+            raise self.rebinding(target, [name] if shape is not None else [], "tuple variable",
                                  f"must be unpacked where it is made: '{call.func_name}' returns several values{held}",
                                  f"unpack it: a, b = {call.func_name}(...)")
         if not own and (self.assign_counts.get(name, 0) > 1 or name in self.tuple_vars):
             # the call's results are all computed before any item is written: acc = scale(acc, 2) is safe
-            items = self.tuple_locals(name, size, target)
+            items = self.tuple_locals(name, shape, target)
         else:
-            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(size)]
-            self.scope[name] = TupleValue([ir.Name(n) for n in items])
+            items = [self.fresh_name(f"{name}_{k}", 1) for k in range(count_numbers(shape))]
+            self.scope[name] = nest([ir.Name(n) for n in items], shape)
         return [ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)]
 
     def assign_tuple_variable(self, name, value, node) -> list:
         """`pos = (i + k, j + l)` assigned on several branches or in a loop (cuSignal's convolutions): a tuple of
-        numbers Numba keeps in one variable; here one local per item, every assignment writing all of them."""
-        items = value.items
-        if not items or not all(isinstance(v, ir.Expr) for v in items):
+        numbers (or of tuples of them) Numba keeps in one variable; here one local per number, every assignment
+        writing all of them."""
+        items = flatten(value)
+        if not value.items or items is None:
             raise self.rebinding(node, [name], f"'{name}' assigned more than once", "a tuple assigned more than "
                                  "once may hold only numbers", "use a new name for each tuple")
-        return self.unpack([cst.Name(n) for n in self.tuple_locals(name, len(items), node)], items)
+        return self.unpack([cst.Name(n) for n in self.tuple_locals(name, shape_of(value), node)], items)
 
-    def tuple_locals(self, name, size, node) -> list:
-        """The locals a tuple variable's items live in (made at its first assignment)."""
+    def tuple_locals(self, name, shape, node) -> list:
+        """The locals a tuple variable's numbers live in (made at its first assignment), for a tuple of SHAPE."""
         locals_ = self.tuple_vars.get(name)
         if locals_ is None:
             if name in self.scope:
                 raise self.rebinding(node, [name], f"'{name}' reassigned", "it already names an array or a cuda object")
-            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(size)]
-        elif len(locals_) != size:
-            raise self.rebinding(node, [name], f"'{name}' reassigned", f"it held a tuple of {len(locals_)} and "
-                                 f"now gets {size} (Numba gives a variable one type)")
-        self.scope[name] = TupleValue([ir.Name(n) for n in locals_])  # again after a number took the name over
+            locals_ = self.tuple_vars[name] = [self.fresh_name(f"{name}_{k}") for k in range(count_numbers(shape))]
+            self.tuple_shapes[name] = shape
+        elif self.tuple_shapes[name] != shape:
+            raise self.rebinding(node, [name], f"'{name}' reassigned", f"it held a tuple of "
+                                 f"{_spell(self.tuple_shapes[name])} and now gets {_spell(shape)} (Numba gives a "
+                                 "variable one type)")
+        self.scope[name] = nest([ir.Name(n) for n in locals_], shape)  # again after a number took the name over
         return locals_
 
     def bind_tuple(self, name, value, node) -> list:
@@ -113,6 +117,15 @@ class TupleAssignLowerer:
                     else self.unpack(numbers, [v]) if numbers else [ir.ExprStmt(value=v)]
                 return call + [s for n, arr in zip(names, arrays) if arr is not None
                                and self.scope.get(n.value) is not arr for s in self.bind(n.value, arr, target)]
+            shape = result_shape(self.info.functions[v.func_name], self.info.functions) \
+                if isinstance(v, ir.DeviceCall) else None
+            if shape is not None and any(shape):
+                # `rgb, p, r = trace(...)` of tuples: the call's numbers into locals, then each name its part
+                if len(shape) != len(names):
+                    raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(shape)} values")
+                temps = [self.fresh_name(f"{v.func_name}_{k}", 1) for k in range(count_numbers(shape))]
+                held = nest([ir.Name(t) for t in temps], shape)
+                return [ir.TupleCall(targets=[ir.Name(t) for t in temps], call=v)] + self.unpack(names, held.items)
             if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
                     raise self.rebinding(target, [n.value for n in names if n.value in self.scope],
@@ -166,3 +179,44 @@ class TupleAssignLowerer:
         self.tmp_count += 1
         self.scalar_names.add(name)
         return name
+
+
+def shape_of(value) -> tuple | None:
+    """VALUE's shape as scan.tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
+    return tuple(shape_of(v) for v in value.items) if isinstance(value, TupleValue) else None
+
+
+def count_numbers(shape) -> int:
+    return sum(1 if item is None else count_numbers(item) for item in shape)
+
+
+def nest(numbers: list, shape) -> TupleValue:
+    """The tuple of SHAPE whose numbers, in order, are NUMBERS."""
+    numbers = iter(numbers)
+
+    def build(sh):
+        return TupleValue([next(numbers) if item is None else build(item) for item in sh])
+
+    return build(shape)
+
+
+def flatten(value) -> list | None:
+    """A tuple's numbers in order, through the tuples it holds; None if it holds anything else (an array)."""
+    out = []
+    for item in value.items:
+        if isinstance(item, TupleValue):
+            inner = flatten(item)
+            if inner is None:
+                return None
+            out += inner
+        elif isinstance(item, ir.Expr):
+            out.append(item)
+        else:
+            return None
+    return out
+
+
+def _spell(shape) -> str:
+    if not any(shape):
+        return str(len(shape))
+    return "(" + ", ".join("1" if item is None else _spell(item) for item in shape) + ")"
