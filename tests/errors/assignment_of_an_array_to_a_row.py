@@ -1,4 +1,4 @@
-# expect: 10:16: assignment of an array to a slice or row: only a number is stored into every element here
+# expect: 10:16: assignment of an array to a slice or row: Numba copies the array first, which needs its runtime (NRT)
 """Copies row 0 into every row with one assignment, as in NumPy (a number into a row is translated; an array not)."""
 from numba import cuda
 

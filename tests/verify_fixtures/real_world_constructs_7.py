@@ -3,7 +3,8 @@ a matrix's name taken over by a number inside the bounds check and summed there 
 rebound to the tuple a device function returns, a loop counter whose name later holds a row, and a loop over a
 list of tuples (each item a tuple variable of its own, the loop variable a tuple); a parameter's name taken
 over by the element it reads (`x = x[i]`); and a device function made by `cuda.jit(func_or_sig=None, device=True)`
-that returns a tuple of tuples and a number, unpacked before a loop and again in it."""
+that returns a tuple of tuples and a number, unpacked before a loop and again in it; and a tuple stored into a
+row's slice (a neutron tracer's state update)."""
 import math
 
 import numpy as np
@@ -82,6 +83,24 @@ def example_square(rng, size="small"):
     x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
     return dict(kernel=square, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n, np.float32)],
                 expected={1: x * x})
+
+
+@cuda.jit("void(float64[:, ::1], float64)")
+def advance(state, dt):
+    i = cuda.grid(1)
+    if i < state.shape[0]:
+        p = state[i]
+        x, y, vx, vy = p[0], p[1], p[2], p[3]
+        p[:2] = x + vx * dt, y + vy * dt
+
+
+def example_advance(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    state = rng.uniform(-1.0, 1.0, (n, 4))
+    want = state.copy()
+    want[:, :2] = state[:, :2] + state[:, 2:] * 0.25
+    return dict(kernel=advance, griddim=math.ceil(n / 32), blockdim=32, args=[state, 0.25], expected={0: want},
+                rtol=1e-12)
 
 
 def example_bounce(rng, size="small"):

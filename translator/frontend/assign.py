@@ -86,9 +86,16 @@ class AssignLowerer:
         """`a[:, :] = 0`, `row[1:] = x` (pyfk zeroes its local arrays so): Numba's setitem of a number into a
         slice or row stores it in every element, the number evaluated once; here a loop nest over the view."""
         value = self.value(value_node)
-        if not isinstance(value, ir.Expr) or isinstance(value, ir.ArrayVar):
-            raise Unsupported(value_node, "assignment of an array to a slice or row", "only a number is stored "
-                              "into every element here", "loop over the elements: a[i, j] = b[i, j]")
+        if isinstance(value, TupleValue):
+            return self.store_items(view, target, value, value_node)
+        if isinstance(value, ir.ArrayVar):
+            # measured with compile_ptx: "NRT required but not enabled" (Numba copies the source array first)
+            raise Unsupported(value_node, "assignment of an array to a slice or row", "Numba copies the array "
+                              "first, which needs its runtime (NRT), off in numba-cuda unless enabled; numba2cuda "
+                              "does not copy arrays", "loop over the elements: a[i, j] = b[i, j]")
+        if not isinstance(value, ir.Expr):
+            raise Unsupported(value_node, "assignment of this value to a slice or row", "only a number, a tuple "
+                              "of numbers or an array is stored into one here", "assign element by element")
         self._mark_written(view, target)
         out, held = [], value
         if not isinstance(value, (ir.Const, ir.Name)):
@@ -104,6 +111,26 @@ class AssignLowerer:
             loop.given = 1
             body = [loop]
         return out + body
+
+    def store_items(self, view: ir.ArrayVar, target, value: TupleValue, value_node) -> list:
+        """`p[:2] = x + vx * dt, y + vy * dt` (a neutron tracer's state row): Numba stores a sequence into a 1-D
+        slice item by item, the whole tuple evaluated first. Numba raises where the lengths differ; here the
+        items past the slice's end are not stored."""
+        if view.ndim != 1 or any(not isinstance(v, ir.Expr) for v in value.items):
+            raise Unsupported(value_node, "assignment of a tuple to a slice", "a tuple of numbers is stored into a "
+                              "1-D slice or row here", "assign element by element")
+        self._mark_written(view, target)
+        out, held = [], []
+        for item in value.items:
+            if not isinstance(item, (ir.Const, ir.Name)):
+                temp = self.fresh_name("item", 1)
+                out.append(ir.Assign(target=ir.Name(temp), value=item))
+                item = ir.Name(temp)
+            held.append(item)
+        for k, item in enumerate(held):
+            store = ir.Store(target=ir.Load(view, [const_expr(k, value_node)]), value=item)
+            out.append(ir.If(cond=ir.Compare("<", const_expr(k, value_node), self.shape_of(view, 0)), body=[store]))
+        return out
 
     def _mark_written(self, arr, node):
         root = root_array(arr)
