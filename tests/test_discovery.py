@@ -1282,9 +1282,12 @@ def test_a_dotted_absolute_import_starts_at_a_folder_above_the_file(tmp_path):
     assert "x[i * STRIDE]" in translate_file(layers / "pool.py")
 
 
-def test_a_module_of_another_subpackage_imported_under_a_name(tmp_path):
+@pytest.mark.parametrize("spelling, prefix", [("import pkg.geo.box as box", "box"),
+                                              ("import pkg.geo.box", "pkg.geo.box")])
+def test_a_module_of_another_subpackage_imported_under_a_name(tmp_path, spelling, prefix):
     """`import pkg.geo.box as box; box.wrap(d, L)` in pkg/sim/step.py (a molecular dynamics package): the module
-    is read like `from pkg.geo import box` (was 'it comes from pkg.geo.box, which numba2cuda does not read')."""
+    is read like `from pkg.geo import box` (was 'it comes from pkg.geo.box, which numba2cuda does not read').
+    So is `import pkg.geo.box; pkg.geo.box.wrap(d, L)` (an FDTD solver's `sol_cuda.planewave.f(...)`)."""
     from translator import translate_file
 
     for folder in ("pkg", "pkg/geo", "pkg/sim"):
@@ -1299,15 +1302,15 @@ def test_a_module_of_another_subpackage_imported_under_a_name(tmp_path):
         def wrap(d, length):
             return d - length if d > HALF * length else d
     """))
-    (tmp_path / "pkg" / "sim" / "step.py").write_text(textwrap.dedent("""
+    (tmp_path / "pkg" / "sim" / "step.py").write_text(textwrap.dedent(f"""
         from numba import cuda
-        import pkg.geo.box as box
+        {spelling}
 
         @cuda.jit("void(float32[::1], float32)")
         def step(dx, length):
             i = cuda.grid(1)
             if i < dx.shape[0]:
-                dx[i] = box.wrap(dx[i], length) * box.HALF
+                dx[i] = {prefix}.wrap(dx[i], length) * {prefix}.HALF
     """))
     text = translate_file(tmp_path / "pkg" / "sim" / "step.py")
     assert "__device__ float wrap(float d, float length)" in text and "wrap(dx[i], length) * 0.5;" in text

@@ -184,6 +184,8 @@ class Binder(SiblingImports):
                 full = self.numbapro(dotted(alias.name), small)
                 local = alias.asname.name.value if alias.asname else full.split(".")[0]
                 self.import_name(local, full if alias.asname else local, None, 0)
+                if not alias.asname and "." in full and self.sibling is not None:
+                    self.module_names(full, self.sibling(full, 0))  # `import solver.wave`: solver.wave.pulse()
         elif isinstance(small, cst.ImportFrom):
             mod = self.numbapro(dotted(small.module), small) if small.module is not None else ""
             level = len(small.relative)
