@@ -824,3 +824,37 @@ def test_a_doc_snippet_without_imports_is_imported_as_it_is_read(tmp_path, capsy
     err = capsys.readouterr().err
     assert "note: 'cuda': taken to be numba.cuda" in err and "importing the module raised" not in err
     assert "// kernel max_example_3d(result: float64[:, :, ::1], values: float64[:, :, ::1])" in out.read_text()
+
+
+def test_an_attribute_of_a_module_of_the_project_is_read_from_the_run(tmp_path):
+    """A detector simulation's `from . import geom` and `geom.BORDERS[k][0]`, `enumerate(geom.BORDERS)`, where
+    geom computes the table when it runs: the import mode reads it as Numba does when it compiles (it said
+    'the import mode reads the values of the module's own names, not of another module's')."""
+    (tmp_path / "det").mkdir()
+    (tmp_path / "det" / "__init__.py").write_text("")
+    write(tmp_path, """
+        import numpy as np
+
+        BORDERS = np.linspace(0.0, 3.0, 4).reshape(2, 2)
+        SCALE = float(BORDERS.sum())
+    """, "det/geom.py")
+    path = write(tmp_path, """
+        from numba import cuda
+        from . import geom
+
+
+        @cuda.jit("void(float64[::1], int64[::1])")
+        def which(xs, out):
+            i = cuda.grid(1)
+            if i < xs.shape[0]:
+                out[i] = -1
+                for k, row in enumerate(geom.BORDERS):
+                    if row[0] <= xs[i] * geom.SCALE <= geom.BORDERS[k][1]:
+                        out[i] = k
+    """, "det/kern.py")
+    with pytest.raises(UserError) as exc:
+        translate(path, import_module=None)
+    assert "translate with --import-module" in exc.value.text
+    cu = translate(path)
+    assert "geom_BORDERS[2][2] = {0.0, 1.0, 2.0, 3.0};" in cu and "xs[i] * 6.0" in cu, cu
+    assert "for (int64_t k = 0; k < 2; ++k)" in cu

@@ -177,10 +177,11 @@ class ElementLoopLowerer:
             all(a.keyword is None and not a.star for a in node.args)
 
     def _array_name(self, node, prelude: list, stmt, hint: str):
-        """NODE as the name of an array: itself, or a fresh name bound to the view it makes (`a[i]`)."""
-        if isinstance(node, cst.Name):
+        """NODE as the name of an array: itself, or a fresh name bound to the view it makes (`a[i]`) or to the
+        module's array it names."""
+        if isinstance(node, cst.Name) and node.value in self.scope:
             return node if isinstance(self.scope.get(node.value), ir.ArrayVar) else None
-        if not isinstance(node, cst.Subscript):
+        if not isinstance(node, (cst.Subscript, cst.Name, cst.Attribute)):  # a module's array: LIMITS, geom.LIMITS
             return None
         view = self.fresh_name(f"{hint}_items", 1)
         bound = self.statement(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(view))], node)]))

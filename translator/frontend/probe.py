@@ -20,6 +20,7 @@ import enum
 import inspect
 import os
 import sys
+import types
 
 from ..userimport import import_path, python3_source
 from .entries import plan
@@ -371,10 +372,31 @@ def probe_module(args: dict, arrays: list):
         described = describer.value(value)
         if described["kind"] in ("number", "tuple", "array", "dtype", "other", "missing"):
             module_values[name] = described
+    module_values.update(_project_module_values(describer, module, os.path.dirname(path)))
     runs = _run_entries(describer, runner, module, args) if args.get("run", True) and runner is not None else []
     return {"kernels": describer.kernels, "globals": module_values, "simulator": simulator,
             "stand_ins": stand_ins, "runs": runs, "skipped_launches": runner.skipped if runner else [],
             "untyped_launches": runner.untyped if runner else []}, describer.arrays
+
+
+def _project_module_values(describer: Describer, module, folder: str) -> dict:
+    """`geom.LIMITS` of `from . import geom` (a detector simulation's borders, computed when geom runs): the
+    values kernels read as attributes of the project's own modules (files under FOLDER's package root), as
+    Numba reads them when it compiles; keyed by the dotted name the module uses."""
+    root = folder
+    while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    read = {n for obj in describer.objects for c in _codes(python_function(obj).__code__) for n in c.co_names}
+    out = {}
+    for name, value in vars(module).items():
+        where = os.path.realpath(getattr(value, "__file__", None) or "/")
+        if not isinstance(value, types.ModuleType) or not where.startswith(root + os.sep):
+            continue
+        for attr in sorted(read & set(vars(value))):
+            described = describer.value(getattr(value, attr))
+            if described["kind"] in ("number", "tuple", "array", "dtype"):
+                out[f"{name}.{attr}"] = described
+    return out
 
 
 def _runner(describer: Describer, path: str, args: dict):

@@ -35,10 +35,10 @@ def is_reserved(name: str) -> bool:
 
 
 def ascii_base(name: str) -> str:
-    """A C spelling of a Python identifier: NFKC (as Python reads it), each non-ASCII letter as uXXXX, runs of
+    """A C spelling of a Python identifier (or a dotted name): NFKC (as Python reads it), each non-ASCII letter as uXXXX, runs of
     underscores as one (C++ reserves `__`), and a leading `_` behind a `v` (it reserves `_X`, and `_x` at global
     scope)."""
-    name = unicodedata.normalize("NFKC", name)
+    name = unicodedata.normalize("NFKC", name).replace(".", "_")  # a module's attribute: geom.LIMITS
     out = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"u{ord(ch):04x}" for ch in name)
     out = re.sub("_{2,}", "_", out)
     return out if out and not out[0].isdigit() and out[0] != "_" else "v" + out
