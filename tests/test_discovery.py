@@ -1866,3 +1866,41 @@ def test_a_number_of_scipys_constants_table_is_read_by_its_literal_keys():
             x[i] = PI_RE_2 * x[i]
     """)
     assert repr(math.pi * physical_constants["classical electron radius"][0] ** 2) in cu
+
+
+@pytest.mark.parametrize("spelling, read", [("from . import settings", "settings.PAD"),
+                                            ("from .settings import PAD", "PAD")])
+def test_a_constant_a_function_rebinds_is_noted_where_a_kernel_reads_it(tmp_path, spelling, read):
+    """A detector simulation's consts module: `TIME_PADDING = 10`, and load_properties() rebinds it from a
+    configuration file (`global TIME_PADDING`) before any launch. Numba compiles the value the name holds then;
+    the translation has 10, which was silent. A constant nothing rebinds is not noted."""
+    from translator.frontend.module import parse_file
+
+    (tmp_path / "det").mkdir()
+    (tmp_path / "det" / "__init__.py").write_text("")
+    (tmp_path / "det" / "settings.py").write_text(textwrap.dedent("""
+        PAD = 10
+        GAIN = 2
+
+
+        def load(cfg):
+            global PAD
+            PAD = cfg["pad"]
+    """))
+    path = tmp_path / "det" / "kern.py"
+    path.write_text(textwrap.dedent(f"""
+        from numba import cuda
+        {spelling}
+        from .settings import GAIN
+
+
+        @cuda.jit("void(float64[::1])")
+        def shift(t):
+            i = cuda.grid(1)
+            if i < t.shape[0]:
+                t[i] = (t[i] - {read}) * GAIN
+    """))
+    prog = build_program(parse_file(str(path)), Options())
+    notes = [f"{d.loc}: {d.construct}: {d.message}" for d in prog.notices]
+    assert len(notes) == 1, notes
+    assert "settings.py:7:5: 'PAD': load() rebinds it (global PAD)" in notes[0] and ", 10:" in notes[0]

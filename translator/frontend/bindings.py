@@ -248,7 +248,7 @@ class Binder(SiblingImports):
         self._set_constant(name, result, value)
         if reads_argv(self.view, value) or name in self.argv_tests:
             # noted where a kernel reads it (expr.named_constant): the module's other settings are not ours
-            self.view.argv_notes[name] = self.view.reporter.make(
+            self.view.value_notes[name] = self.view.reporter.make(
                 value, f"{name} = {self.view.code(value)}", f"taken as {result!r}, sys.argv read as when the module "
                 "runs without arguments (`python FILE`); Numba reads the arguments of the process that compiles "
                 "the kernel")
@@ -315,7 +315,7 @@ class Binder(SiblingImports):
                 # works only when the file runs as a script (imported, the name does not exist), so it sees this
                 node = results[0]["value_nodes"].get(name)
                 self._set_constant(name, first, node)
-                self.view.argv_notes[name] = self.view.reporter.make(
+                self.view.value_notes[name] = self.view.reporter.make(
                     node if node is not None else stmt, f"'{name}'", f"taken as {first!r}, as the file run as a "
                     f"script sets it under `if __name__ == \"__main__\":` (line {line}); imported, the kernel "
                     "would find no such name")

@@ -80,7 +80,8 @@ class ModuleInfo:
     mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place
     plain_functions: dict = field(default_factory=dict)  # name -> (FunctionDef without a jit decorator, its view)
     notices: list = field(default_factory=list)  # module-wide notes (Diagnostics)
-    argv_notes: dict = field(default_factory=dict)  # name -> the note that its value took sys.argv as empty
+    # name -> a note told where a kernel reads it: its value took sys.argv as empty, a function rebinds it
+    value_notes: dict = field(default_factory=dict)
     imports_numbapro: bool = False  # `from numbapro import cuda`: read as numba (said once, in a note)
     star_imports: list = field(default_factory=list)  # modules of `from X import *` numba2cuda could not read
     imported: object = None  # import mode: the values the module's run gave (frontend.importmode)

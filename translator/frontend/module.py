@@ -15,6 +15,7 @@ from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
+from .scan import assignment_counts, find_nodes
 from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
@@ -129,6 +130,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
                                            "integers is a float division)" if first else ""), source_line=text))
     sibling = _SiblingLoader(path, {} if _siblings is None else _siblings)
     Binder(info, None, sibling).run(module.body)
+    _note_rebound_globals(info)
     _mutated_arrays(info)
     if info.star_imports:
         _assume_conventional_names(info)
@@ -219,6 +221,22 @@ def _names_in(node) -> list:
 
     node.visit(Names())
     return found
+
+
+def _note_rebound_globals(info: ModuleInfo) -> None:
+    """A constant a function rebinds (`global TIME_PADDING` in a detector simulation's load_properties(), which
+    reads a configuration file): Numba reads the value it holds when a kernel is compiled, so the translation's
+    value is the one the module gives it unless that function ran first; told where a kernel reads it."""
+    for fn in find_nodes(info.module, lambda n: isinstance(n, cst.FunctionDef)):
+        declared = {n.name.value: g for g in find_nodes(fn, lambda n: isinstance(n, cst.Global)) for n in g.names}
+        for name in sorted(set(declared) & set(assignment_counts(fn))):
+            if name in info.constants and name not in info.value_notes:
+                value = info.constants[name]
+                shown = f", {value!r}" if isinstance(value, (bool, int, float, complex)) else ""
+                info.value_notes[name] = info.reporter.make(
+                    declared[name], f"'{name}'", f"{fn.name.value}() rebinds it (global {name}); Numba reads the "
+                    "value it holds when the kernel is compiled, and the translation has the value the module "
+                    f"gives it{shown}: pass it as a kernel argument if that function runs first")
 
 
 class _SiblingLoader:

@@ -89,7 +89,7 @@ class NameReadLowerer:
 
     def named_constant(self, name, node):
         value = self.info.constants[name]
-        note = self.info.argv_notes.get(name)
+        note = self.info.value_notes.get(name)
         if note is not None and note not in self.info.notices:
             self.info.notices.append(note)
         if isinstance(value, DeviceArray) and not self.fn.is_device:

@@ -32,6 +32,8 @@ class SiblingImports:
             sibling = self.sibling(mod, level)
             if sibling is not None and name in sibling.constants:
                 self._set_constant(local, sibling.constants[name], None)
+                if name in sibling.value_notes:
+                    self.view.value_notes[local] = sibling.value_notes[name]
                 return
             if sibling is not None and name in sibling.nonconstant:
                 self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
@@ -56,6 +58,8 @@ class SiblingImports:
         for name, value in sibling.constants.items():
             if "." not in name:
                 self.view.constants[f"{local}.{name}"] = value
+                if name in sibling.value_notes:
+                    self.view.value_notes[f"{local}.{name}"] = sibling.value_notes[name]
         for name in list(sibling.functions):
             if "." not in name:
                 self.import_function(f"{local}.{name}", sibling, name)
