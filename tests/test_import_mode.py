@@ -858,3 +858,21 @@ def test_an_attribute_of_a_module_of_the_project_is_read_from_the_run(tmp_path):
     cu = translate(path)
     assert "geom_BORDERS[2][2] = {0.0, 1.0, 2.0, 3.0};" in cu and "xs[i] * 6.0" in cu, cu
     assert "for (int64_t k = 0; k < 2; ++k)" in cu
+
+
+def test_a_cpointer_in_a_signature_object_reads_as_in_the_source(tmp_path):
+    """numba-cuda's carray test: `cuda.jit(types.void(types.CPointer(types.float32), types.int32))`. Its
+    Signature object prints the pointer `float32*`, which the import mode passed on and could not read."""
+    path = write(tmp_path, """
+        from numba import cuda
+        from numba.cuda import types
+
+
+        @cuda.jit(types.void(types.CPointer(types.float32), types.int32))
+        def bump(p, n):
+            i = cuda.grid(1)
+            if i < n:
+                p[i] += 1.0
+    """)
+    assert "void bump(float *p, int n)" in translate(path, import_module=None)
+    assert "void bump(float *p, int n)" in translate(path)

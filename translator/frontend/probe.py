@@ -225,6 +225,8 @@ def type_string(t) -> str:
         elif t.layout == "F" and t.ndim:  # a transpose, np.asfortranarray: column-major, as Numba compiles it
             dims[0] = "::1"
         return f"{type_string(t.dtype)}[{', '.join(dims)}]"
+    if isinstance(t, types.CPointer):  # str() gives `float32*`, which no signature string spells
+        return f"CPointer({type_string(t.dtype)})"
     if isinstance(t, types.UniTuple):
         return f"UniTuple({type_string(t.dtype)}, {t.count})"
     if isinstance(t, types.BaseTuple):
