@@ -316,7 +316,7 @@ REAL_WORLD = [
      "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
     ("real_world_constructs_6.py", {"centroid", "gather", "measure", "pack", "step"}, "step",
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
-    ("real_world_constructs_7.py", {"advance", "bounce", "rows", "shade", "square"}, "shade",
+    ("real_world_constructs_7.py", {"advance", "bounce", "rows", "shade", "sides", "square"}, "shade",
      "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
 ]
 

@@ -4,7 +4,8 @@ rebound to the tuple a device function returns, a loop counter whose name later 
 list of tuples (each item a tuple variable of its own, the loop variable a tuple); a parameter's name taken
 over by the element it reads (`x = x[i]`); and a device function made by `cuda.jit(func_or_sig=None, device=True)`
 that returns a tuple of tuples and a number, unpacked before a loop and again in it; and a tuple stored into a
-row's slice (a neutron tracer's state update)."""
+row's slice (a neutron tracer's state update); and a tuple of tuples of tuples passed to a device function
+that unpacks one by a run-time index into nested targets (a neutron guide's planes)."""
 import math
 
 import numpy as np
@@ -92,6 +93,32 @@ def advance(state, dt):
         p = state[i]
         x, y, vx, vy = p[0], p[1], p[2], p[3]
         p[:2] = x + vx * dt, y + vy * dt
+
+
+@cuda.jit(device=True)
+def distance(planes, k, x, y, z):
+    (px, py, pz), (nx, ny, nz) = planes[k]
+    return (x - px) * nx + (y - py) * ny + (z - pz) * nz
+
+
+@cuda.jit("void(float64[::1], float64[:, ::1], float64[:, ::1])")
+def sides(p, pts, out):
+    planes = (((p[0], p[1], p[2]), (p[3], p[4], p[5])),
+              ((p[6], p[7], p[8]), (p[9], p[10], p[11])))
+    i = cuda.grid(1)
+    if i < pts.shape[0]:
+        for k in range(2):
+            out[i, k] = distance(planes, k, pts[i, 0], pts[i, 1], pts[i, 2])
+
+
+def example_sides(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    p = rng.uniform(-1.0, 1.0, 12)
+    pts = rng.uniform(-1.0, 1.0, (n, 3))
+    planes = p.reshape(2, 2, 3)
+    want = np.stack([((pts - planes[k, 0]) * planes[k, 1]).sum(axis=1) for k in range(2)], axis=1)
+    return dict(kernel=sides, griddim=math.ceil(n / 32), blockdim=32, args=[p, pts, np.zeros((n, 2))],
+                expected={2: want}, rtol=1e-12)
 
 
 def example_advance(rng, size="small"):

@@ -273,10 +273,16 @@ class Typer:
         nodes = [a.node for a in e.args]
         if e.groups:  # a tuple passed whole: one Tuple type for its items (the callee is specialised on it)
             flat_ts, flat_nodes, ts, nodes = iter(ts), iter(nodes), [], []
+
+            def nested(shape):  # a tuple's types from its flat items, as its shape nests them
+                return T.Tuple(tuple(next(flat_ts) if s is None else nested(s) for s in shape))
+
             for g in e.groups:
-                items = [next(flat_ts) for _ in range(g or 1)]
-                ts.append(items[0] if g is None else T.Tuple(tuple(items)))
-                nodes.append([next(flat_nodes) for _ in range(g or 1)][0])
+                first = next(flat_nodes)
+                for _ in range(count_leaves(g) - 1):
+                    next(flat_nodes)
+                ts.append(next(flat_ts) if g is None else nested(g))
+                nodes.append(first)
         e.target = self.program.instantiate(e.key or e.func_name, ts, e.node, nodes)
         if not e.groups:  # a signature's complex64 parameter given a complex128: Numba converts, C++ must be told
             for i, (arg, t) in enumerate(zip(list(e.args), ts)):
@@ -441,3 +447,8 @@ def _c_identifier(name: str, taken: set) -> str:
     while c in taken:
         c = c + "_"
     return c
+
+
+def count_leaves(shape) -> int:
+    """How many flat items a DeviceCall group stands for: 1 for None, else the numbers and arrays it nests."""
+    return 1 if shape is None else sum(count_leaves(s) for s in shape)

@@ -54,7 +54,7 @@ class DeviceCallLowerer:
             if param in returned and isinstance(v, ir.ArrayVar):
                 given[param] = v
             items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
-            groups.append(len(items) if items is not None else None)
+            groups.append(item_shape(v) if items is not None else None)
             if items is not None:
                 lowered.extend(items)
             elif isinstance(v, ir.ArrayVar):
@@ -123,20 +123,28 @@ class DeviceCallLowerer:
     @staticmethod
     def tuple_items(tup: TupleValue, node) -> list:
         """The items of a tuple passed whole to a device function, which takes them as parameters of their own:
-        numbers and arrays (a tuple of tuples has no such flat form here)."""
+        numbers and arrays, those of the tuples it holds in order (a neutron guide's planes, tuples of points)."""
         items = []
         for item in tup.items:
             if isinstance(item, (int, float)):  # bool too
                 item = const_expr(item, node)
+            if isinstance(item, TupleValue):
+                items += DeviceCallLowerer.tuple_items(item, node)
+                continue
             if isinstance(item, ir.ArrayVar):
                 ref = ir.ArrayRef(item)
                 ref.node = node
                 item = ref
             elif not isinstance(item, ir.Expr):
-                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold numbers and "
-                                  "arrays, not tuples", "pass its inner tuples as arguments of their own")
+                raise Unsupported(node, "tuple argument", "a tuple passed to a device function may hold numbers, "
+                                  "arrays and tuples of them", "pass what it holds as arguments of their own")
             items.append(item)
         return items
+
+
+def item_shape(tup: TupleValue) -> tuple:
+    """How a tuple argument's flat items nest: None for a number or an array, a tuple for a tuple."""
+    return tuple(item_shape(v) if isinstance(v, TupleValue) else None for v in tup.items)
 
 
 def callable_name(canon: str) -> bool:

@@ -22,7 +22,7 @@ from .cachehints import CacheHintLowerer
 from .recordfields import RecordLowerer
 from .returns import ReturnLowerer
 from .raising import RaiseLowerer
-from .tupleassign import TupleAssignLowerer
+from .tupleassign import TupleAssignLowerer, nest, type_shape
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
@@ -103,8 +103,8 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                     parts = [self.array_param(p.name, p.type, p.item_of) if isinstance(p.type, T.Array) else p
                              for p in parts]
                     params += parts
-                    self.scope[name] = TupleValue([p.array if p.array is not None else ir.Name(p.name)
-                                                   for p in parts])
+                    self.scope[name] = nest([p.array if p.array is not None else ir.Name(p.name) for p in parts],
+                                            type_shape(ty))
                     continue
                 params += parts
                 complex_inits.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Call(

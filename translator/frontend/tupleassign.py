@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..errors import Poisoned, Unsupported
 from ..ir import nodes as ir
+from ..ir import typesys as T
 from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
@@ -95,6 +96,8 @@ class TupleAssignLowerer:
         if any(isinstance(el.value, cst.Subscript) for el in target.elements) and all(
                 isinstance(el.value, (cst.Name, cst.Subscript)) for el in target.elements):
             return self.assign_through_temps(target, value_node)
+        if any(isinstance(el.value, (cst.Tuple, cst.List)) for el in target.elements):
+            return self.assign_nested(target, value_node)
         names = []
         for el in target.elements:
             if not isinstance(el.value, cst.Name):
@@ -143,6 +146,30 @@ class TupleAssignLowerer:
             raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(values)} values")
         return self.unpack(names, values)
 
+    def assign_nested(self, target, value_node) -> list:
+        """`(px, py, pz), (nx, ny, nz) = planes[k]` (a neutron guide's plane: a point and a normal): every name of
+        the nested targets gets its number of the tuple, all read before any is written."""
+        prelude: list = []
+        value = self.returned_value(value_node, prelude)  # a device function's tuple result into locals first
+        names, values = [], []
+
+        def pair(t, v):
+            if isinstance(t, (cst.Tuple, cst.List)):
+                if not isinstance(v, TupleValue) or len(v.items) != len(t.elements):
+                    raise Unsupported(t, "tuple unpacking", f"{len(t.elements)} names for "
+                                      + (f"{len(v.items)} values" if isinstance(v, TupleValue) else "one value"))
+                for el, item in zip(t.elements, v.items):
+                    pair(el.value, item)
+            elif isinstance(t, cst.Name):
+                names.append(t)
+                values.append(v)
+            else:
+                raise Unsupported(t, "tuple target", "only names, and tuples of them, can be unpacked into",
+                                  "(a, b), c = ...")
+
+        pair(target, value)
+        return prelude + self.unpack(names, values)
+
     def assign_through_temps(self, target, value_node) -> list:
         """`u[i], v[i] = f(...)`, `x[i], n = ...`: as Python does it, the whole right side first (into fresh
         locals), then each target from left to right, its index read then."""
@@ -184,6 +211,11 @@ class TupleAssignLowerer:
 def shape_of(value) -> tuple | None:
     """VALUE's shape as scan.tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
     return tuple(shape_of(v) for v in value.items) if isinstance(value, TupleValue) else None
+
+
+def type_shape(ty: T.Tuple) -> tuple:
+    """A tuple type's shape as shape_of spells a value's."""
+    return tuple(type_shape(t) if isinstance(t, T.Tuple) else None for t in ty.items)
 
 
 def count_numbers(shape) -> int:

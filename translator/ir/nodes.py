@@ -336,7 +336,11 @@ def spread_param(name: str, ty, taken) -> list:
     complex number's parts (name_re, name_im, which the launchers pass by value); [] for any other. Each name
     gets underscores until TAKEN(name) is false (a local or another parameter may already hold it)."""
     if isinstance(ty, T.Tuple):
-        parts = [(f"{name}_{k}", t) for k, t in enumerate(ty.items)]
+        # a tuple of tuples: the items of each inner tuple (planes_1_0_2), as the caller passes them flat
+        parts = []
+        for k, t in enumerate(ty.items):
+            parts += [(p.name, p.type) for p in spread_param(f"{name}_{k}", t, lambda n: False)] \
+                if isinstance(t, T.Tuple) else [(f"{name}_{k}", t)]
     elif isinstance(ty, T.Scalar) and ty.is_complex:
         parts = [(f"{name}_re", T.underlying(ty)), (f"{name}_im", T.underlying(ty))]
     else:
