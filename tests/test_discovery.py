@@ -1430,6 +1430,28 @@ def test_a_snippet_that_never_imports_cuda_reads_it_as_numba_cuda_with_a_note():
                                                        "mod.py").notices)
 
 
+def test_names_a_star_import_of_a_module_next_to_it_brings_are_not_snippet_names(tmp_path):
+    """A CNN's layers: `from model_numba.Layers.init import *` brings cuda, np and math with the constants; the
+    note said the file never imports them."""
+    from translator.frontend.module import parse_file
+
+    (tmp_path / "init.py").write_text("import math\nimport numpy as np\nfrom numba import cuda\n\nSTRIDE = 2\n")
+    path = tmp_path / "pool.py"
+    path.write_text(textwrap.dedent("""
+        from init import *
+
+
+        @cuda.jit("void(float32[::1], float32[::1])")
+        def pool(x, out):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = math.sqrt(max(x[i * STRIDE], x[i * STRIDE + 1])) + np.float32(1)
+    """))
+    info = parse_file(str(path))
+    assert not [n for n in info.notices if "never imports" in n.message], info.notices
+    assert info.aliases["cuda"] == "numba.cuda" and info.aliases["np"] == "numpy"
+
+
 def test_members_of_an_int_enum_are_constants():
     """Numba reads an IntEnum's members in kernels as their integers (`if mode == Mode.MUL:`); numba2cuda said
     'unknown name Mode'."""

@@ -195,7 +195,8 @@ def _assume_snippet_names(info: ModuleInfo) -> None:
                 uses.setdefault(node.value, node)
 
     info.module.visit(Reads())
-    missing = set(uses) - names_bound_anywhere(info.module)
+    # a name a star import of a module next to it brought (`from model_numba.Layers.init import *`) is bound
+    missing = set(uses) - names_bound_anywhere(info.module) - set(info.aliases)
     for name in sorted(missing, key=lambda m: info.reporter.location(uses[m]).line):
         info.aliases[name] = conventional[name]
         module, _, attr = conventional[name].rpartition(".")
