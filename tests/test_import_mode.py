@@ -827,7 +827,8 @@ def test_a_doc_snippet_without_imports_is_imported_as_it_is_read(tmp_path, capsy
 
 
 def test_an_attribute_of_a_module_of_the_project_is_read_from_the_run(tmp_path):
-    """A detector simulation's `from . import geom` and `geom.BORDERS[k][0]`, `enumerate(geom.BORDERS)`, where
+    """A detector simulation's `from . import geom` and `geom.BORDERS[k][0]`, `enumerate(geom.BORDERS)`,
+    `geom.BORDERS.shape[0]`, where
     geom computes the table when it runs: the import mode reads it as Numba does when it compiles (it said
     'the import mode reads the values of the module's own names, not of another module's')."""
     (tmp_path / "det").mkdir()
@@ -847,7 +848,7 @@ def test_an_attribute_of_a_module_of_the_project_is_read_from_the_run(tmp_path):
         def which(xs, out):
             i = cuda.grid(1)
             if i < xs.shape[0]:
-                out[i] = -1
+                out[i] = -geom.BORDERS.shape[0]
                 for k, row in enumerate(geom.BORDERS):
                     if row[0] <= xs[i] * geom.SCALE <= geom.BORDERS[k][1]:
                         out[i] = k
@@ -857,7 +858,7 @@ def test_an_attribute_of_a_module_of_the_project_is_read_from_the_run(tmp_path):
     assert "translate with --import-module" in exc.value.text
     cu = translate(path)
     assert "geom_BORDERS[2][2] = {0.0, 1.0, 2.0, 3.0};" in cu and "xs[i] * 6.0" in cu, cu
-    assert "for (int64_t k = 0; k < 2; ++k)" in cu
+    assert "for (int64_t k = 0; k < 2; ++k)" in cu and "out[i] = -2;" in cu
 
 
 def test_a_cpointer_in_a_signature_object_reads_as_in_the_source(tmp_path):

@@ -182,7 +182,7 @@ class NameReadLowerer:
         canon = resolve(self.info, node)
         if canon is not None and dotted(node) in self.info.constants:  # `params.N` of a sibling module
             return self.named_constant(dotted(node), node)
-        if canon is not None:
+        if canon is not None and dotted(node.value) not in self.info.constants:  # not `geom.LIMITS.shape`
             return self.module_attribute(canon, node)
         if dotted(node) in self.info.constants and dotted(node.value) not in self.scope:
             return self.named_constant(dotted(node), node)  # `Mode.ADD` of an IntEnum of the module
