@@ -149,3 +149,24 @@ def test_a_tuple_of_tuples_returned_is_shaped_by_every_return_together():
         def g(p):
             return p
         """)) is None
+
+
+def test_a_tuple_from_a_device_function_of_another_module_shapes_a_return():
+    """A neutron guide: `vel = plane.reflect(n, vel)` of `import ...geometry.plane as plane`, returned with the
+    position: the callee is found by its dotted name (it was taken for a number)."""
+    from types import SimpleNamespace
+
+    from translator.frontend.scan import tuple_shape
+
+    reflect = SimpleNamespace(node=fn("""
+        def reflect(n, v):
+            return (v[0] - n[0], v[1] - n[1], v[2] - n[2])
+        """), scope=None)
+    propagate = fn("""
+        def propagate(pos, vel, n, hit):
+            if hit:
+                vel = plane.reflect(n, vel)
+                return pos, vel, 1
+            return pos, vel, 0
+        """)
+    assert tuple_shape(propagate, {"plane.reflect": reflect}) == (None, (None, None, None), None)

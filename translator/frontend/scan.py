@@ -51,8 +51,8 @@ def tuple_shape(fn: cst.FunctionDef, functions=None, depth: int = 0) -> "tuple |
     called = {}
 
     def call_shape(value):
-        if isinstance(value.func, cst.Name) and functions and value.func.value in functions:
-            name = value.func.value
+        name = dotted(value.func)  # f(...), or plane.reflect(...) of `import ...geometry.plane as plane`
+        if name is not None and functions and name in functions:
             if name not in called:
                 called[name] = result_shape(functions[name], functions, depth + 1)
             return called[name]
