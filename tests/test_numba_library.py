@@ -1188,3 +1188,35 @@ def k(x, m, s, out, s2, m2):
     assert np.array_equal(m2[:, 0], [1.5] * 4) and np.array_equal(m2[:, 1], [0.0] * 4)
     with pytest.raises(UserError, match=r"cuda.ldcg\(\) index"):
         translate_source(src.replace("cuda.ldcg(x, i)", "cuda.ldcg(m, i)"))
+
+
+@pytest.mark.needs("g++")
+def test_a_foreign_function_declared_void_in_numbas_abi(tmp_path):
+    """numba-cuda's link test: `cuda.declare_device("fill_ones", types.void(types.CPointer(types.float32),
+    types.int32))` with Numba's ABI, whose C function still takes a result slot first (`int *ret`); it was
+    'numba2cuda calls foreign functions that return one number'."""
+    from translator.ir.typesys import parse_types_option
+    from translator.lower.program import Options
+
+    path = tmp_path / "fill.py"
+    path.write_text('''
+import cffi
+from numba import cuda
+from numba.cuda import types
+
+fill = cuda.declare_device("fill_ones", types.void(types.CPointer(types.float32), types.int32),
+                           link=cuda.CUSource('extern "C" __device__ int fill_ones(int *ret, float *p, int n)'
+                                              ' { for (int i = 0; i < n; i++) p[i] = 1.0f; return 0; }'))
+ffi = cffi.FFI()
+
+
+@cuda.jit
+def ones(x, n):
+    if cuda.grid(1) == 0:
+        fill(ffi.from_buffer(x), n)
+''')
+    module = load_cpu(path, options=Options(types=parse_types_option("x=float32[::1], n=int32")))
+    assert "fill_ones((decltype(fill_ones_slot(&fill_ones)))r, a0, a1);" in module.cu
+    x = np.zeros(6, np.float32)
+    module.ones[1, 32](x, 4)
+    assert x.tolist() == [1, 1, 1, 1, 0, 0]

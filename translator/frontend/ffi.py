@@ -56,6 +56,14 @@ class Foreign:
         params = ", ".join(f"{T.c_name(t.dtype)} *a{k}" if isinstance(t, T.Array) else f"{T.c_name(t)} a{k}"
                            for k, t in enumerate(self.args))
         args = "".join(f", a{k}" for k in range(len(self.args)))
+        if self.ret == T.VOID:
+            # numba-cuda's test declares `int f(int *ret, ...)` for a void result: the slot's type is the
+            # definition's, which only the compiler reads from it
+            return (f"// cuda.declare_device(\"{self.symbol}\"): Numba's ABI passes a result slot first, unused by "
+                    f"a void function\ntemplate <typename R, typename P, typename... A> __device__ P "
+                    f"{self.symbol}_slot(R (*)(P, A...));\n__device__ __forceinline__ void {self.c_name}({params})\n"
+                    f"{{\n    alignas(16) unsigned char r[16];\n    {self.symbol}((decltype({self.symbol}_slot(&"
+                    f"{self.symbol})))r{args});\n}}")
         ret = T.c_name(self.ret)
         return (f"// cuda.declare_device(\"{self.symbol}\"): Numba's ABI returns through the first argument\n"
                 f"__device__ __forceinline__ {ret} {self.c_name}({params})\n{{\n    {ret} r;\n"
@@ -130,9 +138,9 @@ def declared(info, decl: cst.Call) -> Foreign:
     abi = _string(info, kwargs["abi"]) if "abi" in kwargs else "numba"
     if abi not in ("numba", "c"):
         raise Unsupported(kwargs["abi"], "cuda.declare_device() abi", f"'{abi}' is not one of 'numba' and 'c'")
-    if ret is None or (ret == T.VOID and abi != "c") or isinstance(ret, T.Tuple):
+    if ret is None or isinstance(ret, T.Tuple):
         raise Unsupported(sig_node, "cuda.declare_device() signature", "numba2cuda calls foreign functions that "
-                          "return one number (or, with abi=\"c\", nothing)", "declare it as 'float32(float32, float32)'")
+                          "return one number or nothing", "declare it as 'float32(float32, float32)'")
     links = [kwargs["link"]] if "link" in kwargs else _kernel_links(info)
     if not links:
         raise Unsupported(decl, f"foreign device function '{symbol}'", "no link= names the CUDA source that "
