@@ -355,8 +355,16 @@ def test_a_records_array_field_is_indexed_element_by_element():
             if i < ary.shape[0]:
                 out[i] = ary[i].j[2, 1] + ary[i]["j"][0, 0]
                 ary[i].j[1, 1] += 1.0
+
+        @cuda.jit
+        def copy(src, dst):
+            i = cuda.grid(1)
+            if i < dst.shape[0]:
+                dst[i]["j"] = src[src.shape[0] - 1 - i]["j"]
+                dst[i].i = i
     ''')
-    module = load_cpu(source=src, options=Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:]"))
+    module = load_cpu(source=src, options=Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:], "
+                                                             "src=with2d[:], dst=with2d[:]"))
     assert "float j[3][2];" in module.cu and "s->j[a][b] = " in module.cu and "r->h[1] = 4.0f;" in module.cu
     withh = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
     with2d = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
@@ -370,9 +378,14 @@ def test_a_records_array_field_is_indexed_element_by_element():
     module.read[1, 32](ary, out)
     assert np.array_equal(out, np.arange(24).reshape(4, 3, 2)[:, 2, 1] + np.arange(24).reshape(4, 3, 2)[:, 0, 0])
     assert np.array_equal(ary["j"][:, 1, 1], np.arange(24, dtype=np.float32).reshape(4, 3, 2)[:, 1, 1] + 1)
+    # numba-cuda's record copy test: a whole array field stored from another record's (was "used whole")
+    dst = np.zeros(4, with2d)
+    module.copy[1, 32](ary, dst)
+    assert np.array_equal(dst["j"], ary["j"][::-1]) and dst["i"].tolist() == [0, 1, 2, 3]
     with pytest.raises(UserError, match="(?s)array field 'r.h'.*index it|a slice of the array field"):
         translate_source(src.replace("r.h[0] = 3.0", "r.h[:] = 3.0"), "n.py",
-                         Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:]"))
+                         Options(types_text="r=withh, s=with2d, ary=with2d[:], out=float64[:], src=with2d[:], "
+                                            "dst=with2d[:]"))
 
 
 def test_a_record_argument_is_viewed_as_its_bytes_without_a_copy():

@@ -14,7 +14,7 @@ from ..ir.facts import const_int, is_pure, mark_written, root_array
 from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
-from .recordfields import is_record
+from .recordfields import is_array_field, is_record
 from .scan import result_shape, returns_tuple
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
@@ -61,11 +61,15 @@ class AssignLowerer:
                 raise Unsupported(target, "assignment to a slice or row", "assign element by element",
                                   "loop over the elements: a[i, j] = ...")
             self._mark_written(load.array, target)
+            if is_array_field(load):
+                return self.store_array_field(load, value_node)
             return [ir.Store(target=load, value=self.stored_value(load, value_node))]
         if isinstance(target, cst.Attribute):
             load = self.value(target)
             if isinstance(load, ir.Load) and load.field is not None:  # `a[i].x = v`, `r.x = v`: a record's field
                 self._mark_written(load.array, target)
+                if is_array_field(load):
+                    return self.store_array_field(load, value_node)
                 return [ir.Store(target=load, value=self.expr(value_node))]
             raise Unsupported(target, "attribute assignment", "kernels cannot set attributes")
         raise Unsupported(target, "assignment target", "only names, tuples of names and array elements")

@@ -5,11 +5,14 @@ the array), so a named record is a view of one element; a record argument is one
 
 from __future__ import annotations
 
+import itertools
+
 import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.records import numba_alignment, opaque
+from ..ir import typesys as T
 from ..ir.typesys import Nested, Record
 
 
@@ -69,6 +72,23 @@ class RecordLowerer:
                 indices[k] = ir.Const(i.value + n, i.type)
                 indices[k].node = i.node
         out = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, indices)
+        return out
+
+    def store_array_field(self, target: ir.Load, value_node) -> list:
+        """`dst["v"] = src[i]["v"]` (numba-cuda's record tests): an array field stored whole from another of the
+        same shape, element by element, as Numba's setitem copies it."""
+        value = self.value(value_node)
+        want = target.array.dtype.field_type(target.field)
+        got = value.array.dtype.field_type(value.field) if is_array_field(value) else None
+        if got is None or got.shape != want.shape:
+            raise Unsupported(value_node, f"assignment to the array field '{target.field}'", f"it takes a record's "
+                              f"array field of its shape {want.shape}", "assign its elements one by one: r.h[k] = ...")
+        out = []
+        for index in itertools.product(*(range(n) for n in want.shape)):
+            def at(load):
+                return ir.Load(load.array, list(load.indices), list(load.wrap), load.field,
+                               [ir.Const(k, T.INT64) for k in index])
+            out.append(ir.Store(target=at(target), value=at(value)))
         return out
 
     def record_reference(self, load: ir.Load, node) -> ir.ArrayVar:
