@@ -177,6 +177,25 @@ __device__ __forceinline__ int64_t slice_len(int64_t start, int64_t stop, int64_
     return stop > start ? stop - start : 0;
 }
 
+// @helper slice_step
+// a[start:stop:step] of a constant step other than 1 (bounds not negative; a missing stop of a negative step is
+// -1, before the first element): Python clips the start and the stop into the extent, and counts the elements
+// from the start towards the stop.
+__device__ __forceinline__ int64_t slice_start(int64_t start, int64_t step, int64_t extent)
+{
+    int64_t last = step > 0 ? extent : extent - 1;
+    return start < last ? start : last;
+}
+
+__device__ __forceinline__ int64_t slice_count(int64_t start, int64_t stop, int64_t step, int64_t extent)
+{
+    start = slice_start(start, step, extent);
+    stop = slice_start(stop, step, extent);
+    if (step > 0)
+        return stop > start ? (stop - start + step - 1) / step : 0;
+    return start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
 // @helper py_round
 // Python's round(x) rounds half to even and returns an int.
 template <typename T>

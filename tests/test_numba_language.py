@@ -838,6 +838,46 @@ def k(x, y):
 
 
 @pytest.mark.needs("g++")
+@pytest.mark.needs("g++")
+@pytest.mark.parametrize("lo, hi, step", [(None, None, -1), (None, None, 2), (1, None, 3), (5, 1, -2), (2, 9, 2),
+                                          (9, None, -1), (0, 0, -1), (None, 3, -1), (3, None, -3), (7, 2, 1)])
+def test_a_slice_with_a_step_counts_its_elements_as_python_does(lo, hi, step):
+    """numba-cuda's shared-memory test writes a slice backwards (`dynsmem[1::-1]`); a reversed row (`x[::-1]`),
+    every other element (`m[i, 1::2]`): a view whose elements lie STEP apart (was 'only step 1 slices')."""
+    spelt = f"{'' if lo is None else lo}:{'' if hi is None else hi}:{step}"
+    src = HEAD + f'''
+@cuda.jit("void(float32[::1], float32[:, ::1], float32[::1], int64[::1])")
+def k(x, m, out, count):
+    i = cuda.grid(1)
+    if i == 0:
+        v = x[{spelt}]
+        count[0] = len(v)
+        for j in range(v.shape[0]):
+            out[j] = v[j]
+        w = m[1, {spelt}]
+        count[1] = w.size
+        if w.size > 0:
+            w[0] = -1.0
+        sm = cuda.shared.array(8, float32)
+        for j in range(8):
+            sm[j] = j
+        s = sm[{spelt}]
+        count[2] = len(s) * 1000 + (s[len(s) - 1] if len(s) > 0 else -1)
+'''
+    module = load_cpu(source=src)
+    x = np.arange(1.0, 8.0, dtype=np.float32)
+    m = np.arange(16.0, dtype=np.float32).reshape(2, 8)
+    out, count = np.zeros(8, np.float32), np.zeros(3, np.int64)
+    module.k[1, 4](x, m, out, count)
+    sl = slice(lo, hi, step)
+    want_m = np.arange(16.0, dtype=np.float32).reshape(2, 8)
+    if want_m[1, sl].size:
+        want_m[1, sl][0] = -1.0
+    s = np.arange(8.0)[sl]
+    assert count.tolist() == [len(x[sl]), len(m[1, sl]), len(s) * 1000 + (s[-1] if len(s) else -1)]
+    assert out[:len(x[sl])].tolist() == x[sl].tolist() and np.array_equal(m, want_m)
+
+
 def test_a_slice_past_the_end_is_clipped_as_python_clips_it():
     """`s3(a[i:i + 3])` near the end of `a` is shorter there (found by the real-world collection: the view's
     length was 3 everywhere, and the device function read past the array)."""

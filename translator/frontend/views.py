@@ -104,6 +104,9 @@ class ArrayViewLowerer:
             return self.window(base, els, node)
         src = self.index_array(base, self.index_list(cst.Subscript(node.value, els[:k])), node) if k else base
         sl = els[k].slice
+        if sl.step is not None and not (isinstance(sl.step, cst.Integer) and sl.step.evaluated_value == 1):
+            if src.ndim == 1:
+                return self.stepped_view(src, sl, node)
         if _is_full(sl):
             return src
         start, length = self.slice_bounds(sl, self.shape_of(src, 0), node)
@@ -154,13 +157,42 @@ class ArrayViewLowerer:
         view.step = step
         return view
 
+    def stepped_view(self, base: ir.ArrayVar, sl: cst.Slice, node) -> ir.ArrayVar:
+        """`buf[::-1]`, `a[1::2]` (numba-cuda's shared-memory tests write a slice backwards): a 1-D view whose
+        elements lie STEP apart (a constant), counted from the clipped start as Python counts them."""
+        step = self.expr(sl.step)
+        if not (isinstance(step, ir.Const) and isinstance(step.value, int) and step.value != 0):
+            raise Unsupported(sl.step, "slice step", "a step other than 1 must be a nonzero integer constant here")
+        if base.ndim != 1:
+            raise Unsupported(sl.step, "slice step", "a step other than 1 slices a 1-D array or view here",
+                              "take the row first: a[i][::2]")
+        extent = self.shape_of(base, 0)
+        bounds = []
+        for bound, default in ((sl.lower, None), (sl.upper, -1)):
+            value = self.expr(bound) if bound is not None else None
+            if isinstance(value, ir.Const) and value.value < 0:
+                raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
+                                  "write the bound as n - k")
+            if value is None:
+                value = const_expr(0, node) if step.value > 0 and default is None else \
+                    ir.BinOp("-", extent, const_expr(1, node)) if default is None else \
+                    extent if step.value > 0 else const_expr(-1, node)
+            bounds.append(value)
+        start = ir.Call(SLICE_START, [bounds[0], step, extent])
+        length = ir.Call(SLICE_COUNT, [bounds[0], bounds[1], step, extent])
+        view = ir.ArrayVar("", base.dtype, [length], "view", base=base, offset=_stepped(start, base))
+        view.pitch = [None]
+        view.step = step if base.step is None else ir.BinOp("*", step, base.step)
+        return view
+
     def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
         """A slice's start and length within EXTENT: step 1, nonnegative bounds. Python clips the stop at the
         extent (`a[i:i + 3]` near the end is shorter), so the length does too unless the stop cannot pass it."""
         if sl.step is not None:
             step = self.expr(sl.step)
             if not (isinstance(step, ir.Const) and step.value == 1):
-                raise Unsupported(sl.step, "slice step", "only step 1 slices are supported")
+                raise Unsupported(sl.step, "slice step", "a step other than 1 slices a 1-D array or view here",
+                                  "take the row first: a[i][::2]")
         start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
         stop = self.expr(sl.upper) if sl.upper is not None else extent
         for bound in (start, stop):
@@ -180,6 +212,10 @@ class ArrayViewLowerer:
 # a view's length is printed only where the kernel reads it, so its helper is taken only then (CPrinter)
 SLICE_LEN = intrinsics.Intrinsic("slice_len", lambda ts: "n2c::slice_len", lambda ts: T.INT64, (3, 3),
                                  helper="slice_len", arg_types=lambda ts: [T.INT64] * 3)
+SLICE_START = intrinsics.Intrinsic("slice_start", lambda ts: "n2c::slice_start", lambda ts: T.INT64, (3, 3),
+                                   helper="slice_step", arg_types=lambda ts: [T.INT64] * 3)
+SLICE_COUNT = intrinsics.Intrinsic("slice_count", lambda ts: "n2c::slice_count", lambda ts: T.INT64, (4, 4),
+                                   helper="slice_step", arg_types=lambda ts: [T.INT64] * 4)
 
 
 def _stepped(offset, base: ir.ArrayVar):
