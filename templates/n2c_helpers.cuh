@@ -168,6 +168,164 @@ __device__ __forceinline__ T array_max(const T *a, int64_t n, int64_t step = 1)
     return m;
 }
 
+// @helper array_reduce
+// NumPy's reductions of an array as numba-cuda's arraymath computes them: element by element in C order (a view's
+// step: its elements lie that far apart), accumulating in the type R numba-cuda's typing gives (int64 for
+// integers and bools, the array's own type for floats); mean and var divide in float64, np.min and np.max
+// return the first NaN they meet, np.nanmin and np.nanmax pass NaNs over. Where Numba raises ValueError (the
+// min or max of an empty array) and the thread stops, the result here is zero.
+template <typename R, typename T>
+__device__ __forceinline__ R array_sum(const T *a, int64_t n, int64_t step = 1)
+{
+    R c = R(0);
+    for (int64_t i = 0; i < n; ++i)
+        c += (R)a[i * step];
+    return c;
+}
+template <typename R, typename T>
+__device__ __forceinline__ R array_prod(const T *a, int64_t n, int64_t step = 1)
+{
+    R c = R(1);
+    for (int64_t i = 0; i < n; ++i)
+        c *= (R)a[i * step];
+    return c;
+}
+template <typename R, typename T>
+__device__ __forceinline__ R array_nansum(const T *a, int64_t n, int64_t step = 1)
+{
+    R c = R(0);
+    for (int64_t i = 0; i < n; ++i)
+        if (!(a[i * step] != a[i * step]))
+            c += (R)a[i * step];
+    return c;
+}
+template <typename R, typename T>
+__device__ __forceinline__ R array_nanprod(const T *a, int64_t n, int64_t step = 1)
+{
+    R c = R(1);
+    for (int64_t i = 0; i < n; ++i)
+        if (!(a[i * step] != a[i * step]))
+            c *= (R)a[i * step];
+    return c;
+}
+// A: the accumulator (float64 for integers and bools, the array's own type for floats)
+template <typename A, typename T>
+__device__ __forceinline__ double array_mean(const T *a, int64_t n, int64_t step = 1)
+{
+    A c = A(0);
+    for (int64_t i = 0; i < n; ++i)
+        c += (A)a[i * step];
+    return (double)c / (double)n;
+}
+template <typename A, typename T>
+__device__ __forceinline__ double array_var(const T *a, int64_t n, int64_t step = 1)
+{
+    double m = array_mean<A>(a, n, step);
+    double ssd = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        double val = (double)a[i * step] - m;
+        ssd += val * val;
+    }
+    return ssd / (double)n;
+}
+template <typename T>
+__device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t step = 1)
+{
+    double c = 0.0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (!(a[i * step] != a[i * step])) {
+            c += (double)a[i * step];
+            count += 1;
+        }
+    return c / (double)count;
+}
+template <typename T>
+__device__ __forceinline__ T array_npmin(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T m = a[0];
+    if (m != m)
+        return m;
+    for (int64_t i = 1; i < n; ++i) {
+        T v = a[i * step];
+        if (v != v)
+            return v;
+        if (v < m)
+            m = v;
+    }
+    return m;
+}
+template <typename T>
+__device__ __forceinline__ T array_npmax(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T m = a[0];
+    if (m != m)
+        return m;
+    for (int64_t i = 1; i < n; ++i) {
+        T v = a[i * step];
+        if (v != v)
+            return v;
+        if (v > m)
+            m = v;
+    }
+    return m;
+}
+template <typename T>
+__device__ __forceinline__ T array_nanmin(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T r = a[0];
+    for (int64_t i = 1; i < n; ++i) {
+        T v = a[i * step];
+        if (!(v != v) && !(r < v))
+            r = v;
+    }
+    return r;
+}
+template <typename T>
+__device__ __forceinline__ T array_nanmax(const T *a, int64_t n, int64_t step = 1)
+{
+    if (n <= 0)
+        return T();
+    T r = a[0];
+    for (int64_t i = 1; i < n; ++i) {
+        T v = a[i * step];
+        if (!(v != v) && !(r > v))
+            r = v;
+    }
+    return r;
+}
+template <typename T>
+__device__ __forceinline__ int64_t array_count_nonzero(const T *a, int64_t n, int64_t step = 1)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (a[i * step] != 0)
+            c += 1;
+    return c;
+}
+template <typename T>
+__device__ __forceinline__ bool array_all(const T *a, int64_t n, int64_t step = 1)
+{
+    for (int64_t i = 0; i < n; ++i)
+        if (!a[i * step])
+            return false;
+    return true;
+}
+template <typename T>
+__device__ __forceinline__ bool array_any(const T *a, int64_t n, int64_t step = 1)
+{
+    for (int64_t i = 0; i < n; ++i)
+        if (a[i * step])
+            return true;
+    return false;
+}
+
 // @helper slice_len
 // The length of a[start:stop] (step 1, bounds not negative): Python clips the stop at the extent, and a slice
 // that starts at or past its stop is empty.

@@ -1896,3 +1896,30 @@ def k(a):
     a = np.array([4.0, 0.0])
     module.k[1, 1](a)
     assert a[1] == (1.0 + 2.5 + 4.0) + (1.0 * 2.0 + 4.0 * 3.0) + (1 + 2.5)
+
+
+@pytest.mark.needs("g++")
+def test_literal_unroll_runs_the_body_once_per_array_of_a_tuple():
+    """`for arr in literal_unroll((a, b))` over arrays of two types (numba-cuda's reduction tests unroll tuples of
+    arrays so): the body once per item, `continue` going on to the next (it was 'does not unroll a loop')."""
+    src = HEAD + '''
+from numba import literal_unroll
+
+@cuda.jit("void(float64[::1], int32[::1], float64[::1])")
+def total(a, b, out):
+    s = 0.0
+    k = 0
+    for arr in literal_unroll((a, b)):
+        k += 1
+        if arr[0] < 0:
+            continue
+        s += arr[0] * k + arr.size
+    out[0] = s
+'''
+    module = load_cpu(source=src)
+    assert "for (int64_t arr_copy = 0; arr_copy < 1; ++arr_copy)" in module.cu
+    out = np.zeros(1)
+    module.total[1, 1](np.array([1.5, 2.0]), np.array([3, 4, 5], np.int32), out)
+    assert out[0] == 1.5 * 1 + 2 + 3 * 2 + 3
+    module.total[1, 1](np.array([-1.5, 2.0]), np.array([3, 4, 5], np.int32), out)
+    assert out[0] == 3 * 2 + 3

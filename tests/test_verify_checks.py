@@ -9,6 +9,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from translator.cli import main
@@ -302,6 +303,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   a view's by a tuple, a parameter's by its element), a loop over a list of tuples, a device function returning
 #   a tuple of tuples (made by cuda.jit(func_or_sig=None, device=True)); a use that reads the view where the tuple
 #   took the name over (the webs parted wrongly) is caught.
+# - reductions.py: NumPy's whole-array reductions (np.sum, a.mean(), np.std, np.nanmax, np.prod, count_nonzero,
+#   all/any) and literal_unroll over a tuple of constant arrays; a float32 row summed in double is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -318,6 +321,8 @@ REAL_WORLD = [
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
     ("real_world_constructs_7.py", {"advance", "bounce", "rows", "shade", "sides", "square"}, "shade",
      "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
+    ("reductions.py", {"row_stats", "totals", "unrolled"}, "row_stats",
+     "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),
 ]
 
 
@@ -394,3 +399,25 @@ def test_a_module_of_a_package_runs_with_its_relative_imports(tmp_path, capsys):
     data = json.loads(out[out.index("{"):out.rindex("}") + 1])
     assert data["verdict"] == "EQUIVALENT"
     assert all(c["reference"] == "Numba original in the CUDA simulator" for c in data["cases"]), data["cases"]
+
+
+def test_the_simulators_reductions_add_as_numba_cuda_does():
+    """NumPy sums a float32 array pairwise; numba-cuda adds its elements one by one in float32, and its mean
+    divides that sum in float64. The simulator's reference (sim_reduce.py) computes numba-cuda's way: on this
+    array NumPy's own np.sum differs from it, so a reference left to NumPy would fail a right translation."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sim_reduce", Path(__file__).parent.parent / "translator" /
+                                                  "verify" / "sim_reduce.py")
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    np_ = sim.NumpyModule()
+    a = np.random.default_rng(0).uniform(-1.0, 1.0, 40).astype(np.float32)
+    c = np.float32(0)
+    for v in a:
+        c = np.float32(c + v)
+    assert np_.sum(a) == c and np_.sum(a).dtype == np.float32 and np.sum(a) != c
+    assert np_.mean(a) == np.float64(c) / 40 and np_.sum(a.astype(np.int8)).dtype == np.int64
+    with_nan = np.array([np.nan, 2.0, -1.0, np.nan, 5.0])
+    assert np.isnan(np_.max(with_nan)) and np_.nanmax(with_nan) == 5.0 and np_.nanmin(with_nan) == -1.0
+    assert np_.method(a, "sum") == c and np_.sum(a, axis=0) == np.sum(a, axis=0)  # axis=: NumPy's own

@@ -1,5 +1,5 @@
 """libcst calls -> KernelIR: intrinsics, atomics, cuda.grid (casts and builtins: builtins.py; device functions:
-devcalls.py)."""
+devcalls.py; NumPy's reductions: reductions.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ..ir.facts import mark_written, root_array
 from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
 from .builtins import BuiltinLowerer
+from .reductions import METHODS as REDUCTION_METHODS, REDUCTIONS, ReductionLowerer
 from .runhint import with_run_hint
 from .expr import GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr
 
@@ -39,7 +40,7 @@ HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic
                        "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
 
 
-class CallLowerer(BuiltinLowerer):
+class CallLowerer(BuiltinLowerer, ReductionLowerer):
     """Mixed into the expression lowerer; every call in a kernel body comes through lower_Call."""
 
     def lower_Call(self, node: cst.Call):
@@ -65,6 +66,10 @@ class CallLowerer(BuiltinLowerer):
         in_scope = isinstance(head, cst.Name) and head.value in self.scope
         if in_scope:
             self.value(head)  # a name whose definition already failed is not reported twice
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in REDUCTION_METHODS and not args and \
+                (in_scope or isinstance(node.func.value, cst.Subscript)) and \
+                isinstance(self.value(node.func.value), ir.ArrayVar):  # a.sum(), m[i].mean()
+            return self.reduction(node, node.func.attr.value, [node.func.value], kwargs)
         if in_scope or (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
             func = self.value(node.func)  # a method of a translation-time object: g.sync(), this_grid().sync()
             if isinstance(func, TypeValue):  # x.dtype.type(v), dt(v) with dt = x.dtype
@@ -86,9 +91,10 @@ class CallLowerer(BuiltinLowerer):
         canon = canonical_call(self.info, node.func)
         if canon is None and isinstance(node.func, cst.Attribute) and isinstance(head, (cst.Name, cst.Subscript)) \
                 and isinstance(self.value(node.func.value), ir.ArrayVar):
-            raise Unsupported(node.func, f"array method .{node.func.attr.value}()", "numba2cuda translates no "
-                              "array methods (a kernel's arrays are pointers and extents)",
-                              "index the elements in a loop, or pass the array as the view it needs")
+            raise Unsupported(node.func, f"array method .{node.func.attr.value}()", "numba2cuda translates an "
+                              "array's reductions (.sum(), .mean() ...) and no other method (a kernel's arrays are "
+                              "pointers and extents)", "index the elements in a loop, or pass the array as the view "
+                              "it needs")
         if canon is None:
             raise Unsupported(node.func, "call", "only functions of cuda, math, numpy and device functions can be called")
         scalar = scalar_type_of_name(canon)
@@ -97,6 +103,8 @@ class CallLowerer(BuiltinLowerer):
         handler = getattr(self, "call_" + canon.replace(".", "_"), None)
         if handler is not None:
             return handler(node, args, kwargs)
+        if canon.startswith("np.") and canon[3:] in REDUCTIONS:
+            return self.reduction(node, canon[3:], args, kwargs)
         if canon in intrinsics.OPERATOR_MODULE:
             return self.operator_call(node, canon, args, kwargs)
         if canon.startswith("cuda.atomic."):

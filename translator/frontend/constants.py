@@ -306,6 +306,12 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         raise ConstEvalError("a call with *args")
     kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     scalar = scalar_type_of_name(canon)
+    if scalar is not None and len(args) == 1 and isinstance(args[0].value, (cst.List, cst.Tuple)) and \
+            canon.startswith("np."):  # np.float64([1.0, np.nan]) (numba-cuda's tests): an array of that type
+        flat, shape = _flatten(_sequence(info, args[0].value, local_consts))
+        if len(flat) > MAX_CONST_ELEMENTS:
+            raise ConstEvalError(f"an array of {len(flat)} elements")
+        return ConstArray([_convert(v, scalar) for v in flat], scalar, shape)
     if scalar is not None and len(args) == 1:
         v = const_eval(info, args[0].value, local_consts)
         if isinstance(v, TimeDelta) and scalar.kind in "iu":  # np.int64(np.timedelta64(3600, "s")): the count

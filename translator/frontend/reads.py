@@ -101,7 +101,7 @@ class NameReadLowerer:
             raise Unsupported(node, f"'{name}'", f"is {what}", "pass it to the kernel as an argument")
         if isinstance(value, ConstArray):
             return self.global_array(name, value, node)
-        lowered = self.constant(value, node)
+        lowered = self.constant(value, node, name if isinstance(value, tuple) else None)
         if isinstance(lowered, ir.Const):
             lowered.name = self.info.constant_c_name(name, value) if "." not in name else None
         return lowered
@@ -168,9 +168,13 @@ class NameReadLowerer:
             hint = with_run_hint(self.info, self.fn.node, hint)
         return Unsupported(node, f"{where} '{name}'", self.info.nonconstant[name], hint)
 
-    def constant(self, value, node):
+    def constant(self, value, node, name=None):
+        """VALUE as the kernel reads it; NAME's arrays inside a tuple (numba-cuda's reduction tests unroll a
+        tuple of arrays) are constant arrays of their own, NAME_0, NAME_1 ..."""
         if isinstance(value, tuple):
-            return TupleValue([self.constant(v, node) for v in value])
+            return TupleValue([self.constant(v, node, f"{name}_{k}" if name else None) for k, v in enumerate(value)])
+        if isinstance(value, ConstArray) and name is not None and "." not in name:
+            return self.global_array(name, value, node)
         if isinstance(value, ConstArray):
             raise Unsupported(node, "module-level array", "arrays are read through cuda.const.array_like",
                               "write: arr = cuda.const.array_like(NAME)")

@@ -272,6 +272,7 @@ def main(path, outdir, cfg):
     helpers, notes = None, []
     if device == "simulator":
         ops = sibling("sim_numba")
+        ops.NUMPY = sibling("sim_reduce").NumpyModule()  # np.sum(a) and the like, as numba-cuda adds
         fidelity = sibling("sim_fidelity")
         helpers, notes = fidelity.install(mod, ops)
     sim_max = int(cfg["sim_max_threads"] if cfg["sim_max_threads"] is not None

@@ -24,6 +24,8 @@ what is done about it (README "Where the simulator is not Numba" lists the same)
   cuda.shared.array(0, dtype=np.float32): NumPy       dtypes given as NumPy scalar classes or strings are
   scalar classes have no .itemsize there              read as np.dtype
   a loop on redrawn inputs may not end                a deadline checked at the top of every loop body
+  np.sum(a), a.mean() ...: NumPy sums floats          numba-cuda's: element by element in C order, in its
+    pairwise                                          accumulator type (sim_reduce.py)
 
 Out of reach (verify reports the case undecided or notes it): bounds (the simulator raises IndexError
 where the GPU reads or writes out of bounds: undefined behaviour in the original), the typing of a local
@@ -53,6 +55,7 @@ class OriginalTimeout(Exception):
 class _Helpers:
     def __init__(self, ops):
         self.un, self.chain = ops.unop, ops.chain
+        self.reduce = ops.NUMPY.method
         for i, fn in enumerate(ops.BIN):
             setattr(self, f"b{i}", fn)
         for i, fn in enumerate(ops.CMP):
@@ -68,6 +71,7 @@ _BIN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.FloorDiv: 4, ast.Mo
         ast.RShift: 8, ast.BitAnd: 9, ast.BitOr: 10, ast.BitXor: 11}
 _CMP = {ast.Lt: 0, ast.LtE: 1, ast.Gt: 2, ast.GtE: 3, ast.Eq: 4, ast.NotEq: 5}
 _UN = {ast.USub: 0, ast.UAdd: 1, ast.Invert: 2}
+_REDUCTION_METHODS = {"sum", "prod", "mean", "var", "std", "min", "max", "all", "any"}
 
 
 def _helper(attr: str, node) -> ast.Attribute:
@@ -117,6 +121,14 @@ class _Rewrite(ast.NodeTransformer):
         load = ast.fix_missing_locations(ast.copy_location(_as_load(target), target))
         value = ast.Call(_helper(f"b{_BIN[type(node.op)]}", node), [load, node.value], [])
         return ast.copy_location(ast.Assign([target], value), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTION_METHODS and not node.args \
+                and not node.keywords:  # a.sum(): numba-cuda's reduction where `a` is an array
+            call = ast.Call(_helper("reduce", node), [node.func.value, ast.Constant(node.func.attr)], [])
+            return ast.copy_location(call, node)
+        return node
 
     def _loop(self, node):
         self.generic_visit(node)
@@ -172,6 +184,11 @@ def rewrite_function(fn, helpers, ops):
             glob[name] = getattr(ops.MATH, getattr(value, "__name__", name))
         elif type(value).__name__ == "CPUDispatcher":  # an @njit helper: its result boxed as a Python scalar
             glob[name] = ops.typed_cpu(value)
+        elif value is np:
+            glob[name] = ops.NUMPY
+        elif callable(value) and getattr(np, getattr(value, "__name__", ""), None) is value and \
+                hasattr(type(ops.NUMPY), value.__name__):  # `from numpy import sum`
+            glob[name] = getattr(ops.NUMPY, value.__name__)
     for name, shim in ops.BUILTINS.items():
         if name not in fn.__globals__:
             glob[name] = shim

@@ -1,0 +1,87 @@
+"""NumPy's reductions of whole arrays in kernels, as numba-cuda's arraymath computes them (element by element in
+C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.min
+and np.nanmax past NaNs), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
+np.count_nonzero), of bools (np.all, np.any), and a literal_unroll over a tuple of constant arrays of several
+lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var."""
+import math
+
+import numpy as np
+from numba import cuda
+from numba.cuda.misc.special import literal_unroll
+
+SAMPLES = (np.float64([1.0, 2.0, 0.0, -0.0, 1.0, -1.5]), np.float64([-0.0, -1.5]),
+           np.float64([-1.5, 2.5, np.inf]), np.float64([np.nan, -1.5, 2.5, np.nan, 3.0, 0.25, 7.0, 1.5, 2.0]))
+
+
+@cuda.jit("void(float32[:, ::1], float64[:, ::1])")
+def row_stats(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        row = m[i]
+        out[i, 0] = np.sum(row)
+        out[i, 1] = row.mean()
+        out[i, 2] = np.std(m[i, 1:])
+        out[i, 3] = np.min(row) + np.nanmax(row)
+        out[i, 4] = np.var(row[::2])
+
+
+@cuda.jit("void(int32[:, ::1], bool_[:, ::1], int64[::1])")
+def totals(m, flags, out):
+    i = cuda.grid(1)
+    if i == 0:
+        out[0] = m.sum()
+        out[1] = np.prod(m[1])
+        out[2] = np.count_nonzero(m)
+        out[3] = np.all(flags[0]) * 10 + np.any(flags[1])
+        out[4] = np.max(m[2, 1:]) - np.amin(m)
+
+
+@cuda.jit("void(float64[::1])")
+def unrolled(out):
+    if cuda.grid(1) == 0:
+        k = 0
+        for arr in literal_unroll(SAMPLES):
+            out[k] = np.nanmean(arr) + np.var(arr[1:]) + np.nansum(arr)
+            k += 1
+
+
+def _numba_sum(values, acc):
+    c = acc(0)
+    for v in values:
+        c = acc(c + acc(v))
+    return c
+
+
+def _numba_var(values):
+    m = np.float64(_numba_sum(values, np.float64)) / len(values)
+    return sum((np.float64(v) - m) ** 2 for v in values) / len(values)
+
+
+def example_row_stats(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    m = rng.uniform(-1.0, 1.0, (n, 13)).astype(np.float32)
+    m[::5, 3] = np.nan
+    want = np.zeros((n, 5))
+    for i in range(n):
+        row = m[i]
+        mean = np.float64(_numba_sum(row, np.float32)) / row.size
+        nanmax = np.nanmax(row)
+        want[i] = (_numba_sum(row, np.float32), mean, _numba_var(row[1:]) ** 0.5,
+                   (np.nan if np.isnan(row).any() else row.min()) + nanmax, _numba_var(row[::2]))
+    return dict(kernel=row_stats, griddim=math.ceil(n / 32), blockdim=32, args=[m, np.zeros((n, 5))],
+                expected={1: want}, rtol=1e-9, atol=1e-12)
+
+
+def example_totals(rng, size="small"):
+    m = rng.integers(-3, 4, (4, 6)).astype(np.int32)
+    flags = rng.integers(0, 2, (2, 5)).astype(bool)
+    want = [int(m.astype(np.int64).sum()), int(np.prod(m[1].astype(np.int64))), int(np.count_nonzero(m)),
+            int(flags[0].all()) * 10 + int(flags[1].any()), int(m[2, 1:].max() - m.min())]
+    return dict(kernel=totals, griddim=1, blockdim=32, args=[m, flags, np.zeros(5, np.int64)],
+                expected={2: np.array(want, np.int64)})
+
+
+def example_unrolled(rng, size="small"):
+    want = [np.nanmean(a) + _numba_var(a[1:]) + np.nansum(a) for a in SAMPLES]
+    return dict(kernel=unrolled, griddim=1, blockdim=1, args=[np.zeros(4)], expected={0: np.array(want)},
+                rtol=1e-12)

@@ -1,0 +1,86 @@
+"""NumPy's reductions of a whole array (`np.sum(a)`, `a.mean()`, `np.nanmax(row)`) -> calls of n2c's array_reduce
+helpers, with the result types numba-cuda's typing gives (mixed into the call lowerer).
+
+numba-cuda computes each as a loop over np.nditer(a), in C order; the helpers do the same over the array's
+elements (a 1-D view with its step, or a C-contiguous array as its flat elements), so sums round as Numba's do."""
+
+from __future__ import annotations
+
+from ..errors import Unsupported
+from ..ir import intrinsics
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from .expr import const_expr
+
+# name -> (helper, its template argument and result: "acc" the accumulator type numba-cuda sums in, "mean" the
+# accumulator of a mean (float64 for integers and bools), "same" the element type, or a fixed type)
+REDUCTIONS = {
+    "sum": ("array_sum", "acc"), "prod": ("array_prod", "acc"), "nansum": ("array_nansum", "nanacc"),
+    "nanprod": ("array_nanprod", "nanacc"), "mean": ("array_mean", "mean"), "var": ("array_var", "mean"),
+    "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64), "min": ("array_npmin", "same"),
+    "amin": ("array_npmin", "same"), "max": ("array_npmax", "same"), "amax": ("array_npmax", "same"),
+    "nanmin": ("array_nanmin", "same"), "nanmax": ("array_nanmax", "same"),
+    "count_nonzero": ("array_count_nonzero", T.INT64), "all": ("array_all", T.BOOL), "any": ("array_any", T.BOOL),
+}
+# the array methods numba-cuda gives the same reductions (`a.sum()`); np.nan* and count_nonzero have none
+METHODS = {"sum", "prod", "mean", "var", "std", "min", "max", "all", "any"}
+
+
+def accumulator(dtype: T.Scalar, rule):
+    """The type numba-cuda sums DTYPE's elements in, for RULE (REDUCTIONS)."""
+    if isinstance(rule, T.Scalar):
+        return rule
+    if rule == "same":
+        return dtype
+    if rule == "mean":
+        return T.FLOAT64 if dtype.kind in "iub" else dtype
+    if dtype.kind == "u":
+        return T.UINT64
+    if dtype.kind == "i" or (dtype.kind == "b" and rule == "acc"):  # np.nansum of bools sums them as ints too
+        return T.INT64
+    return T.INT64 if dtype.kind == "b" else dtype
+
+
+class ReductionLowerer:
+    """Needs, from the class it is mixed into: value(), use_helper(), shape_of()."""
+
+    def reduction(self, node, name, args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise Unsupported(node, f"np.{name}()", "numba2cuda reduces a whole array: one argument, no axis= or "
+                              "dtype=", "loop over the axis and reduce each row")
+        arr = self.value(args[0])
+        if not isinstance(arr, ir.ArrayVar) or arr.pointer:
+            raise Unsupported(args[0], f"np.{name}() of this value", "numba2cuda reduces arrays and their views",
+                              "pass an array")
+        if arr.dtype.kind not in "iubf" or arr.dtype == T.FLOAT16:
+            raise Unsupported(args[0], f"np.{name}() of a {arr.dtype} array", "numba2cuda reduces arrays of "
+                              "integers, bools, float32 and float64", "loop over the elements")
+        flat = self.flat_elements(arr, node, name)
+        helper, rule = REDUCTIONS[name]
+        template = accumulator(arr.dtype, rule)
+        result = T.FLOAT64 if rule == "mean" else template
+        spelt = f"n2c::{helper}<{T.c_name(template)}>" if rule in ("acc", "nanacc", "mean") else f"n2c::{helper}"
+        self.use_helper("array_reduce")
+        entry = intrinsics.Intrinsic(f"np.{name}", spelt, lambda ts, r=result: r, (1, 1),
+                                     pointers={0: arr.dtype})
+        ref = ir.ArrayRef(flat)
+        ref.node = args[0]
+        call = ir.Call(entry, [ref])
+        if name == "std":  # numba-cuda's `a.var() ** 0.5`
+            return ir.BinOp("**", call, const_expr(0.5, node))
+        return call
+
+    def flat_elements(self, arr: ir.ArrayVar, node, name) -> ir.ArrayVar:
+        """ARR's elements in C order as a 1-D array: itself, or a C-contiguous array's flat view."""
+        if arr.ndim == 1:
+            return arr
+        if arr.fortran or arr.pitch is not None or arr.step is not None:
+            raise Unsupported(node, f"np.{name}() of a {arr.ndim}-D strided or column-major array", "numba2cuda "
+                              "reduces 1-D arrays and C-contiguous ones", "reduce each row: np.{name}(a[i])")
+        size = self.shape_of(arr, 0)
+        for d in range(1, arr.ndim):
+            size = ir.BinOp("*", size, self.shape_of(arr, d))
+        if arr.ndim == 0:
+            size = const_expr(1, node)
+        flat = ir.ArrayVar("", arr.dtype, [size], "view", base=arr, offset=None)
+        return flat

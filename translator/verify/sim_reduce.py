@@ -1,0 +1,167 @@
+"""NumPy's reductions as numba-cuda computes them, for the simulator's reference.
+
+Loaded by reference.py by path (it imports nothing from numba2cuda). In the simulator a kernel's `np.sum(a)`
+is NumPy's, which sums floats pairwise in blocks; numba-cuda's arraymath adds element by element in C order, in
+the accumulator type its typing gives (int64 for integers and bools, the array's own type for floats), and its
+mean and var divide in float64. So a float32 sum of 8 or more elements rounds differently in the simulator
+than on the GPU; these functions compute numba-cuda's way, for a whole array (axis= and dtype= are NumPy's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+METHODS = ("sum", "prod", "mean", "var", "std", "min", "max", "all", "any")
+
+
+def _flat(a):
+    return np.asarray(a).ravel(order="C")
+
+
+def _acc(dtype: np.dtype, rule: str) -> np.dtype:
+    if rule == "mean":
+        return np.dtype(np.float64) if dtype.kind in "iub" else dtype
+    if dtype.kind == "u":
+        return np.dtype(np.uint64)
+    if dtype.kind in "ib":
+        return np.dtype(np.int64)
+    return dtype
+
+
+def _isnan(v) -> bool:
+    return bool(v != v)
+
+
+def _fold(a, rule, start, step, skip_nan=False):
+    arr = _flat(a)
+    acc = _acc(arr.dtype, rule).type
+    c = acc(start)
+    with np.errstate(all="ignore"):
+        for v in arr:
+            if skip_nan and _isnan(v):
+                continue
+            c = acc(step(c, acc(v)))
+    return c
+
+
+def _mean(a):
+    arr = _flat(a)
+    with np.errstate(all="ignore"):
+        return np.float64(_fold(arr, "mean", 0, lambda c, v: c + v)) / np.float64(arr.size)
+
+
+def _var(a):
+    arr = _flat(a)
+    m = _mean(arr)
+    ssd = np.float64(0.0)
+    with np.errstate(all="ignore"):
+        for v in arr:
+            val = np.float64(v) - m
+            ssd = ssd + val * val
+        return ssd / np.float64(arr.size)
+
+
+def _extreme(a, better, nan_first):
+    """np.min/np.max (NAN_FIRST: the first NaN met is the result) and np.nanmin/np.nanmax (NaNs passed over)."""
+    arr = _flat(a)
+    if arr.size == 0:
+        raise ValueError("zero-size array to reduction operation which has no identity")
+    r = arr[0]
+    if nan_first and _isnan(r):
+        return r
+    for v in arr[1:]:
+        if nan_first:
+            if _isnan(v):
+                return v
+            if better(v, r):
+                r = v
+        elif not _isnan(v) and not better(r, v):
+            r = v
+    return r
+
+
+class NumpyModule:
+    """numpy, with its whole-array reductions computed as numba-cuda computes them."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def _whole(a, args, kwargs) -> bool:
+        """Whether numba-cuda's whole-array reduction applies: one array of numbers, no axis= or dtype=."""
+        return not args and not kwargs and np.asarray(a).dtype.kind in "iubf"
+
+    def sum(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.sum(a, *args, **kwargs)
+        return _fold(a, "acc", 0, lambda c, v: c + v)
+
+    def prod(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.prod(a, *args, **kwargs)
+        return _fold(a, "acc", 1, lambda c, v: c * v)
+
+    def nansum(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.nansum(a, *args, **kwargs)
+        return _fold(a, "acc", 0, lambda c, v: c + v, skip_nan=True)
+
+    def nanprod(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.nanprod(a, *args, **kwargs)
+        return _fold(a, "acc", 1, lambda c, v: c * v, skip_nan=True)
+
+    def mean(self, a, *args, **kwargs):
+        return _mean(a) if self._whole(a, args, kwargs) else np.mean(a, *args, **kwargs)
+
+    def var(self, a, *args, **kwargs):
+        return _var(a) if self._whole(a, args, kwargs) else np.var(a, *args, **kwargs)
+
+    def std(self, a, *args, **kwargs):
+        return _var(a) ** 0.5 if self._whole(a, args, kwargs) else np.std(a, *args, **kwargs)
+
+    def nanmean(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.nanmean(a, *args, **kwargs)
+        arr = _flat(a)
+        c, count = np.float64(0.0), 0
+        for v in arr:
+            if not _isnan(v):
+                c, count = c + np.float64(v), count + 1
+        with np.errstate(all="ignore"):
+            return c / np.float64(count)
+
+    def min(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.min(a, *args, **kwargs)
+        return _extreme(a, lambda v, r: v < r, True)
+
+    def max(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.max(a, *args, **kwargs)
+        return _extreme(a, lambda v, r: v > r, True)
+
+    amin, amax = min, max
+
+    def nanmin(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.nanmin(a, *args, **kwargs)
+        return _extreme(a, lambda r, v: r < v, False)
+
+    def nanmax(self, a, *args, **kwargs):
+        if not self._whole(a, args, kwargs):
+            return np.nanmax(a, *args, **kwargs)
+        return _extreme(a, lambda r, v: r > v, False)
+
+    def method(self, obj, name):
+        """`a.sum()` and the other reductions as methods: numba-cuda's, for an array (in a simulated kernel,
+        the simulator's wrapper of one); anything else's own."""
+        if name in METHODS and (isinstance(obj, np.ndarray) or type(obj).__name__.startswith("Fake")):
+            arr = np.asarray(obj)
+            if arr.ndim and arr.dtype.kind in "iubf":
+                return getattr(self, name)(arr)
+        return getattr(obj, name)()
+
+
+REDUCTIONS = ("sum", "prod", "nansum", "nanprod", "mean", "var", "std", "nanmean", "min", "max", "amin", "amax",
+              "nanmin", "nanmax")
