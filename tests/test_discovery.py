@@ -1926,3 +1926,28 @@ def test_a_constant_a_function_rebinds_is_noted_where_a_kernel_reads_it(tmp_path
     notes = [f"{d.loc}: {d.construct}: {d.message}" for d in prog.notices]
     assert len(notes) == 1, notes
     assert "settings.py:7:5: 'PAD': load() rebinds it (global PAD)" in notes[0] and ", 10:" in notes[0]
+
+
+def test_a_whole_file_skips_a_kernel_only_another_kernel_calls_with_a_note():
+    """numba-cuda's device-function tests: `@cuda.jit def add_one(x): return x + 1` without device=True, which
+    only kernel k calls. Translating the file failed on add_one's missing types; k carries it as a device
+    function, and add_one alone is noted as not a kernel of its own (asked for by --kernel, it stays an error)."""
+    src = """
+        from numba import cuda
+
+        @cuda.jit
+        def add_one(x):
+            return x + 1
+
+        @cuda.jit("void(float32[:])")
+        def k(a):
+            i = cuda.grid(1)
+            a[i] = add_one(a[i])
+    """
+    prog = program(src)
+    notes = [f"{d.construct}: {d.message}" for d in prog.notices]
+    assert any("kernel 'add_one': not translated as a kernel of its own" in n and "'k' (line 11) calls it" in n
+               for n in notes), notes
+    assert "__device__ double add_one(float x)" in translate(src)
+    with pytest.raises(UserError, match="kernel 'add_one' without types"):
+        translate(src, kernels=["add_one"])

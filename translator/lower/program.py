@@ -435,6 +435,14 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
                 continue
             program.add_kernel(fi)
         except Unsupported as exc:
+            caller = _called_not_launched(info, fi) if not options.kernels and len(kernels) > 1 else None
+            if caller is not None and exc.construct == f"kernel '{fi.name}' without types":
+                # the whole file: a @cuda.jit only another kernel calls is a device function there, carried
+                program.notices.append(info.reporter.make(fi.node.name, f"kernel '{fi.name}'", "not translated as a "
+                                                          f"kernel of its own: nothing in this file launches it, and "
+                                                          f"'{caller[0]}' (line {caller[1]}) calls it as a device "
+                                                          "function, which its translation carries"))
+                continue
             info.reporter.add_unsupported(exc)
         except UserError:
             if not info.reporter.diagnostics:
