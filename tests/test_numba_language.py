@@ -1923,3 +1923,27 @@ def total(a, b, out):
     assert out[0] == 1.5 * 1 + 2 + 3 * 2 + 3
     module.total[1, 1](np.array([-1.5, 2.0]), np.array([3, 4, 5], np.int32), out)
     assert out[0] == 3 * 2 + 3
+
+
+@pytest.mark.needs("g++")
+def test_a_device_function_with_a_signature_calls_itself():
+    """numba-cuda's recursion tests: `@cuda.jit("i8(i8)", device=True) def fib1(n)` returns fib1(n - 1) +
+    fib1(n - 2); C calls the function by its own name (it was 'CUDA C device functions here cannot recurse')."""
+    src = HEAD + '''
+@cuda.jit("i8(i8)", device=True)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+@cuda.jit("void(int64[::1])")
+def k(r):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = fib(i)
+'''
+    module = load_cpu(source=src)
+    assert "return fib(n - 1) + fib(n - 2);" in module.cu
+    r = np.zeros(12, np.int64)
+    module.k[1, 16](r)
+    assert r.tolist() == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]

@@ -38,6 +38,15 @@ class Options:
     types_text: str = ""  # --types naming a type only the module defines (a structured dtype): read with it
 
 
+@dataclass(eq=False)
+class _SelfCall:
+    """A device function's call of itself, met while it is typed: its signature gives the result, and the call
+    is pointed at the function once it is built."""
+    return_type: object
+    params: list = field(default_factory=list)
+    per_call: list = field(default_factory=list)
+
+
 @dataclass
 class Program:
     info: ModuleInfo
@@ -46,6 +55,7 @@ class Program:
     instances: dict = field(default_factory=dict)  # (name, param types) -> ir.Function
     helpers: set = field(default_factory=set)
     in_progress: set = field(default_factory=set)
+    building: list = field(default_factory=list)  # the keys of the functions being built, innermost last
     notices: list = field(default_factory=list)  # Diagnostics of options ignored, printed as notes
     c_names: dict = field(default_factory=dict)  # C name -> how many functions asked for it
     ufuncs: dict = field(default_factory=dict)  # name -> lower.ufuncs.UfuncInfo (@vectorize/@guvectorize)
@@ -74,13 +84,26 @@ class Program:
         if key in self.instances:
             return self.instances[key]
         if key in self.in_progress:
-            raise Unsupported(node, f"recursive call to '{name}'", "CUDA C device functions here cannot recurse",
-                              "rewrite it as a loop")
+            if self.building and self.building[-1] == key and fi.signature and \
+                    isinstance(fi.signature[0], (T.Scalar, T.Tuple)):
+                return _SelfCall(fi.signature[0])  # fib1(n - 1) of `@cuda.jit("i8(i8)", device=True) def fib1`
+            mutual = bool(self.building) and self.building[-1] != key
+            why = "it calls a function that calls it back" if mutual else \
+                "its result type is known only from its own result"
+            raise Unsupported(node, f"recursive call to '{name}'", f"numba2cuda translates a device function that "
+                              f"calls itself when a signature gives its result type, and here {why}",
+                              "make it one function that calls itself, or a loop" if mutual else
+                              "give it a signature, @cuda.jit(\"int64(int64)\", device=True), or rewrite it as a loop")
         self.in_progress.add(key)
+        self.building.append(key)
         try:
             fn = self._build(fi, types, legalize=False)  # legalized once every caller has told its bounds
         finally:
             self.in_progress.discard(key)
+            self.building.pop()
+        for call in device_calls(fn.body):
+            if isinstance(call.target, _SelfCall):
+                call.target = fn  # C calls the function by its own name
         if fi.signature and fi.signature[0] not in (None, T.VOID) and fn.return_type != fi.signature[0]:
             fn.declared_return = fi.signature[0]
         fn.c_name = self.c_name(name)
