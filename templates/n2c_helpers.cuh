@@ -174,48 +174,30 @@ __device__ __forceinline__ T array_max(const T *a, int64_t n, int64_t step = 1)
 // integers and bools, the array's own type for floats); mean and var divide in float64, np.min and np.max
 // return the first NaN they meet, np.nanmin and np.nanmax pass NaNs over. Where Numba raises ValueError (the
 // min or max of an empty array) and the thread stops, the result here is zero.
-template <typename R, typename T>
-__device__ __forceinline__ R array_sum(const T *a, int64_t n, int64_t step = 1)
+template <typename R, bool Product, bool SkipNan, typename T>
+__device__ __forceinline__ R array_fold(const T *a, int64_t n, int64_t step)
 {
-    R c = R(0);
-    for (int64_t i = 0; i < n; ++i)
-        c += (R)a[i * step];
+    R c = R(Product ? 1 : 0);
+    for (int64_t i = 0; i < n; ++i) {
+        T v = a[i * step];
+        if (!(SkipNan && v != v))
+            c = Product ? c * (R)v : c + (R)v;
+    }
     return c;
 }
 template <typename R, typename T>
-__device__ __forceinline__ R array_prod(const T *a, int64_t n, int64_t step = 1)
-{
-    R c = R(1);
-    for (int64_t i = 0; i < n; ++i)
-        c *= (R)a[i * step];
-    return c;
-}
+__device__ __forceinline__ R array_sum(const T *a, int64_t n, int64_t step = 1) { return array_fold<R, false, false>(a, n, step); }
 template <typename R, typename T>
-__device__ __forceinline__ R array_nansum(const T *a, int64_t n, int64_t step = 1)
-{
-    R c = R(0);
-    for (int64_t i = 0; i < n; ++i)
-        if (!(a[i * step] != a[i * step]))
-            c += (R)a[i * step];
-    return c;
-}
+__device__ __forceinline__ R array_prod(const T *a, int64_t n, int64_t step = 1) { return array_fold<R, true, false>(a, n, step); }
 template <typename R, typename T>
-__device__ __forceinline__ R array_nanprod(const T *a, int64_t n, int64_t step = 1)
-{
-    R c = R(1);
-    for (int64_t i = 0; i < n; ++i)
-        if (!(a[i * step] != a[i * step]))
-            c *= (R)a[i * step];
-    return c;
-}
+__device__ __forceinline__ R array_nansum(const T *a, int64_t n, int64_t step = 1) { return array_fold<R, false, true>(a, n, step); }
+template <typename R, typename T>
+__device__ __forceinline__ R array_nanprod(const T *a, int64_t n, int64_t step = 1) { return array_fold<R, true, true>(a, n, step); }
 // A: the accumulator (float64 for integers and bools, the array's own type for floats)
 template <typename A, typename T>
 __device__ __forceinline__ double array_mean(const T *a, int64_t n, int64_t step = 1)
 {
-    A c = A(0);
-    for (int64_t i = 0; i < n; ++i)
-        c += (A)a[i * step];
-    return (double)c / (double)n;
+    return (double)array_fold<A, false, false>(a, n, step) / (double)n;
 }
 template <typename A, typename T>
 __device__ __forceinline__ double array_var(const T *a, int64_t n, int64_t step = 1)
@@ -240,91 +222,54 @@ __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t s
         }
     return c / (double)count;
 }
-template <typename T>
-__device__ __forceinline__ T array_npmin(const T *a, int64_t n, int64_t step = 1)
-{
-    if (n <= 0)
-        return T();
-    T m = a[0];
-    if (m != m)
-        return m;
-    for (int64_t i = 1; i < n; ++i) {
-        T v = a[i * step];
-        if (v != v)
-            return v;
-        if (v < m)
-            m = v;
-    }
-    return m;
-}
-template <typename T>
-__device__ __forceinline__ T array_npmax(const T *a, int64_t n, int64_t step = 1)
-{
-    if (n <= 0)
-        return T();
-    T m = a[0];
-    if (m != m)
-        return m;
-    for (int64_t i = 1; i < n; ++i) {
-        T v = a[i * step];
-        if (v != v)
-            return v;
-        if (v > m)
-            m = v;
-    }
-    return m;
-}
-template <typename T>
-__device__ __forceinline__ T array_nanmin(const T *a, int64_t n, int64_t step = 1)
+// np.min/np.max (NanFirst: the first NaN met is the result; Max: > instead of <), np.nanmin/np.nanmax (NaNs
+// passed over, a later equal value taken, as numba-cuda's `if not r < v: r = v`)
+template <bool Max, bool NanFirst, typename T>
+__device__ __forceinline__ T array_extreme(const T *a, int64_t n, int64_t step)
 {
     if (n <= 0)
         return T();
     T r = a[0];
+    if (NanFirst && r != r)
+        return r;
     for (int64_t i = 1; i < n; ++i) {
         T v = a[i * step];
-        if (!(v != v) && !(r < v))
+        if (NanFirst && v != v)
+            return v;
+        if (NanFirst ? (Max ? v > r : v < r) : (!(v != v) && !(Max ? r > v : r < v)))
             r = v;
     }
     return r;
 }
 template <typename T>
-__device__ __forceinline__ T array_nanmax(const T *a, int64_t n, int64_t step = 1)
-{
-    if (n <= 0)
-        return T();
-    T r = a[0];
-    for (int64_t i = 1; i < n; ++i) {
-        T v = a[i * step];
-        if (!(v != v) && !(r > v))
-            r = v;
-    }
-    return r;
-}
+__device__ __forceinline__ T array_npmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, true>(a, n, step); }
 template <typename T>
-__device__ __forceinline__ int64_t array_count_nonzero(const T *a, int64_t n, int64_t step = 1)
+__device__ __forceinline__ T array_npmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, true>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ T array_nanmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, false>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ T array_nanmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, false>(a, n, step); }
+// count_nonzero, all, any: Kind 0 counts the elements that are not zero, 1 is whether all are, 2 whether any is
+template <int Kind, typename T>
+__device__ __forceinline__ int64_t array_truth(const T *a, int64_t n, int64_t step)
 {
     int64_t c = 0;
-    for (int64_t i = 0; i < n; ++i)
-        if (a[i * step] != 0)
-            c += 1;
-    return c;
+    for (int64_t i = 0; i < n; ++i) {
+        bool nonzero = a[i * step] != 0;
+        if (Kind == 1 && !nonzero)
+            return 0;
+        if (Kind == 2 && nonzero)
+            return 1;
+        c += nonzero;
+    }
+    return Kind == 1 ? 1 : Kind == 2 ? 0 : c;
 }
 template <typename T>
-__device__ __forceinline__ bool array_all(const T *a, int64_t n, int64_t step = 1)
-{
-    for (int64_t i = 0; i < n; ++i)
-        if (!a[i * step])
-            return false;
-    return true;
-}
+__device__ __forceinline__ int64_t array_count_nonzero(const T *a, int64_t n, int64_t step = 1) { return array_truth<0>(a, n, step); }
 template <typename T>
-__device__ __forceinline__ bool array_any(const T *a, int64_t n, int64_t step = 1)
-{
-    for (int64_t i = 0; i < n; ++i)
-        if (a[i * step])
-            return true;
-    return false;
-}
+__device__ __forceinline__ bool array_all(const T *a, int64_t n, int64_t step = 1) { return array_truth<1>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ bool array_any(const T *a, int64_t n, int64_t step = 1) { return array_truth<2>(a, n, step); }
 
 // @helper slice_len
 // The length of a[start:stop] (step 1, bounds not negative): Python clips the stop at the extent, and a slice

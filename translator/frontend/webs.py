@@ -160,15 +160,7 @@ class _Flow:
 
 
 def _mentions(node, name: str) -> bool:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n) -> None:
-            if n.value == name:
-                found.append(n)
-
-    node.visit(V())
-    return bool(found)
+    return bool(_all_names(node, name))
 
 
 def webs(fn: cst.FunctionDef, name: str) -> list | None:

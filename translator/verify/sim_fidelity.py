@@ -186,9 +186,8 @@ def rewrite_function(fn, helpers, ops):
             glob[name] = ops.typed_cpu(value)
         elif value is np:
             glob[name] = ops.NUMPY
-        elif callable(value) and getattr(np, getattr(value, "__name__", ""), None) is value and \
-                hasattr(type(ops.NUMPY), value.__name__):  # `from numpy import sum`
-            glob[name] = getattr(ops.NUMPY, value.__name__)
+        elif callable(value) and getattr(np, getattr(value, "__name__", ""), None) is value:
+            glob[name] = getattr(ops.NUMPY, value.__name__)  # `from numpy import sum`
     for name, shim in ops.BUILTINS.items():
         if name not in fn.__globals__:
             glob[name] = shim

@@ -61,6 +61,15 @@ def _var(a):
         return ssd / np.float64(arr.size)
 
 
+def _nanmean(a):
+    c, count = np.float64(0.0), 0
+    for v in _flat(a):
+        if not _isnan(v):
+            c, count = c + np.float64(v), count + 1
+    with np.errstate(all="ignore"):
+        return c / np.float64(count)
+
+
 def _extreme(a, better, nan_first):
     """np.min/np.max (NAN_FIRST: the first NaN met is the result) and np.nanmin/np.nanmax (NaNs passed over)."""
     arr = _flat(a)
@@ -80,78 +89,36 @@ def _extreme(a, better, nan_first):
     return r
 
 
+# name -> numba-cuda's reduction of a whole array of numbers
+WHOLE = {
+    "sum": lambda a: _fold(a, "acc", 0, lambda c, v: c + v),
+    "prod": lambda a: _fold(a, "acc", 1, lambda c, v: c * v),
+    "nansum": lambda a: _fold(a, "acc", 0, lambda c, v: c + v, skip_nan=True),
+    "nanprod": lambda a: _fold(a, "acc", 1, lambda c, v: c * v, skip_nan=True),
+    "mean": _mean, "var": _var, "std": lambda a: _var(a) ** 0.5, "nanmean": _nanmean,
+    "min": lambda a: _extreme(a, lambda v, r: v < r, True), "max": lambda a: _extreme(a, lambda v, r: v > r, True),
+    "nanmin": lambda a: _extreme(a, lambda r, v: r < v, False),
+    "nanmax": lambda a: _extreme(a, lambda r, v: r > v, False),
+}
+WHOLE["amin"], WHOLE["amax"] = WHOLE["min"], WHOLE["max"]
+REDUCTIONS = tuple(WHOLE)
+
+
 class NumpyModule:
-    """numpy, with its whole-array reductions computed as numba-cuda computes them."""
+    """numpy, with its whole-array reductions computed as numba-cuda computes them (axis= or dtype=, or an
+    array of other elements: NumPy's own)."""
 
     def __getattr__(self, name):
-        return getattr(np, name)
+        own = getattr(np, name)
+        whole = WHOLE.get(name)
+        if whole is None:
+            return own
 
-    @staticmethod
-    def _whole(a, args, kwargs) -> bool:
-        """Whether numba-cuda's whole-array reduction applies: one array of numbers, no axis= or dtype=."""
-        return not args and not kwargs and np.asarray(a).dtype.kind in "iubf"
-
-    def sum(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.sum(a, *args, **kwargs)
-        return _fold(a, "acc", 0, lambda c, v: c + v)
-
-    def prod(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.prod(a, *args, **kwargs)
-        return _fold(a, "acc", 1, lambda c, v: c * v)
-
-    def nansum(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.nansum(a, *args, **kwargs)
-        return _fold(a, "acc", 0, lambda c, v: c + v, skip_nan=True)
-
-    def nanprod(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.nanprod(a, *args, **kwargs)
-        return _fold(a, "acc", 1, lambda c, v: c * v, skip_nan=True)
-
-    def mean(self, a, *args, **kwargs):
-        return _mean(a) if self._whole(a, args, kwargs) else np.mean(a, *args, **kwargs)
-
-    def var(self, a, *args, **kwargs):
-        return _var(a) if self._whole(a, args, kwargs) else np.var(a, *args, **kwargs)
-
-    def std(self, a, *args, **kwargs):
-        return _var(a) ** 0.5 if self._whole(a, args, kwargs) else np.std(a, *args, **kwargs)
-
-    def nanmean(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.nanmean(a, *args, **kwargs)
-        arr = _flat(a)
-        c, count = np.float64(0.0), 0
-        for v in arr:
-            if not _isnan(v):
-                c, count = c + np.float64(v), count + 1
-        with np.errstate(all="ignore"):
-            return c / np.float64(count)
-
-    def min(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.min(a, *args, **kwargs)
-        return _extreme(a, lambda v, r: v < r, True)
-
-    def max(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.max(a, *args, **kwargs)
-        return _extreme(a, lambda v, r: v > r, True)
-
-    amin, amax = min, max
-
-    def nanmin(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.nanmin(a, *args, **kwargs)
-        return _extreme(a, lambda r, v: r < v, False)
-
-    def nanmax(self, a, *args, **kwargs):
-        if not self._whole(a, args, kwargs):
-            return np.nanmax(a, *args, **kwargs)
-        return _extreme(a, lambda r, v: r > v, False)
+        def reduce(a, *args, **kwargs):
+            if args or kwargs or np.asarray(a).dtype.kind not in "iubf":
+                return own(a, *args, **kwargs)
+            return whole(a)
+        return reduce
 
     def method(self, obj, name):
         """`a.sum()` and the other reductions as methods: numba-cuda's, for an array (in a simulated kernel,
@@ -161,7 +128,3 @@ class NumpyModule:
             if arr.ndim and arr.dtype.kind in "iubf":
                 return getattr(self, name)(arr)
         return getattr(obj, name)()
-
-
-REDUCTIONS = ("sum", "prod", "nansum", "nanprod", "mean", "var", "std", "nanmean", "min", "max", "amin", "amax",
-              "nanmin", "nanmax")
