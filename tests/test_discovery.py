@@ -1931,7 +1931,7 @@ def test_a_constant_a_function_rebinds_is_noted_where_a_kernel_reads_it(tmp_path
 def test_a_whole_file_skips_a_kernel_only_another_kernel_calls_with_a_note():
     """numba-cuda's device-function tests: `@cuda.jit def add_one(x): return x + 1` without device=True, which
     only kernel k calls. Translating the file failed on add_one's missing types; k carries it as a device
-    function, and add_one alone is noted as not a kernel of its own (asked for by --kernel, it stays an error)."""
+    function, and add_one alone is noted as not a kernel of its own (asked for by --kernel, an error says why)."""
     src = """
         from numba import cuda
 
@@ -1949,5 +1949,8 @@ def test_a_whole_file_skips_a_kernel_only_another_kernel_calls_with_a_note():
     assert any("kernel 'add_one': not translated as a kernel of its own" in n and "'k' (line 11) calls it" in n
                for n in notes), notes
     assert "__device__ double add_one(float x)" in translate(src)
-    with pytest.raises(UserError, match="kernel 'add_one' without types"):
-        translate(src, kernels=["add_one"])
+    # asked for, typed or not, it cannot be launched: it returns a value (was 'return with a value in a kernel')
+    for types in ({}, parse_types_option("x=float32")):
+        with pytest.raises(UserError, match=r"(?s)kernel 'add_one': returns a value, so Numba compiles it only as "
+                                            r"a device function where 'k' calls it \(line 11\).*translate 'k'"):
+            translate(src, kernels=["add_one"], types=types)

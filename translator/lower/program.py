@@ -21,7 +21,7 @@ from ..frontend.runhint import with_run_hint
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
-from ..frontend.scan import find_nodes, random_state_params
+from ..frontend.scan import find_nodes, random_state_params, returns_of
 from .names import name_program
 from ..frontend.stmt import FunctionLowerer
 from ..frontend.webs import parallel_nodes, split_webs
@@ -162,6 +162,14 @@ class Program:
     def add_kernel(self, fi: FunctionInfo) -> None:
         """One C kernel per signature (Numba's dispatcher compiles each; the drop-in picks by argument types)."""
         signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
+        caller = _called_not_launched(self.info, fi)
+        if caller is not None and any(r.value is not None and not (isinstance(r.value, cst.Name) and
+                                                                    r.value.value == "None")
+                                      for r in returns_of(fi.node)):
+            # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
+            raise Unsupported(fi.node.name, f"kernel '{fi.name}'", f"returns a value, so Numba compiles it only as "
+                              f"a device function where '{caller[0]}' calls it (line {caller[1]}), and cannot launch "
+                              "it", f"translate '{caller[0]}', which carries it")
         suffixes = signature_suffixes(signatures)
         for signature, suffix in zip(signatures, suffixes):
             try:
@@ -459,7 +467,7 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             program.add_kernel(fi)
         except Unsupported as exc:
             caller = _called_not_launched(info, fi) if not options.kernels and len(kernels) > 1 else None
-            if caller is not None and exc.construct == f"kernel '{fi.name}' without types":
+            if caller is not None and exc.construct in (f"kernel '{fi.name}' without types", f"kernel '{fi.name}'"):
                 # the whole file: a @cuda.jit only another kernel calls is a device function there, carried
                 program.notices.append(info.reporter.make(fi.node.name, f"kernel '{fi.name}'", "not translated as a "
                                                           f"kernel of its own: nothing in this file launches it, and "
