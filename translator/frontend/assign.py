@@ -15,7 +15,7 @@ from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
 from .recordfields import is_array_field, is_record
-from .scan import result_shape, returns_tuple
+from .scan import find_nodes, result_shape, returns_tuple
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -342,6 +342,15 @@ class AssignLowerer:
                 arr = ir.ArrayVar(name, dtype, [None], "dynamic")
             else:
                 if any(v <= 0 for v in values):
+                    rebound = [n.value for n in find_nodes(shape_node, lambda n: isinstance(n, cst.Name))
+                               if n.value in self.info.value_notes and n.value in self.info.constants]
+                    if rebound:  # `NBANDS = 0`, set by setup() through `global NBANDS` before the first launch
+                        note = self.info.value_notes[rebound[0]]
+                        raise Unsupported(shape_node, f"{canon}() shape", f"dimensions must be positive, and "
+                                          f"'{rebound[0]}' is {self.info.constants[rebound[0]]!r} here: "
+                                          f"{note.message.split(';')[0]}, and Numba sizes the array with the value "
+                                          "it holds when the kernel compiles", "size it with a constant of its own "
+                                          "(the largest the program uses), or give the module its real value")
                     raise Unsupported(shape_node, f"{canon}() shape", "dimensions must be positive")
                 kind = "shared" if canon == "cuda.shared.array" else "local"
                 arr = ir.ArrayVar(name, dtype, dims, kind, c_dims=True)
