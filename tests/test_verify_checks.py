@@ -301,7 +301,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   field; the velocity negated into the wrong field is caught.
 # - real_world_constructs_7.py: names Numba's SSA makes several variables (an array's name taken over by a number,
 #   a view's by a tuple, a parameter's by its element), a loop over a list of tuples, a device function returning
-#   a tuple of tuples (made by cuda.jit(func_or_sig=None, device=True)); a use that reads the view where the tuple
+#   a tuple of tuples (made by cuda.jit(func_or_sig=None, device=True)), a tuple into a slice, a tuple of tuples
+#   passed to a device function, two shared buffers swapped each step; a use that reads the view where the tuple
 #   took the name over (the webs parted wrongly) is caught.
 # - reductions.py: NumPy's whole-array reductions (np.sum, a.mean(), np.std, np.nanmax, np.prod, count_nonzero,
 #   all/any) and literal_unroll over a tuple of constant arrays; a float32 row summed in double is caught.
@@ -319,7 +320,7 @@ REAL_WORLD = [
      "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
     ("real_world_constructs_6.py", {"centroid", "gather", "measure", "pack", "step"}, "step",
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
-    ("real_world_constructs_7.py", {"advance", "bounce", "rows", "shade", "sides", "square"}, "shade",
+    ("real_world_constructs_7.py", {"advance", "bounce", "pingpong", "rows", "shade", "sides", "square"}, "shade",
      "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
     ("reductions.py", {"row_stats", "totals", "unrolled"}, "row_stats",
      "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),

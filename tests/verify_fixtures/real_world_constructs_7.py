@@ -5,11 +5,12 @@ list of tuples (each item a tuple variable of its own, the loop variable a tuple
 over by the element it reads (`x = x[i]`); and a device function made by `cuda.jit(func_or_sig=None, device=True)`
 that returns a tuple of tuples and a number, unpacked before a loop and again in it; and a tuple stored into a
 row's slice (a neutron tracer's state update); and a tuple of tuples of tuples passed to a device function
-that unpacks one by a run-time index into nested targets (a neutron guide's planes)."""
+that unpacks one by a run-time index into nested targets (a neutron guide's planes); and two shared buffers
+swapped each step (`a, b = b, a`, a cellular automaton's ping-pong)."""
 import math
 
 import numpy as np
-from numba import cuda
+from numba import cuda, float32
 
 
 @cuda.jit(device=True)
@@ -109,6 +110,30 @@ def sides(p, pts, out):
     if i < pts.shape[0]:
         for k in range(2):
             out[i, k] = distance(planes, k, pts[i, 0], pts[i, 1], pts[i, 2])
+
+
+@cuda.jit("void(float32[::1], int32)")
+def pingpong(data, steps):
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    a = cuda.shared.array(32, dtype=float32)
+    b = cuda.shared.array(32, dtype=float32)
+    a[t] = data[i]
+    cuda.syncthreads()
+    for _ in range(steps):
+        b[t] = 0.5 * (a[t] + a[(t + 1) % 32])
+        cuda.syncthreads()
+        a, b = b, a
+    data[i] = a[t]
+
+
+def example_pingpong(rng, size="small"):
+    blocks = {"small": 2}.get(size, size) if isinstance(size, str) else int(size)
+    data = rng.uniform(-1.0, 1.0, 32 * blocks).astype(np.float32)
+    want = data.reshape(blocks, 32).copy()
+    for _ in range(5):
+        want = (np.float32(0.5) * (want + np.roll(want, -1, axis=1))).astype(np.float32)
+    return dict(kernel=pingpong, griddim=blocks, blockdim=32, args=[data, 5], expected={0: want.reshape(-1)})
 
 
 def example_sides(rng, size="small"):

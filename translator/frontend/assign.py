@@ -354,11 +354,20 @@ class AssignLowerer:
                     raise Unsupported(shape_node, f"{canon}() shape", "dimensions must be positive")
                 kind = "shared" if canon == "cuda.shared.array" else "local"
                 arr = ir.ArrayVar(name, dtype, dims, kind, c_dims=True)
-        arr.name = self.binding_name(name, call, "array names must be assigned exactly once") \
-            if arr.kind != "const" else arr.name
+        swapped = arr.kind in ("shared", "local", "dynamic") and name not in self.scope and \
+            self.assign_counts.get(name, 0) > 1 and self.straight.get(name) is None
+        if swapped:
+            # `a, b = b, a` of two shared buffers in a loop (a cellular automaton's ping-pong): the name is a
+            # pointer the program points at one array or the other; the array gets a name of its own
+            arr.name = self.fresh_name(f"{name}_array", 1)
+            self.scalar_names.discard(arr.name)
+        elif arr.kind != "const":
+            arr.name = self.binding_name(name, call, "array names must be assigned exactly once")
         self.scalar_names.discard(name)
-        self.scope[name] = arr
         self.arrays.append(arr)
+        if swapped:
+            return [ir.ArrayDecl(array=arr)] + self.bind_alias(name, arr, call)
+        self.scope[name] = arr
         return [ir.ArrayDecl(array=arr)]
 
     def dtype_of(self, node):

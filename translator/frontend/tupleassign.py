@@ -185,13 +185,29 @@ class TupleAssignLowerer:
 
     def unpack(self, names, values) -> list:
         out, pending = [], []
+        held_by = {n.value: self.scope.get(n.value) for n in names}
+        if any(isinstance(v, ir.ArrayVar) and getattr(held_by[n.value], "kind", "") == "alias"
+               for n, v in zip(names, values)):
+            # `a, b = b, a` of two array names the program rebinds (pointers): each target's new array is read
+            # before any is pointed anew
+            held = []
+            for v in values:
+                if isinstance(v, ir.ArrayVar) and any(v is t for t in held_by.values()):
+                    copy = self.fresh_name(f"{v.name}_was", 1)
+                    self.scalar_names.discard(copy)
+                    out.extend(self.bind_alias(copy, v, names[0]))
+                    v = self.scope[copy]
+                held.append(v)
+            values = held
         targets = {n.value for n in names}
         needs_temps = len(names) > 1 and any(
             isinstance(v, ir.Expr) and mentions(v, targets) for v in values)
         for n, v in zip(names, values):
             if isinstance(self.scope.get(n.value), Poisoned):
                 continue
-            if not isinstance(v, ir.Expr):
+            if isinstance(v, ir.ArrayVar) and getattr(held_by[n.value], "kind", "") == "alias":
+                out.extend(self.bind_alias(n.value, v, n))
+            elif not isinstance(v, ir.Expr):
                 out.extend(self.bind(n.value, v, n))
             elif needs_temps:
                 tmp = self.new_temp()
