@@ -877,3 +877,44 @@ def test_a_cpointer_in_a_signature_object_reads_as_in_the_source(tmp_path):
     """)
     assert "void bump(float *p, int n)" in translate(path, import_module=None)
     assert "void bump(float *p, int n)" in translate(path)
+
+
+MAIN_SETS = """
+    import math
+    import sys
+    import numpy as np
+    from numba import cuda
+
+
+    @cuda.jit(device=True)
+    def spaced(x):
+        return x * STEP
+
+
+    @cuda.jit
+    def scale(out, xs):
+        i = cuda.grid(1)
+        if i < xs.size:
+            out[i] = spaced(xs[i]) + math.sqrt(xs[i])
+
+
+    if __name__ == "__main__":
+        ARGS
+        grid = np.linspace(0.0, 1.0, 11)
+        STEP = grid[1] - grid[0]
+"""
+
+
+def test_a_value_the_main_block_sets_for_a_device_function_is_read_from_the_run(tmp_path):
+    """An accretion-disk script computes `dr = r[1] - r[0]` under `if __name__ == "__main__":`, and a device
+    function its kernel calls reads it. The import mode ran the block only where it launches the kernel, and read
+    only the kernel's own names: it said 'set under if __name__ == "__main__"' even with --import-module. A
+    block that fails says how, and no longer suggests the flag it is run with."""
+    types = parse_types_option("out=float64[:], xs=float64[:]")
+    path = write(tmp_path, MAIN_SETS.replace("ARGS", "pass"))
+    assert "static constexpr double STEP = 0.1;" in translate(path, types=types)
+    path = write(tmp_path, MAIN_SETS.replace("ARGS", "n = int(sys.argv[1])"), "needs_args.py")
+    with pytest.raises(UserError) as exc:
+        translate(path, types=types)
+    assert "error: module variable 'STEP'" in exc.value.text and "block raised IndexError" in exc.value.text
+    assert "--import-module" not in exc.value.text.split("error:", 1)[1]

@@ -142,6 +142,9 @@ def plan(source: str, wanted: tuple = ()) -> Plan:
         for name in names:
             callers.setdefault(name, set()).add(qual)
     main_names = _names(scan.main_block) if scan.main_block is not None else set()
+    main_sets = {n.id for n in ast.walk(scan.main_block) if isinstance(n, ast.Name) and
+                 isinstance(n.ctx, ast.Store)} if scan.main_block is not None else set()
+    defs = {node.name: node for node, *_ in scan.targets}
     found = Plan(targets)
     for target in targets:
         reached, frontier = set(), [target.anchor]
@@ -152,11 +155,25 @@ def plan(source: str, wanted: tuple = ()) -> Plan:
                 frontier.extend(callers.get(qual.rsplit(".", 1)[-1], ()))
         runs = sorted((q for q in reached if q in scan.functions and _runnable(q, *scan.functions[q], target)),
                       key=lambda q: (q != target.anchor, scan.functions[q][0].lineno))
-        if main_names & {q.rsplit(".", 1)[-1] for q in reached}:
+        # the block launches the kernel, or sets a name it (or a function it calls) reads: `STEP = grid[1] -
+        # grid[0]` under the guard of a script whose kernel reads STEP
+        if main_names & {q.rsplit(".", 1)[-1] for q in reached} or main_sets & _reads(defs.get(target.name), defs):
             runs.append(MAIN_BLOCK)
         found.reaches[target.anchor] = runs
         found.entries.extend(q for q in runs if q not in found.entries)
     return found
+
+
+def _reads(node, defs: dict, depth: int = 0) -> set:
+    """The names NODE's body reads, and those of the functions of DEFS it names (device functions), 3 deep."""
+    if node is None:
+        return set()
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if depth < 3:
+        for name in read & set(defs):
+            if defs[name] is not node:
+                read |= _reads(defs[name], defs, depth + 1)
+    return read
 
 
 def _runnable(qual: str, node, method: bool, target: Target) -> bool:

@@ -131,9 +131,12 @@ class Describer:
         self.read_free(index)
         return index
 
-    def read_free(self, index: int) -> None:
+    def read_free(self, index: int, seen=None) -> None:
         """The free names of kernel INDEX as they are now (again at its launch: a script's `__main__` block may
-        have set a global it reads since the import)."""
+        have set a global it reads since the import), and of the device functions it calls, which read theirs
+        when it compiles (an accretion disk's device functions read dr and dtheta the main block computes)."""
+        seen = set() if seen is None else seen
+        seen.add(index)
         entry, obj = self.kernels[index], self.objects[index]
         fn = python_function(obj)
         code = fn.__code__
@@ -151,6 +154,9 @@ class Describer:
             else:
                 continue  # a builtin, or an attribute name
             entry["free"][free] = self.value(value)
+            callee = entry["free"][free]
+            if callee["kind"] == "kernel" and callee["id"] not in seen:
+                self.read_free(callee["id"], seen)
 
 
 def _source_file(fn, code) -> str:
@@ -460,17 +466,22 @@ def _codes(code) -> list:
     return [code] + [c for c in code.co_consts if inspect.iscode(c)]
 
 
-def _undefined_globals(dispatcher) -> bool:
-    """Whether DISPATCHER's function reads a global its module does not define yet (one a script's `__main__`
-    block sets, such as a dtype chosen there)."""
+def _undefined_globals(dispatcher, seen=None) -> bool:
+    """Whether DISPATCHER's function, or a device function it calls, reads a global its module does not define
+    yet (one a script's `__main__` block sets, such as a dtype chosen there)."""
     import builtins
     import dis
 
+    seen = set() if seen is None else seen
+    seen.add(id(dispatcher))
     fn = python_function(dispatcher)
     code = getattr(fn, "__code__", None)
     read = {i.argval for c in (_codes(code) if code is not None else ()) for i in dis.get_instructions(c)
             if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
-    return any(name not in fn.__globals__ and not hasattr(builtins, name) for name in read)
+    if any(name not in fn.__globals__ and not hasattr(builtins, name) for name in read):
+        return True
+    callees = [fn.__globals__[n] for n in read if _is_cuda_dispatcher(fn.__globals__.get(n))]
+    return any(_undefined_globals(c, seen) for c in callees if id(c) not in seen)
 
 
 def describe_dispatcher(obj, max_array_bytes: int):

@@ -14,7 +14,7 @@ from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANT
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
 from .info import STOOD_IN
 from .recordfields import is_record
-from .runhint import with_run_hint
+from .runhint import run_hint, with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import root_array
 
@@ -158,6 +158,9 @@ class NameReadLowerer:
                 not called_at_import(self.info, self.fn.enclosing.name.value):
             hint = (f"pass '{name}' to the kernel as an argument: each call of '{self.fn.enclosing.name.value}' "
                     "computes it (Numba compiles one kernel per call), which importing the module does not do")
+        elif name in self.info.needs_run and self.info.module_info.imported is not None:
+            # the import mode ran what sets it: what each run did instead
+            hint = run_hint(self.info, self.fn.node) or "pass it as a kernel argument"
         elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                     "the value), or pass it as a kernel argument")
