@@ -1947,3 +1947,25 @@ def k(r):
     r = np.zeros(12, np.int64)
     module.k[1, 16](r)
     assert r.tolist() == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+
+
+@pytest.mark.needs("g++")
+def test_enumerate_of_a_2d_array_unpacks_each_row():
+    """A cellular automaton's `for nidx, (nrow, ncol) in enumerate(neighborhood)`: the counter and each row's
+    items (it was 'for loop target: only a name can take each element')."""
+    src = HEAD + '''
+@cuda.jit("void(int32[:, ::1], int64[::1], int64[::1])")
+def k(nb, shifts, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        acc = 0
+        for n, (dr, dc) in enumerate(nb):
+            acc += (dr * 3 + dc) << shifts[n]
+        out[i] = acc + i
+'''
+    module = load_cpu(source=src)
+    nb = np.array([[1, 0], [0, 2], [2, 1]], np.int32)
+    shifts, out = np.array([0, 4, 8]), np.zeros(5, np.int64)
+    module.k[1, 8](nb, shifts, out)
+    want = sum((int(r) * 3 + int(c)) << int(s) for (r, c), s in zip(nb, shifts))
+    assert out.tolist() == [want + i for i in range(5)]

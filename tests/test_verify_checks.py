@@ -322,7 +322,7 @@ REAL_WORLD = [
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
     ("real_world_constructs_7.py", {"advance", "bounce", "pingpong", "rows", "shade", "sides", "square"}, "shade",
      "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
-    ("reductions.py", {"row_stats", "totals", "unrolled"}, "row_stats",
+    ("reductions.py", {"builtin_sums", "row_stats", "totals", "unrolled"}, "row_stats",
      "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),
 ]
 

@@ -2,7 +2,8 @@
 C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.min
 and np.nanmax past NaNs), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
 np.count_nonzero), of bools (np.all, np.any), and a literal_unroll over a tuple of constant arrays of several
-lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var."""
+lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var; and Python's sum() of
+an array and of a tuple, which numba-cuda adds from an int 0 (float32 elements in float64)."""
 import math
 
 import numpy as np
@@ -43,6 +44,25 @@ def unrolled(out):
         for arr in literal_unroll(SAMPLES):
             out[k] = np.nanmean(arr) + np.var(arr[1:]) + np.nansum(arr)
             k += 1
+
+
+@cuda.jit("void(float32[:, ::1], int16[::1], float64[:, ::1])")
+def builtin_sums(m, counts, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        out[i, 0] = sum(m[i])
+        out[i, 1] = sum(counts) + sum((m[i, 0], 2, 0.5))
+
+
+def example_builtin_sums(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    m = rng.uniform(-1.0, 1.0, (n, 13)).astype(np.float32)
+    counts = rng.integers(-100, 100, 7).astype(np.int16)
+    want = np.zeros((n, 2))
+    for i in range(n):
+        want[i] = _numba_sum(m[i], np.float64), int(counts.astype(np.int64).sum()) + (float(m[i, 0]) + 2 + 0.5)
+    return dict(kernel=builtin_sums, griddim=math.ceil(n / 32), blockdim=32, args=[m, counts, np.zeros((n, 2))],
+                expected={2: want}, rtol=1e-12)
 
 
 def _numba_sum(values, acc):

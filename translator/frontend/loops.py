@@ -40,7 +40,9 @@ class ElementLoopLowerer:
             targets = [el.value for el in target.elements]
         elif isinstance(target, cst.Name):
             targets = [target]
-        elif index is None and unpacked and not zipped:  # `for x, y in points`: each row unpacked, as Numba does
+        elif isinstance(target, cst.Tuple) and all(isinstance(el.value, cst.Name) for el in target.elements):
+            # `for x, y in points`: each row unpacked, as Numba does (enumerated too: a cellular automaton's
+            # `for k, (dr, dc) in enumerate(neighbourhood)`)
             targets = [target]
         elif index is None:
             return None

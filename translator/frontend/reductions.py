@@ -1,16 +1,18 @@
-"""NumPy's reductions of a whole array (`np.sum(a)`, `a.mean()`, `np.nanmax(row)`) -> calls of n2c's array_reduce
-helpers, with the result types numba-cuda's typing gives (mixed into the call lowerer).
+"""NumPy's reductions of a whole array (`np.sum(a)`, `a.mean()`, `np.nanmax(row)`) and Python's sum() -> calls of
+n2c's array_reduce helpers, with the result types numba-cuda's typing gives (mixed into the call lowerer).
 
 numba-cuda computes each as a loop over np.nditer(a), in C order; the helpers do the same over the array's
 elements (a 1-D view with its step, or a C-contiguous array as its flat elements), so sums round as Numba's do."""
 
 from __future__ import annotations
 
+import libcst as cst
+
 from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .expr import const_expr
+from .expr import TupleValue, const_expr
 
 # name -> (helper, its template argument and result: "acc" the accumulator type numba-cuda sums in, "mean" the
 # accumulator of a mean (float64 for integers and bools), "same" the element type, or a fixed type)
@@ -69,6 +71,37 @@ class ReductionLowerer:
         if name == "std":  # numba-cuda's `a.var() ** 0.5`
             return ir.BinOp("**", call, const_expr(0.5, node))
         return call
+
+    def call_sum(self, node, args, kwargs):
+        """Python's sum() (numba-cuda's ol_sum): `acc = start; for x in it: acc = acc + x`, so the accumulator is
+        start's type unified with start + x (int64 0 + float32 elements add in float64, unlike np.sum)."""
+        start = kwargs.pop("start", args[1] if len(args) == 2 else None)
+        if not 1 <= len(args) <= 2 or kwargs:
+            raise Unsupported(node, "sum()", "takes an iterable and a start")
+        if isinstance(args[0], cst.GeneratorExp):
+            raise Unsupported(args[0], "sum() of a generator expression", "numba-cuda sums an array, a tuple or a "
+                              "range, not a generator", "sum the elements in a loop: s = 0.0; for j in ...: s += ...")
+        items = self.value(args[0])
+        first = self.expr(start) if start is not None else const_expr(0, node)
+        if isinstance(items, TupleValue) and all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar)
+                                                 for v in items.items):
+            acc = first
+            for v in items.items:
+                acc = ir.BinOp("+", acc, v)
+            return acc
+        if not isinstance(items, ir.ArrayVar) or items.pointer or items.dtype.kind not in "iubf" or \
+                items.dtype == T.FLOAT16:
+            raise Unsupported(args[0], "sum() of this value", "numba2cuda sums a tuple of numbers or an array of "
+                              "integers, bools or floats", "sum the elements in a loop")
+        if not isinstance(first, ir.Const) or first.value != 0 or isinstance(first.value, float):
+            raise Unsupported(start, "sum() start", "numba2cuda sums an array from 0", "add the start afterwards")
+        acc = T.arith_result(T.INT64, items.dtype)  # int64 0 + an element, the type the loop unifies to
+        self.use_helper("array_reduce")
+        entry = intrinsics.Intrinsic("sum", f"n2c::array_sum<{T.c_name(acc)}>", lambda ts, r=acc: r, (1, 1),
+                                     pointers={0: items.dtype})
+        ref = ir.ArrayRef(self.flat_elements(items, node, "sum"))
+        ref.node = args[0]
+        return ir.Call(entry, [ref])
 
     def flat_elements(self, arr: ir.ArrayVar, node, name) -> ir.ArrayVar:
         """ARR's elements in C order as a 1-D array: itself, or a C-contiguous array's flat view."""

@@ -9,6 +9,7 @@ case<N>.npz per case (inputs, the example's expected outputs, the original's out
 two pre-fills) and prints one JSON line describing them. Case plans and input draws: plan.py.
 """
 
+import functools
 import importlib.util
 import json
 import os
@@ -272,7 +273,9 @@ def main(path, outdir, cfg):
     helpers, notes = None, []
     if device == "simulator":
         ops = sibling("sim_numba")
-        ops.NUMPY = sibling("sim_reduce").NumpyModule()  # np.sum(a) and the like, as numba-cuda adds
+        reductions = sibling("sim_reduce")
+        ops.NUMPY = reductions.NumpyModule()  # np.sum(a) and the like, as numba-cuda adds
+        ops.BUILTINS["sum"] = functools.partial(reductions.builtin_sum, add=lambda a, b: ops.binop(0, a, b))
         fidelity = sibling("sim_fidelity")
         helpers, notes = fidelity.install(mod, ops)
     sim_max = int(cfg["sim_max_threads"] if cfg["sim_max_threads"] is not None

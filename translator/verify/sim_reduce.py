@@ -9,6 +9,8 @@ than on the GPU; these functions compute numba-cuda's way, for a whole array (ax
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 METHODS = ("sum", "prod", "mean", "var", "std", "min", "max", "all", "any")
@@ -128,3 +130,23 @@ class NumpyModule:
             if arr.ndim and arr.dtype.kind in "iubf":
                 return getattr(self, name)(arr)
         return getattr(obj, name)()
+
+
+def builtin_sum(iterable, start=0, *, add):
+    """Python's sum() as numba-cuda's ol_sum computes it: `acc = start; for x in it: acc = acc + x`, typed by
+    Numba (ADD: its typed +), so an int 0 and float32 elements add in float64 where NumPy 2 keeps float32."""
+    if isinstance(iterable, np.ndarray) or type(iterable).__name__.startswith("Fake"):
+        arr = np.asarray(iterable)
+        if arr.dtype.kind in "iubf" and isinstance(start, int):
+            acc = np.result_type(np.int64, arr.dtype).type
+            c = acc(start)
+            with np.errstate(all="ignore"):
+                for v in arr.ravel(order="C"):
+                    c = acc(c + acc(v))
+            return c
+    if isinstance(iterable, tuple):
+        acc = start
+        for x in iterable:
+            acc = add(acc, x)
+        return acc
+    return builtins.sum(iterable, start)

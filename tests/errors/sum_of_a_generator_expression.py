@@ -1,4 +1,4 @@
-# expect: 10:18: call to sum(): is not supported in kernels
+# expect: 10:22: sum() of a generator expression: numba-cuda sums an array, a tuple or a range, not a generator
 """Sums a row with the sum builtin over a generator."""
 from numba import cuda
 
