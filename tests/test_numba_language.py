@@ -1969,3 +1969,48 @@ def k(nb, shifts, out):
     module.k[1, 8](nb, shifts, out)
     want = sum((int(r) * 3 + int(c)) << int(s) for (r, c), s in zip(nb, shifts))
     assert out.tolist() == [want + i for i in range(5)]
+
+
+@pytest.mark.needs("g++")
+def test_a_namedtuple_parameter_reads_its_fields_by_name(tmp_path):
+    """numba-cuda's test_namedtuple: `f[1, 1](r1, r2, Point(1, 2, 2.236))` and `x.r` in the kernel. The import
+    mode types it from that launch as NamedTuple(x=int64, y=int64, r=float64), a spelling --types takes too (it
+    was 'attribute .x: only arrays ... have attributes')."""
+    from collections import namedtuple
+
+    from translator.frontend.module import parse_file
+
+    src = HEAD + '''
+@cuda.jit
+def f(r1, r2, x):
+    r1[0] = x.x
+    r1[1] = x.y
+    r2[0] = x.r
+'''
+    types = parse_types_option("r1=int64[::1], r2=float64[::1], x=NamedTuple(x=int64, y=int64, r=float64)")
+    module = load_cpu(source=src, options=Options(types=types))
+    Point = namedtuple("Point", ("x", "y", "r"))
+    r1, r2 = np.zeros(2, np.int64), np.zeros(1)
+    module.f[1, 1](r1, r2, Point(1, 2, 2.236))
+    assert r1.tolist() == [1, 2] and r2.tolist() == [2.236]
+    path = tmp_path / "points.py"
+    path.write_text(textwrap.dedent('''
+        from collections import namedtuple
+
+        import numpy as np
+        from numba import cuda
+
+
+        def test_points():
+            @cuda.jit
+            def f(r1, r2, x):
+                r1[0] = x.x
+                r2[0] = x.r
+
+            Point = namedtuple("Point", ("x", "y", "r"))
+            f[1, 1](np.zeros(2, np.int64), np.zeros(1), Point(1, 2, 2.236))
+    '''))
+    from translator.lower.program import build_program
+
+    prog = build_program(parse_file(str(path), "sim"), Options())
+    assert [str(p.type) for p in prog.kernels[0].python_params][2] == "NamedTuple(x=int64, y=int64, r=float64)"

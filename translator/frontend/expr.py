@@ -82,6 +82,7 @@ class ArraySelect:
 class TupleValue:
     """A tuple known at translation time: m.shape, cuda.grid(2), (TILE, TILE), or a literal of pure values."""
     items: list
+    names: tuple = ()  # a namedtuple parameter's field names: `x.r` reads its item r
 
 
 def no_length(arr: ir.ArrayVar, node, asked: str) -> Unsupported:

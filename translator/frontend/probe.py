@@ -231,6 +231,9 @@ def type_string(t) -> str:
         elif t.layout == "F" and t.ndim:  # a transpose, np.asfortranarray: column-major, as Numba compiles it
             dims[0] = "::1"
         return f"{type_string(t.dtype)}[{', '.join(dims)}]"
+    if isinstance(t, types.BaseNamedTuple):  # its fields' names too, which the kernel reads (x.r)
+        fields = t.instance_class._fields
+        return "NamedTuple(" + ", ".join(f"{n}={type_string(x)}" for n, x in zip(fields, t.types)) + ")"
     if isinstance(t, types.CPointer):  # str() gives `float32*`, which no signature string spells
         return f"CPointer({type_string(t.dtype)})"
     if isinstance(t, types.UniTuple):

@@ -194,6 +194,8 @@ class NameReadLowerer:
         if dotted(node) in self.info.constants and dotted(node.value) not in self.scope:
             return self.named_constant(dotted(node), node)  # `Mode.ADD` of an IntEnum of the module
         base = self.value(node.value)
+        if isinstance(base, TupleValue) and attr in base.names:  # `x.r` of a namedtuple parameter
+            return base.items[base.names.index(attr)]
         if isinstance(base, Dim3):
             if attr not in ("x", "y", "z"):
                 raise Unsupported(node, f".{attr}", f"{base.c_name} has only .x, .y and .z")

@@ -105,6 +105,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                     params += parts
                     self.scope[name] = nest([p.array if p.array is not None else ir.Name(p.name) for p in parts],
                                             type_shape(ty))
+                    self.scope[name].names = ty.names
                     continue
                 params += parts
                 complex_inits.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Call(

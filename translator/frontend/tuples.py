@@ -72,4 +72,4 @@ class TupleLowerer:
         """TUP with a new ir.Name for each local it holds (nested tuples too), the rest shared: each use of a
         tuple variable gets Name nodes of its own, since dataflow marks every Name with its reaching definitions."""
         return TupleValue([ir.Name(v.name) if type(v) is ir.Name else self.tuple_copy(v) if isinstance(v, TupleValue)
-                           else v for v in tup.items])
+                           else v for v in tup.items], tup.names)

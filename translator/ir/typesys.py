@@ -55,8 +55,11 @@ class Array:
 @dataclass(frozen=True)
 class Tuple:
     items: tuple
+    names: tuple = ()  # a namedtuple's field names (Numba's NamedTuple): its items read as x.name too
 
     def __str__(self) -> str:
+        if self.names:
+            return "NamedTuple(" + ", ".join(f"{n}={t}" for n, t in zip(self.names, self.items)) + ")"
         return "Tuple(" + ", ".join(map(str, self.items)) + ")"
 
 
@@ -155,6 +158,8 @@ def parse_type(text: str) -> Scalar | Array | Tuple:
         t = scalar_by_name(text)
         if t is None and re.match(r"^(Uni)?Tuple\s*\(", text):
             return parse_tuple_type(text)
+        if t is None and re.match(r"^NamedTuple\s*\(", text):
+            return parse_named_tuple(text)
         array = _ARRAY_CALL_RE.match(text)
         if t is None and array:  # Array(float64, 2, 'C'): Numba's array type by its constructor
             return _array_call(*array.groups())
@@ -303,6 +308,23 @@ def parse_tuple_type(text: str) -> Tuple:
     if not items or not all(isinstance(t, (Scalar, Array)) for t in items):
         raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers or arrays, not tuples")
     return Tuple(tuple(items))
+
+
+def parse_named_tuple(text: str) -> Tuple:
+    """`NamedTuple(x=int64, y=int64, r=float64)`: a namedtuple of those fields (numba2cuda's spelling of Numba's
+    NamedTuple, whose own printing omits the field names the kernel reads)."""
+    inner = text.strip()[len("NamedTuple"):].strip()[1:-1]
+    names, items = [], []
+    for part in split_top_level(inner):
+        m = re.match(r"^\s*([A-Za-z_]\w*)\s*=(.+)$", part, re.S)
+        if not m:
+            raise TypeStringError(f"'{text}': a NamedTuple lists its fields as name=type, e.g. NamedTuple(x=int64, "
+                                  "y=float64)")
+        names.append(m.group(1))
+        items.append(parse_type(m.group(2)))
+    if not items or not all(isinstance(t, (Scalar, Array)) for t in items):
+        raise TypeStringError(f"'{text}': a NamedTuple here holds one or more numbers or arrays")
+    return Tuple(tuple(items), tuple(names))
 
 
 def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Scalar | Array]:

@@ -143,11 +143,13 @@ class Param:
         self.rule, _, self.why = (part.strip() for part in rule.partition(":"))
         self.items = ()
         self.order = "C"  # an array's element order: "F" where the type says column-major (float32[::1, :])
-        if type_text.startswith("Tuple("):  # a tuple of numbers ("Tuple(int64, int64)"): the binding takes its items
+        if type_text.startswith(("Tuple(", "NamedTuple(")):  # a tuple of numbers ("Tuple(int64, int64)", a
+            # namedtuple's "NamedTuple(x=int64, r=float64)"): the binding takes its items
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
             item_rules = dict(part.split("] ", 1) for part in rule[1:].split(" | [")) if rule else {}  # "[1] >= 0: ..."
-            self.items = tuple(Param(f"{name}[{k}]", t.strip(), rule=item_rules.get(str(k), ""))
-                               for k, t in enumerate(type_text[6:-1].split(",")))
+            parts = [t.strip() for t in type_text[type_text.index("(") + 1:-1].split(",")]
+            self.items = tuple(Param(f"{name}[{k}]", t.rpartition("=")[2].strip(), rule=item_rules.get(str(k), ""))
+                               for k, t in enumerate(parts))
             self.rule = self.why = ""
         elif type_text in ("complex64", "complex128"):  # the binding takes its real and imaginary parts
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "complex"
