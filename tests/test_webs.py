@@ -130,7 +130,7 @@ def test_one_web_is_not_split():
 def test_a_tuple_of_tuples_returned_is_shaped_by_every_return_together():
     """scan.tuple_shape: a parameter returned says nothing of its shape; another return does (a ray tracer's
     `return hit, d, 0` beside `return (x, y), (-d[0], d[1]), 1`). Returns that disagree give no shape."""
-    from translator.frontend.scan import tuple_shape
+    from translator.frontend.shapes import tuple_shape
 
     assert tuple_shape(fn("""
         def reflect(p, d, wall):
@@ -156,7 +156,7 @@ def test_a_tuple_from_a_device_function_of_another_module_shapes_a_return():
     position: the callee is found by its dotted name (it was taken for a number)."""
     from types import SimpleNamespace
 
-    from translator.frontend.scan import tuple_shape
+    from translator.frontend.shapes import tuple_shape
 
     reflect = SimpleNamespace(node=fn("""
         def reflect(n, v):

@@ -15,7 +15,8 @@ from .expr import AUG_OPS, ArraySelect, Dim3, TupleValue, TypeValue, const_expr
 from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
 from .recordfields import is_array_field, is_record
-from .scan import find_nodes, result_shape, returns_tuple
+from .scan import find_nodes, returns_tuple
+from .shapes import result_shape
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -60,14 +61,14 @@ class AssignLowerer:
             if not isinstance(load, ir.Load):
                 raise Unsupported(target, "assignment to a slice or row", "assign element by element",
                                   "loop over the elements: a[i, j] = ...")
-            self._mark_written(load.array, target)
+            self.write_through(load.array, target)
             if is_array_field(load):
                 return self.store_array_field(load, value_node)
             return [ir.Store(target=load, value=self.stored_value(load, value_node))]
         if isinstance(target, cst.Attribute):
             load = self.value(target)
             if isinstance(load, ir.Load) and load.field is not None:  # `a[i].x = v`, `r.x = v`: a record's field
-                self._mark_written(load.array, target)
+                self.write_through(load.array, target)
                 if is_array_field(load):
                     return self.store_array_field(load, value_node)
                 return [ir.Store(target=load, value=self.expr(value_node))]
@@ -86,57 +87,8 @@ class AssignLowerer:
             return value
         return self.expr(value_node)
 
-    def fill_view(self, view: ir.ArrayVar, target, value_node) -> list:
-        """`a[:, :] = 0`, `row[1:] = x` (pyfk zeroes its local arrays so): Numba's setitem of a number into a
-        slice or row stores it in every element, the number evaluated once; here a loop nest over the view."""
-        value = self.value(value_node)
-        if isinstance(value, TupleValue):
-            return self.store_items(view, target, value, value_node)
-        if isinstance(value, ir.ArrayVar):
-            # measured with compile_ptx: "NRT required but not enabled" (Numba copies the source array first)
-            raise Unsupported(value_node, "assignment of an array to a slice or row", "Numba copies the array "
-                              "first, which needs its runtime (NRT), off in numba-cuda unless enabled; numba2cuda "
-                              "does not copy arrays", "loop over the elements: a[i, j] = b[i, j]")
-        if not isinstance(value, ir.Expr):
-            raise Unsupported(value_node, "assignment of this value to a slice or row", "only a number, a tuple "
-                              "of numbers or an array is stored into one here", "assign element by element")
-        self._mark_written(view, target)
-        out, held = [], value
-        if not isinstance(value, (ir.Const, ir.Name)):
-            held = ir.Name(self.fresh_name("fill", 1))
-            out.append(ir.Assign(target=held, value=value))
-        counters = [self.fresh_name(f"k{d}") for d in range(view.ndim)]
-        self.counters.update(counters)
-        body: list = [ir.Store(target=ir.Load(view, [ir.Name(c) for c in counters]),
-                               value=ir.Name(held.name) if isinstance(held, ir.Name) else held)]
-        for d in reversed(range(view.ndim)):
-            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(view, d),
-                               step=const_expr(1), body=body)
-            loop.given = 1
-            body = [loop]
-        return out + body
-
-    def store_items(self, view: ir.ArrayVar, target, value: TupleValue, value_node) -> list:
-        """`p[:2] = x + vx * dt, y + vy * dt` (a neutron tracer's state row): Numba stores a sequence into a 1-D
-        slice item by item, the whole tuple evaluated first. Numba raises where the lengths differ; here the
-        items past the slice's end are not stored."""
-        if view.ndim != 1 or any(not isinstance(v, ir.Expr) for v in value.items):
-            raise Unsupported(value_node, "assignment of a tuple to a slice", "a tuple of numbers is stored into a "
-                              "1-D slice or row here", "assign element by element")
-        self._mark_written(view, target)
-        out, held = [], []
-        for item in value.items:
-            if not isinstance(item, (ir.Const, ir.Name)):
-                temp = self.fresh_name("item", 1)
-                out.append(ir.Assign(target=ir.Name(temp), value=item))
-                item = ir.Name(temp)
-            held.append(item)
-        for k, item in enumerate(held):
-            store = ir.Store(target=ir.Load(view, [const_expr(k, value_node)]), value=item)
-            out.append(ir.If(cond=ir.Compare("<", const_expr(k, value_node), self.shape_of(view, 0)), body=[store]))
-        return out
-
-    def _mark_written(self, arr, node):
+    def write_through(self, arr, node):
+        """Mark ARR (and the array it views) written, which a constant array may not be."""
         root = root_array(arr)
         if root.kind == "const":
             raise Unsupported(node, "write to a constant array", f"'{root.name}' lives in constant memory")
@@ -430,7 +382,7 @@ class AssignLowerer:
         if not all(is_pure(i) for i in load.indices + (load.sub or [])):
             raise Unsupported(small.target, "augmented assignment with a call in the index",
                               "the index would be evaluated twice", "assign the index to a variable first")
-        self._mark_written(load.array, small.target)
+        self.write_through(load.array, small.target)
         again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
         return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
 

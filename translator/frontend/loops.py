@@ -1,5 +1,6 @@
-"""`for` over arrays -> Numba's element loops, as range loops with a load per element (mixed into the statement
-lowerer): `for v in a`, `for x, y in zip(a, b)` (ranges too), `for k, v in enumerate(a)` and `enumerate(zip(...))`."""
+"""`for` over arrays and tuples -> loops (mixed into the statement lowerer): Numba's element loops as range loops
+with a load per element (`for v in a`, `for x, y in zip(a, b)` (ranges too), `for k, v in enumerate(a)`,
+`enumerate(zip(...))`), tuple loops by index, and literal_unroll's body once per item."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import libcst as cst
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from .expr import TupleValue
+from .expr import TupleValue, const_expr
 from .scan import find_nodes
 
 
@@ -98,6 +99,39 @@ class ElementLoopLowerer:
         return self._builtin_call(iterable, "enumerate") and len(iterable.args) == 1 \
             and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
             and all(isinstance(el.value, cst.Name) for el in target.elements)
+
+    def unrolled_loop(self, stmt: cst.For, it: cst.Call) -> list:
+        """`for arr in literal_unroll(arrays)` (numba-cuda's reduction tests, a tuple of arrays of several sizes):
+        Numba compiles the body once per item, each with the item's own type; here the body once per item, the
+        name bound to it, each copy a loop of one trip so that `continue` goes on to the next item."""
+        if len(it.args) != 1 or it.args[0].keyword is not None:
+            raise Unsupported(it, "literal_unroll()", "takes one tuple")
+        tup = self.value(it.args[0].value)
+        if not isinstance(tup, TupleValue):
+            raise Unsupported(it, "for loop over literal_unroll()", "it unrolls a tuple here",
+                              "pass the tuple itself: literal_unroll(t)")
+        if all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar) for v in tup.items):
+            return self.tuple_loop(stmt, it.args[0].value, tup)  # one type: Numba's loop over a tuple
+        if not all(isinstance(v, ir.ArrayVar) for v in tup.items):
+            raise Unsupported(it, "for loop over literal_unroll()", "numba2cuda unrolls a tuple of numbers or of "
+                              "arrays", "write the body once per item")
+        if find_nodes(stmt.body, lambda n: isinstance(n, cst.Break),
+                      enter=lambda n: not isinstance(n, (cst.For, cst.While, cst.FunctionDef))):
+            raise Unsupported(it, "break in a loop over literal_unroll()", "numba2cuda unrolls the loop, one copy "
+                              "of the body per item", "use a flag the rest of the body tests")
+        name = stmt.target.value
+        out = []
+        for item in tup.items:
+            self.scope[name] = item
+            trip = self.fresh_name(f"{name}_copy")
+            self.loop_depth += 1
+            body = self.block(stmt.body)
+            self.loop_depth -= 1
+            loop = ir.ForRange(target=ir.Name(trip), start=const_expr(0), stop=const_expr(1), step=const_expr(1),
+                               body=body)
+            loop.given = 1
+            out.append(loop)
+        return out
 
     def tuple_loop(self, stmt: cst.For, it, tup: TupleValue) -> list:
         """`for off in (16, 8, 4, 2, 1)`, `for d in OFFSETS`, `for x in t` (a UniTuple parameter): Numba iterates a

@@ -9,7 +9,8 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .scan import result_shape, returned_params, tuple_shape
+from .scan import returned_params
+from .shapes import result_shape, tuple_shape
 from .tupleassign import count_numbers, flatten, nest, shape_of
 
 

@@ -27,7 +27,7 @@ from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr
 from .names import resolve, scalar_type_of_name
-from .scan import (assignment_counts, find_nodes, block_local_names, bound_names, declared_arrays, returned_params,
+from .scan import (assignment_counts, block_local_names, bound_names, declared_arrays, returned_params,
                    returns_optional, self_rebindings, straight_line_names)
 
 UNSUPPORTED_STMTS = {
@@ -412,39 +412,6 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         loop = ir.ForRange(target=ir.Name(stmt.target.value), start=start, stop=stop, step=step, body=body)
         loop.given = len(values)  # Numba types the loop variable from the arguments actually written
         return [loop]
-
-    def unrolled_loop(self, stmt: cst.For, it: cst.Call) -> list:
-        """`for arr in literal_unroll(arrays)` (numba-cuda's reduction tests, a tuple of arrays of several sizes):
-        Numba compiles the body once per item, each with the item's own type; here the body once per item, the
-        name bound to it, each copy a loop of one trip so that `continue` goes on to the next item."""
-        if len(it.args) != 1 or it.args[0].keyword is not None:
-            raise Unsupported(it, "literal_unroll()", "takes one tuple")
-        tup = self.value(it.args[0].value)
-        if not isinstance(tup, TupleValue):
-            raise Unsupported(it, "for loop over literal_unroll()", "it unrolls a tuple here",
-                              "pass the tuple itself: literal_unroll(t)")
-        if all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayVar) for v in tup.items):
-            return self.tuple_loop(stmt, it.args[0].value, tup)  # one type: Numba's loop over a tuple
-        if not all(isinstance(v, ir.ArrayVar) for v in tup.items):
-            raise Unsupported(it, "for loop over literal_unroll()", "numba2cuda unrolls a tuple of numbers or of "
-                              "arrays", "write the body once per item")
-        if find_nodes(stmt.body, lambda n: isinstance(n, cst.Break),
-                      enter=lambda n: not isinstance(n, (cst.For, cst.While, cst.FunctionDef))):
-            raise Unsupported(it, "break in a loop over literal_unroll()", "numba2cuda unrolls the loop, one copy "
-                              "of the body per item", "use a flag the rest of the body tests")
-        name = stmt.target.value
-        out = []
-        for item in tup.items:
-            self.scope[name] = item
-            trip = self.fresh_name(f"{name}_copy")
-            self.loop_depth += 1
-            body = self.block(stmt.body)
-            self.loop_depth -= 1
-            loop = ir.ForRange(target=ir.Name(trip), start=const_expr(0), stop=const_expr(1), step=const_expr(1),
-                               body=body)
-            loop.given = 1
-            out.append(loop)
-        return out
 
     def rebinding(self, node, names, construct, message, hint="use a new name") -> Unsupported:
         """The error for binding NAMES to a value of another kind than they hold; the lowering's caller may give

@@ -15,7 +15,7 @@ from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .scan import result_shape
+from .shapes import result_shape
 
 
 class TupleAssignLowerer:

@@ -1,6 +1,7 @@
 """Subscripts of arrays -> elements and views (mixed into the expression lowerer): `a[i, j]`, a row `a[i]`, a
-slice that is one contiguous piece of an array, a window `a[i:i+3, j:j+3]` and a strided view `a[:, j]`, each a
-pointer at an offset with its extents (a window: and its pitch; a strided view: and its step)."""
+slice that is one contiguous piece of an array, a window `a[i:i+3, j:j+3]` and a strided view `a[:, j]` or
+`x[::-1]`, each a pointer at an offset with its extents (a window: and its pitch; a strided view: and its step);
+and stores into a view (`row[1:] = 0`, `p[:2] = x, y`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from .expr import Dim3, GridGroup, TupleValue, TypeValue, const_expr
 
 
 class ArrayViewLowerer:
-    """Needs, from the class it is mixed into: info, value(), expr(), shape_of()."""
+    """Needs, from the class it is mixed into: info, value(), expr(), shape_of(), fresh_name(), counters,
+    write_through()."""
 
     def index_array(self, base: ir.ArrayVar, indices, node):
         """base[indices]: an element, or a row view when fewer indices than dimensions are given.
@@ -87,6 +89,56 @@ class ArrayViewLowerer:
     def step_extent(self, arr: ir.ArrayVar, d: int) -> ir.Expr:
         """What one step of dimension d - 1 moves over: dimension d's extent, or a window's pitch."""
         return arr.pitch[d] if arr.pitch is not None else self.shape_of(arr, d)
+
+    def fill_view(self, view: ir.ArrayVar, target, value_node) -> list:
+        """`a[:, :] = 0`, `row[1:] = x` (pyfk zeroes its local arrays so): Numba's setitem of a number into a
+        slice or row stores it in every element, the number evaluated once; here a loop nest over the view."""
+        value = self.value(value_node)
+        if isinstance(value, TupleValue):
+            return self.store_items(view, target, value, value_node)
+        if isinstance(value, ir.ArrayVar):
+            # measured with compile_ptx: "NRT required but not enabled" (Numba copies the source array first)
+            raise Unsupported(value_node, "assignment of an array to a slice or row", "Numba copies the array "
+                              "first, which needs its runtime (NRT), off in numba-cuda unless enabled; numba2cuda "
+                              "does not copy arrays", "loop over the elements: a[i, j] = b[i, j]")
+        if not isinstance(value, ir.Expr):
+            raise Unsupported(value_node, "assignment of this value to a slice or row", "only a number, a tuple "
+                              "of numbers or an array is stored into one here", "assign element by element")
+        self.write_through(view, target)
+        out, held = [], value
+        if not isinstance(value, (ir.Const, ir.Name)):
+            held = ir.Name(self.fresh_name("fill", 1))
+            out.append(ir.Assign(target=held, value=value))
+        counters = [self.fresh_name(f"k{d}") for d in range(view.ndim)]
+        self.counters.update(counters)
+        body: list = [ir.Store(target=ir.Load(view, [ir.Name(c) for c in counters]),
+                               value=ir.Name(held.name) if isinstance(held, ir.Name) else held)]
+        for d in reversed(range(view.ndim)):
+            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(view, d),
+                               step=const_expr(1), body=body)
+            loop.given = 1
+            body = [loop]
+        return out + body
+
+    def store_items(self, view: ir.ArrayVar, target, value: TupleValue, value_node) -> list:
+        """`p[:2] = x + vx * dt, y + vy * dt` (a neutron tracer's state row): Numba stores a sequence into a 1-D
+        slice item by item, the whole tuple evaluated first. Numba raises where the lengths differ; here the
+        items past the slice's end are not stored."""
+        if view.ndim != 1 or any(not isinstance(v, ir.Expr) for v in value.items):
+            raise Unsupported(value_node, "assignment of a tuple to a slice", "a tuple of numbers is stored into a "
+                              "1-D slice or row here", "assign element by element")
+        self.write_through(view, target)
+        out, held = [], []
+        for item in value.items:
+            if not isinstance(item, (ir.Const, ir.Name)):
+                temp = self.fresh_name("item", 1)
+                out.append(ir.Assign(target=ir.Name(temp), value=item))
+                item = ir.Name(temp)
+            held.append(item)
+        for k, item in enumerate(held):
+            store = ir.Store(target=ir.Load(view, [const_expr(k, value_node)]), value=item)
+            out.append(ir.If(cond=ir.Compare("<", const_expr(k, value_node), self.shape_of(view, 0)), body=[store]))
+        return out
 
     def slice_view(self, base: ir.ArrayVar, node):
         """A slice that is one contiguous piece of the array: integer indices first, then one slice, then only

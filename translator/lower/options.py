@@ -42,7 +42,7 @@ def add_rules_arguments(p) -> None:
 
 def read_types(options: Options, text: str, command: str) -> None:
     """--types into OPTIONS; a name that is not Numba's (`ps=particle[:]`) is kept as text for the module's own
-    dtypes to give it, once the module is read (program.kernel_types_of)."""
+    dtypes to give it, once the module is read (kernel_types.kernel_types_of)."""
     try:
         options.types = parse_types_option(text)
     except UnknownTypeName:

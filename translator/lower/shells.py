@@ -20,7 +20,8 @@ from ..frontend.info import FunctionInfo, ModuleInfo
 from ..frontend.module import reparse
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .program import Options, Program, build_program, kernel_types_of, selected_kernels
+from .kernel_types import kernel_types_of
+from .program import Options, Program, build_program, selected_kernels
 
 READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
 
