@@ -320,8 +320,8 @@ REAL_WORLD = [
      "b[j * b_shape0 + k]", 1, "b[k * b_shape0 + j]"),
     ("real_world_constructs_6.py", {"centroid", "gather", "measure", "pack", "step"}, "step",
      "p->vx = -p->vx;", 1, "p->vy = -p->vx;"),
-    ("real_world_constructs_7.py", {"advance", "bounce", "pingpong", "rows", "shade", "sides", "square"}, "shade",
-     "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
+    ("real_world_constructs_7.py", {"advance", "bounce", "pingpong", "rows", "shade", "sides", "slicer", "square"},
+     "shade", "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
     ("reductions.py", {"builtin_sums", "row_stats", "totals", "unrolled"}, "row_stats",
      "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),
 ]

@@ -6,7 +6,8 @@ over by the element it reads (`x = x[i]`); and a device function made by `cuda.j
 that returns a tuple of tuples and a number, unpacked before a loop and again in it; and a tuple stored into a
 row's slice (a neutron tracer's state update); and a tuple of tuples of tuples passed to a device function
 that unpacks one by a run-time index into nested targets (a neutron guide's planes); and two shared buffers
-swapped each step (`a, b = b, a`, a cellular automaton's ping-pong)."""
+swapped each step (`a, b = b, a`, a cellular automaton's ping-pong); and a tuple one device function returns
+passed straight to another, or indexed (a slicer's `minus(p, scaled(0.5, p))`)."""
 import math
 
 import numpy as np
@@ -125,6 +126,34 @@ def pingpong(data, steps):
         cuda.syncthreads()
         a, b = b, a
     data[i] = a[t]
+
+
+@cuda.jit(device=True)
+def scaled(a, v):
+    return a * v[0], a * v[1], a * v[2]
+
+
+@cuda.jit(device=True)
+def minus(u, v):
+    return u[0] - v[0], u[1] - v[1], u[2] - v[2]
+
+
+@cuda.jit("void(float64[:, ::1], float64[:, ::1])")
+def slicer(pts, out):
+    i = cuda.grid(1)
+    if i < pts.shape[0]:
+        p = (pts[i, 0], pts[i, 1], pts[i, 2])
+        d = minus(p, scaled(0.5, p))
+        out[i, 0], out[i, 1] = d[0] + d[2], scaled(3.0, d)[1]
+
+
+def example_slicer(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    pts = rng.uniform(-1.0, 1.0, (n, 3))
+    d = pts - 0.5 * pts
+    want = np.stack([d[:, 0] + d[:, 2], 3.0 * d[:, 1]], axis=1)
+    return dict(kernel=slicer, griddim=math.ceil(n / 32), blockdim=32, args=[pts, np.zeros((n, 2))],
+                expected={1: want}, rtol=1e-12)
 
 
 def example_pingpong(rng, size="small"):

@@ -18,6 +18,7 @@ from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
 from .names import qualified_name, resolve, scalar_type_of_name
 from .scan import find_nodes, returned_params, returns_optional, returns_tuple
+from .shapes import count_numbers, nest, result_shape
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -51,6 +52,8 @@ class DeviceCallLowerer:
             v = self.value(a)
             if isinstance(v, ir.Load) and is_record(v):  # `energy(ps[i])`: Numba passes the record by reference
                 v = self.record_reference(v, a)
+            if isinstance(v, ir.DeviceCall):
+                v = self.tuple_result(v, a)
             if param in returned and isinstance(v, ir.ArrayVar):
                 given[param] = v
             items = self.tuple_items(v, a) if isinstance(v, TupleValue) else None
@@ -119,6 +122,21 @@ class DeviceCallLowerer:
             for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
                 table[twin.key] = twin
         return twin
+
+    def tuple_result(self, call: ir.DeviceCall, node):
+        """CALL itself, or, where it returns a tuple and is an argument (`minus(p, scaled(0.5, p))`, a slicer's
+        point arithmetic), the tuple its results are kept in: the call runs first, as the statement's own."""
+        shape = result_shape(self.info.functions[call.func_name], self.info.functions)
+        if shape is None:
+            return call
+        if self.conditional:
+            raise Unsupported(node, f"argument {self.info.code(node)}", "a call returning a tuple, passed on where "
+                              "it may not run (a condition, a while loop's test)", "call it first: t = f(...)")
+        items = [self.fresh_name(f"{call.func_name}_{k}", 1) for k in range(count_numbers(shape))]
+        hoisted = ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)
+        hoisted.node = node
+        self.hoisted.append(hoisted)
+        return nest([ir.Name(n) for n in items], shape)
 
     @staticmethod
     def tuple_items(tup: TupleValue, node) -> list:

@@ -125,6 +125,7 @@ class ExprLowerer:
         self.none_locals: set = set()  # optionals that are locals set to None (`x = None`), not results
         self.unwrapped: set = set()  # Optional names a test said are not None, where that holds
         self.none_guards: list = []  # Optional names the statement being lowered uses whatever they hold
+        self.hoisted: list = []  # statements the statement being lowered needs first (a tuple result's call)
         self.conditional = 0  # > 0 in an operand that may not be evaluated (`a and b`'s b, `x if c else y`)
 
     # ------------------------------------------------------------ entry
@@ -268,6 +269,8 @@ class ExprLowerer:
     # ------------------------------------------------------------ subscripts
     def lower_Subscript(self, node):
         base = self.value(node.value)
+        if isinstance(base, ir.DeviceCall):  # `scaled(3.0, p)[1]`: its tuple, kept in locals first
+            base = self.tuple_result(base, node.value)
         if isinstance(base, TupleValue):
             return self.tuple_subscript(base, node)
         if isinstance(base, ir.Load) and base.array.dtype.name in T.RECORD_FIELDS:

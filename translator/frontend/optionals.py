@@ -11,17 +11,20 @@ from ..ir import nodes as ir
 
 class OptionalLowerer:
     """Needs, from the class it is mixed into: optionals (name -> flag local), unwrapped (names known not None),
-    none_guards (names the statement being lowered uses whatever they hold), statement()."""
+    none_guards (names the statement being lowered uses whatever they hold), hoisted (statements it needs first),
+    statement()."""
 
     def guarded_statement(self, stmt) -> list:
         """STMT, after `if b is None: return` for each Optional b it uses whatever b holds: Numba raises there,
         and a kernel's thread stops at an exception; from there on b is known not None."""
         held, self.none_guards = self.none_guards, []
+        hoisted, self.hoisted = self.hoisted, []
         try:
             lowered = self.statement(stmt)
             guards = list(dict.fromkeys(self.none_guards))
+            lowered = self.hoisted + lowered  # `minus(p, scaled(0.5, p))`: the inner call's tuple into locals
         finally:
-            self.none_guards = held
+            self.none_guards, self.hoisted = held, hoisted
         for name in reversed(guards):
             lowered.insert(0, ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()],
                                     orelse=[]))

@@ -10,8 +10,7 @@ from ..ir import nodes as ir
 from .expr import TupleValue, const_expr
 from .names import dotted
 from .scan import returned_params
-from .shapes import result_shape, tuple_shape
-from .tupleassign import count_numbers, flatten, nest, shape_of
+from .shapes import count_numbers, flatten, nest, result_shape, shape_of, tuple_shape
 
 
 class ReturnLowerer:

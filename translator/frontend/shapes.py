@@ -1,10 +1,14 @@
 """libcst function -> the shape of the tuple it returns (a ray tracer's color, point and direction): what its
-callers unpack and C's result struct holds, one number after another."""
+callers unpack and C's result struct holds, one number after another; and tuples of numbers flattened to that
+order and nested again by a shape."""
 
 from __future__ import annotations
 
 import libcst as cst
 
+from ..ir import nodes as ir
+from ..ir import typesys as T
+from .expr import TupleValue
 from .names import dotted
 from .scan import find_nodes
 
@@ -111,4 +115,44 @@ def _target_names(small) -> list:
             out.append(t.value)
         elif isinstance(t, (cst.Tuple, cst.List)):
             out += [el.value.value for el in t.elements if isinstance(el.value, cst.Name)]
+    return out
+
+
+def shape_of(value) -> tuple | None:
+    """VALUE's shape as scan.tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
+    return tuple(shape_of(v) for v in value.items) if isinstance(value, TupleValue) else None
+
+
+def type_shape(ty: T.Tuple) -> tuple:
+    """A tuple type's shape as shape_of spells a value's."""
+    return tuple(type_shape(t) if isinstance(t, T.Tuple) else None for t in ty.items)
+
+
+def count_numbers(shape) -> int:
+    return sum(1 if item is None else count_numbers(item) for item in shape)
+
+
+def nest(numbers: list, shape) -> TupleValue:
+    """The tuple of SHAPE whose numbers, in order, are NUMBERS."""
+    numbers = iter(numbers)
+
+    def build(sh):
+        return TupleValue([next(numbers) if item is None else build(item) for item in sh])
+
+    return build(shape)
+
+
+def flatten(value) -> list | None:
+    """A tuple's numbers in order, through the tuples it holds; None if it holds anything else (an array)."""
+    out = []
+    for item in value.items:
+        if isinstance(item, TupleValue):
+            inner = flatten(item)
+            if inner is None:
+                return None
+            out += inner
+        elif isinstance(item, ir.Expr):
+            out.append(item)
+        else:
+            return None
     return out

@@ -22,7 +22,8 @@ from .cachehints import CacheHintLowerer
 from .recordfields import RecordLowerer
 from .returns import ReturnLowerer
 from .raising import RaiseLowerer
-from .tupleassign import TupleAssignLowerer, nest, type_shape
+from .tupleassign import TupleAssignLowerer
+from .shapes import nest, type_shape
 from .tuples import TupleLowerer
 from .views import ArrayViewLowerer
 from .expr import UNSUPPORTED_EXPRS, ExprLowerer, TupleValue, const_expr

@@ -10,12 +10,11 @@ import libcst as cst
 
 from ..errors import Poisoned, Unsupported
 from ..ir import nodes as ir
-from ..ir import typesys as T
 from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .shapes import result_shape
+from .shapes import count_numbers, flatten, nest, result_shape, shape_of
 
 
 class TupleAssignLowerer:
@@ -222,46 +221,6 @@ class TupleAssignLowerer:
         self.tmp_count += 1
         self.scalar_names.add(name)
         return name
-
-
-def shape_of(value) -> tuple | None:
-    """VALUE's shape as scan.tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
-    return tuple(shape_of(v) for v in value.items) if isinstance(value, TupleValue) else None
-
-
-def type_shape(ty: T.Tuple) -> tuple:
-    """A tuple type's shape as shape_of spells a value's."""
-    return tuple(type_shape(t) if isinstance(t, T.Tuple) else None for t in ty.items)
-
-
-def count_numbers(shape) -> int:
-    return sum(1 if item is None else count_numbers(item) for item in shape)
-
-
-def nest(numbers: list, shape) -> TupleValue:
-    """The tuple of SHAPE whose numbers, in order, are NUMBERS."""
-    numbers = iter(numbers)
-
-    def build(sh):
-        return TupleValue([next(numbers) if item is None else build(item) for item in sh])
-
-    return build(shape)
-
-
-def flatten(value) -> list | None:
-    """A tuple's numbers in order, through the tuples it holds; None if it holds anything else (an array)."""
-    out = []
-    for item in value.items:
-        if isinstance(item, TupleValue):
-            inner = flatten(item)
-            if inner is None:
-                return None
-            out += inner
-        elif isinstance(item, ir.Expr):
-            out.append(item)
-        else:
-            return None
-    return out
 
 
 def _spell(shape) -> str:
