@@ -1954,3 +1954,31 @@ def test_a_whole_file_skips_a_kernel_only_another_kernel_calls_with_a_note():
         with pytest.raises(UserError, match=r"(?s)kernel 'add_one': returns a value, so Numba compiles it only as "
                                             r"a device function where 'k' calls it \(line 11\).*translate 'k'"):
             translate(src, kernels=["add_one"], types=types)
+
+
+def test_a_kernel_made_in_a_test_that_returns_a_value_names_the_kernel_launched():
+    """numba-cuda's test_declared_in_called_function_twice: device_func_1 and device_func_2 (both @cuda.jit
+    returning values) and `kernel`, all made in the test method; asked for device_func_1, the error named no
+    caller (a nested kernel was not looked for) and said 'return with a value in a kernel'."""
+    src = """
+        from numba import cuda
+
+        def test_twice():
+            @cuda.jit
+            def device_func_1(x):
+                return x * 2
+
+            @cuda.jit
+            def device_func_2(x):
+                return device_func_1(x)
+
+            @cuda.jit("void(int32[::1], int32[::1])")
+            def kernel(r, x):
+                i = cuda.grid(1)
+                if i < len(r):
+                    r[i] = device_func_2(x[i])
+    """
+    with pytest.raises(UserError, match=r"(?s)kernel 'device_func_1': returns a value, so Numba compiles it only as a "
+                                        r"device function where 'kernel' calls it \(line 17, through 'device_func_2'\)"
+                                        r".*translate 'kernel'"):
+        translate(src, kernels=["device_func_1"], types=parse_types_option("x=int32"))

@@ -77,9 +77,10 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
         spelled = f"{missing[0]}=float32[:, ::1]"
         caller = called_not_launched(info, fi)
         if caller is not None:  # a @cuda.jit only another kernel calls: a device function there, never launched
+            where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
             raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types", f"nothing in this file launches it, "
-                              f"and '{caller[0]}' uses it (line {caller[1]}) as a device function, which Numba types "
-                              "by that use",
+                              f"and '{caller[0]}' uses it ({where}) as a device function, which Numba types by that "
+                              "use",
                               f"translate '{caller[0]}', which carries it; or pass --types \"{spelled}, ...\" to "
                               "translate it as a kernel of its own")
         if fi.unread_signature:  # `@cuda.jit(void(filigree_image))`: a signature, of a value only a run gives
@@ -100,24 +101,33 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
     return types
 
 
-def called_not_launched(info, fi: FunctionInfo):
-    """(name, line) of a function of this file that names FI's kernel (calls it, or passes it to a function it
-    calls), where no code of the file launches it (`fi[grid, block](...)`), else None."""
+def called_not_launched(info, fi: FunctionInfo, depth: int = 0):
+    """(name, line, how) of a function of this file that names FI's kernel (calls it, or passes it to a function
+    it calls), where no code of the file launches it (`fi[grid, block](...)`), else None; where that function is
+    a kernel only another calls, the one that calls that (up to the kernel that is launched), HOW saying through
+    which ("through 'device_func_2'"; "" where it calls FI itself)."""
     module = getattr(info, "module", None)
-    if module is None or fi.key != fi.name:
+    # a kernel made in a test method: the method is where it is launched or called (numba-cuda's device_func_1)
+    scope = fi.enclosing if fi.enclosing is not None else module
+    if module is None or (fi.key != fi.name and fi.enclosing is None):
         return None
 
     def launch(n) -> bool:
         return isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript) and \
             isinstance(n.func.value, cst.Name) and n.func.value.value == fi.name
-    if find_nodes(module, launch, first=True):
+    if find_nodes(scope, launch, first=True):
         return None
     for other in info.functions.values():
-        if other is fi or other.node is None or other.node is fi.node:
+        if other is fi or other.node is None or other.node is fi.node or \
+                (fi.enclosing is not None and other.enclosing is not fi.enclosing):
             continue
         uses = find_nodes(other.node, lambda n: isinstance(n, cst.Name) and n.value == fi.name, first=True)
         if uses:  # `dsoftmax(x)`, or passed on: `caller(a, callback)`
-            return other.name, info.reporter.location(uses[0]).line
+            if depth < 8 and not other.is_device:  # called in turn: the kernel that is launched carries both
+                further = called_not_launched(info, other, depth + 1)
+                if further is not None:
+                    return further[0], further[1], f"through '{other.name}'"
+            return other.name, info.reporter.location(uses[0]).line, ""
     return None
 
 

@@ -166,9 +166,10 @@ class Program:
                                                                     r.value.value == "None")
                                       for r in returns_of(fi.node)):
             # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
+            where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
             raise Unsupported(fi.node.name, f"kernel '{fi.name}'", f"returns a value, so Numba compiles it only as "
-                              f"a device function where '{caller[0]}' calls it (line {caller[1]}), and cannot launch "
-                              "it", f"translate '{caller[0]}', which carries it")
+                              f"a device function where '{caller[0]}' calls it ({where}), and cannot launch it",
+                              f"translate '{caller[0]}', which carries it")
         suffixes = signature_suffixes(signatures)
         for signature, suffix in zip(signatures, suffixes):
             try:
@@ -348,10 +349,11 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             caller = called_not_launched(info, fi) if not options.kernels and len(kernels) > 1 else None
             if caller is not None and exc.construct in (f"kernel '{fi.name}' without types", f"kernel '{fi.name}'"):
                 # the whole file: a @cuda.jit only another kernel calls is a device function there, carried
+                where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
                 program.notices.append(info.reporter.make(fi.node.name, f"kernel '{fi.name}'", "not translated as a "
                                                           f"kernel of its own: nothing in this file launches it, and "
-                                                          f"'{caller[0]}' (line {caller[1]}) calls it as a device "
-                                                          "function, which its translation carries"))
+                                                          f"'{caller[0]}' ({where}) calls it as a device function, "
+                                                          "which its translation carries"))
                 continue
             info.reporter.add_unsupported(exc)
         except UserError:
