@@ -196,6 +196,10 @@ class NameReadLowerer:
         base = self.value(node.value)
         if isinstance(base, TupleValue) and attr in base.names:  # `x.r` of a namedtuple parameter
             return base.items[base.names.index(attr)]
+        if isinstance(base, TupleValue) and not base.names and attr not in ("real", "imag"):
+            raise Unsupported(node, f"attribute .{attr} of a tuple", "its type names no fields (a namedtuple "
+                              "argument is typed NamedTuple(x=int64, y=float64))", "give that type in --types, or "
+                              "translate with --import-module to read it from a launch")
         if isinstance(base, Dim3):
             if attr not in ("x", "y", "z"):
                 raise Unsupported(node, f".{attr}", f"{base.c_name} has only .x, .y and .z")
