@@ -2014,3 +2014,24 @@ def f(r1, r2, x):
 
     prog = build_program(parse_file(str(path), "sim"), Options())
     assert [str(p.type) for p in prog.kernels[0].python_params][2] == "NamedTuple(x=int64, y=int64, r=float64)"
+
+
+@pytest.mark.needs("g++")
+def test_reductions_of_a_0d_and_a_2d_array_and_of_a_column_major_one():
+    """np.sum of a 0-d array is its element and of a C-contiguous 2-D array its elements in C order; a
+    column-major one is a located error (np.nditer's order is not what numba2cuda reads there), whose hint
+    names the reduction (it printed `np.{name}`)."""
+    from translator.errors import UserError
+
+    src = HEAD + '''
+@cuda.jit("void(float64[()], int32[:, ::1], float64[::1])")
+def k(z, m, out):
+    out[0] = np.sum(z) + m.sum()
+'''
+    module = load_cpu(source=src)
+    out = np.zeros(1)
+    module.k[1, 1](np.array(2.5), np.arange(6, dtype=np.int32).reshape(2, 3), out)
+    assert out[0] == 2.5 + 15
+    with pytest.raises(UserError, match=r"(?s)np.sum\(\) of a 2-D strided or column-major array.*hint: reduce each "
+                                        r"row: np.sum\(a\[i\]\)"):
+        translate_source(src.replace("int32[:, ::1]", "int32[::1, :]"), "k.py")

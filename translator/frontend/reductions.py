@@ -109,11 +109,9 @@ class ReductionLowerer:
             return arr
         if arr.fortran or arr.pitch is not None or arr.step is not None:
             raise Unsupported(node, f"np.{name}() of a {arr.ndim}-D strided or column-major array", "numba2cuda "
-                              "reduces 1-D arrays and C-contiguous ones", "reduce each row: np.{name}(a[i])")
-        size = self.shape_of(arr, 0)
-        for d in range(1, arr.ndim):
-            size = ir.BinOp("*", size, self.shape_of(arr, d))
-        if arr.ndim == 0:
-            size = const_expr(1, node)
+                              "reduces 1-D arrays and C-contiguous ones", f"reduce each row: np.{name}(a[i])")
+        size = const_expr(1, node)  # a 0-d array: its one element
+        for d in range(arr.ndim):
+            size = self.shape_of(arr, d) if d == 0 else ir.BinOp("*", size, self.shape_of(arr, d))
         flat = ir.ArrayVar("", arr.dtype, [size], "view", base=arr, offset=None)
         return flat
