@@ -1,7 +1,7 @@
 """Numba's SSA at source level (frontend/webs.py): which bindings of a name are one variable. A web joins the
 definitions that reach a common use; the lowering gives every web but one a name of its own where it refuses to
 rebind a name to a value of another kind. And the shape of the tuple a device function returns
-(scan.tuple_shape), which its callers unpack by."""
+(shapes.tuple_shape), which its callers unpack by."""
 import textwrap
 
 import libcst as cst
@@ -128,7 +128,7 @@ def test_one_web_is_not_split():
 
 
 def test_a_tuple_of_tuples_returned_is_shaped_by_every_return_together():
-    """scan.tuple_shape: a parameter returned says nothing of its shape; another return does (a ray tracer's
+    """shapes.tuple_shape: a parameter returned says nothing of its shape; another return does (a ray tracer's
     `return hit, d, 0` beside `return (x, y), (-d[0], d[1]), 1`). Returns that disagree give no shape."""
     from translator.frontend.shapes import tuple_shape
 

@@ -94,7 +94,7 @@ class ReturnLowerer:
 
     def return_tuple(self, value: TupleValue, node) -> ir.Return:
         """C returns a tuple's numbers one after another, a tuple of tuples too: the callers nest them again by
-        the shape they read from the source (scan.tuple_shape), which must be this one."""
+        the shape they read from the source (shapes.tuple_shape), which must be this one."""
         numbers = flatten(value)
         if numbers is None:
             raise Unsupported(node, "return of a tuple", "it holds something other than numbers and tuples of them",

@@ -12,7 +12,6 @@ from .expr import TupleValue
 from .names import dotted
 from .scan import find_nodes
 
-
 _UNKNOWN, _CONFLICT = "unknown", "conflict"  # tuple_shape's items that neither say a number nor a tuple
 
 
@@ -119,7 +118,7 @@ def _target_names(small) -> list:
 
 
 def shape_of(value) -> tuple | None:
-    """VALUE's shape as scan.tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
+    """VALUE's shape as tuple_shape spells it: None for a number, a tuple of item shapes for a tuple."""
     return tuple(shape_of(v) for v in value.items) if isinstance(value, TupleValue) else None
 
 

@@ -73,7 +73,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         self.shape_consts: set = set()  # local constants an array shape used (`TPB = 16`)
         self.tmp_count = 0
         self.tuple_vars: dict = {}  # a tuple name assigned more than once -> the locals holding its items
-        self.tuple_shapes: dict = {}  # such a name -> its tuple's shape (scan.tuple_shape's spelling)
+        self.tuple_shapes: dict = {}  # such a name -> its tuple's shape (shapes.tuple_shape's spelling)
         self.debugger_names: set = set()  # pdb's names imported in the kernel (the simulator's debugging)
         self.loop_depth = 0
         self.per_call_used: dict = {}  # a per-call value the kernel reads -> (its C name, its type)

@@ -22,7 +22,7 @@ class TupleAssignLowerer:
     tmp_count, fresh_name, value(), poison(), bind(), assign(), index_array()."""
 
     def hold_results(self, name, call: ir.DeviceCall, shape, target) -> list:
-        """`ray_dir = matmul(R, P)` of a device function returning a tuple of SHAPE (scan.tuple_shape: a ray
+        """`ray_dir = matmul(R, P)` of a device function returning a tuple of SHAPE (shapes.tuple_shape: a ray
         tracer's vectors, or a tuple of them; None: a tuple numba2cuda cannot count): its numbers, unpacked into
         locals of their own, are the tuple the name holds (a tuple assigned again: written anew)."""
         # a binding whose value never leaves its block (Game of Flies' `acc`) is a tuple of its own, whatever the
