@@ -16,7 +16,6 @@ from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
 from .recordfields import is_array_field, is_record
 from .scan import find_nodes, returns_tuple
-from .shapes import result_shape
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -133,9 +132,8 @@ class AssignLowerer:
                 return [ir.ExprStmt(value=value)]  # `M = vmuls(M, s)`: M holds that array already
             return [ir.ExprStmt(value=value)] + self.bind(name, value.returned_array, target)
         if isinstance(value, ir.DeviceCall):
-            callee = self.info.functions[value.func_name].node
-            shape = result_shape(self.info.functions[value.func_name], self.info.functions)
-            if shape is not None or returns_tuple(callee):
+            shape = self.call_shape(value)
+            if shape is not None or returns_tuple(self.info.functions[value.func_name].node):
                 return self.hold_results(name, value, shape, target)
         if isinstance(value, ArraySelect) or (isinstance(value, ir.ArrayVar) and (
                 self.assign_counts.get(name, 0) > 1 or getattr(self.scope.get(name), "kind", "") == "alias")):

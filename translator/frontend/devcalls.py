@@ -123,19 +123,25 @@ class DeviceCallLowerer:
                 table[twin.key] = twin
         return twin
 
-    def tuple_result(self, call: ir.DeviceCall, node):
-        """CALL itself, or, where it returns a tuple and is an argument (`minus(p, scaled(0.5, p))`, a slicer's
-        point arithmetic), the tuple its results are kept in: the call runs first, as the statement's own."""
-        shape = result_shape(self.info.functions[call.func_name], self.info.functions)
+    def call_shape(self, call: ir.DeviceCall):
+        """The shape of the tuple CALL's device function returns (shapes.tuple_shape), or None."""
+        return result_shape(self.info.functions[call.func_name], self.info.functions)
+
+    def tuple_result(self, call: ir.DeviceCall, node, into: list | None = None):
+        """CALL itself, or, where it returns a tuple, the tuple its results are kept in: the call is a statement
+        of its own, appended to INTO (`rgb, p = trace(...)`, `return normalize(v)`), or, by default, run before
+        the statement being lowered (an argument: `minus(p, scaled(0.5, p))`, a slicer's point arithmetic)."""
+        shape = self.call_shape(call)
         if shape is None:
             return call
-        if self.conditional:
+        if into is None and self.conditional:
             raise Unsupported(node, f"argument {self.info.code(node)}", "a call returning a tuple, passed on where "
                               "it may not run (a condition, a while loop's test)", "call it first: t = f(...)")
         items = [self.fresh_name(f"{call.func_name}_{k}", 1) for k in range(count_numbers(shape))]
-        hoisted = ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)
-        hoisted.node = node
-        self.hoisted.append(hoisted)
+        kept = ir.TupleCall(targets=[ir.Name(n) for n in items], call=call)
+        if into is None:
+            kept.node = node
+        (self.hoisted if into is None else into).append(kept)
         return nest([ir.Name(n) for n in items], shape)
 
     @staticmethod

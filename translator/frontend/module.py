@@ -230,6 +230,8 @@ def _note_rebound_globals(info: ModuleInfo) -> None:
     value is the one the module gives it unless that function ran first; told where a kernel reads it."""
     for fn in find_nodes(info.module, lambda n: isinstance(n, cst.FunctionDef)):
         declared = {n.name.value: g for g in find_nodes(fn, lambda n: isinstance(n, cst.Global)) for n in g.names}
+        if not declared:
+            continue
         for name in sorted(set(declared) & set(assignment_counts(fn))):
             if name in info.constants and name not in info.value_notes:
                 value = info.constants[name]

@@ -62,12 +62,7 @@ class ReductionLowerer:
         template = accumulator(arr.dtype, rule)
         result = T.FLOAT64 if rule == "mean" else template
         spelt = f"n2c::{helper}<{T.c_name(template)}>" if rule in ("acc", "nanacc", "mean") else f"n2c::{helper}"
-        self.use_helper("array_reduce")
-        entry = intrinsics.Intrinsic(f"np.{name}", spelt, lambda ts, r=result: r, (1, 1),
-                                     pointers={0: arr.dtype})
-        ref = ir.ArrayRef(flat)
-        ref.node = args[0]
-        call = ir.Call(entry, [ref])
+        call = self.reduce_call(f"np.{name}", spelt, result, flat, args[0])
         if name == "std":  # numba-cuda's `a.var() ** 0.5`
             return ir.BinOp("**", call, const_expr(0.5, node))
         return call
@@ -96,11 +91,15 @@ class ReductionLowerer:
         if not isinstance(first, ir.Const) or first.value != 0 or isinstance(first.value, float):
             raise Unsupported(start, "sum() start", "numba2cuda sums an array from 0", "add the start afterwards")
         acc = T.arith_result(T.INT64, items.dtype)  # int64 0 + an element, the type the loop unifies to
+        return self.reduce_call("sum", f"n2c::array_sum<{T.c_name(acc)}>", acc,
+                                self.flat_elements(items, node, "sum"), args[0])
+
+    def reduce_call(self, key: str, spelt: str, result: T.Scalar, flat: ir.ArrayVar, node) -> ir.Call:
+        """The call of n2c's array_reduce helper SPELT over FLAT's elements, typed RESULT."""
         self.use_helper("array_reduce")
-        entry = intrinsics.Intrinsic("sum", f"n2c::array_sum<{T.c_name(acc)}>", lambda ts, r=acc: r, (1, 1),
-                                     pointers={0: items.dtype})
-        ref = ir.ArrayRef(self.flat_elements(items, node, "sum"))
-        ref.node = args[0]
+        entry = intrinsics.Intrinsic(key, spelt, lambda ts: result, (1, 1), pointers={0: flat.dtype})
+        ref = ir.ArrayRef(flat)
+        ref.node = node
         return ir.Call(entry, [ref])
 
     def flat_elements(self, arr: ir.ArrayVar, node, name) -> ir.ArrayVar:

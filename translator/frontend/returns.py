@@ -10,7 +10,7 @@ from ..ir import nodes as ir
 from .expr import TupleValue, const_expr
 from .names import dotted
 from .scan import returned_params
-from .shapes import count_numbers, flatten, nest, result_shape, shape_of, tuple_shape
+from .shapes import flatten, shape_of, tuple_shape
 
 
 class ReturnLowerer:
@@ -83,11 +83,7 @@ class ReturnLowerer:
         unpacked into locals first (PRELUDE gets that call)."""
         value = self.value(node)
         if isinstance(value, ir.DeviceCall):
-            shape = result_shape(self.info.functions[value.func_name], self.info.functions)
-            if shape is not None:
-                items = [self.fresh_name(f"{value.func_name}_{k}", 1) for k in range(count_numbers(shape))]
-                prelude.append(ir.TupleCall(targets=[ir.Name(n) for n in items], call=value))
-                return nest([ir.Name(n) for n in items], shape)
+            value = self.tuple_result(value, node, prelude)
         if isinstance(value, (ir.Expr, TupleValue)):
             return value
         return self.expr(node)

@@ -297,13 +297,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         mark_written(out)
         stmt = ir.Store(target=ir.Load(out, list(index)), value=ir.Call(entry, args))
         stmt.node = call
-        for d in reversed(range(out.ndim)):
-            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(out, d),
-                               step=const_expr(1), body=[stmt])
-            loop.given = 1
-            loop.node = call
-            stmt = loop
-        return [stmt]
+        return [self.loop_nest(out, counters, stmt, call)]
 
     def print_(self, call: cst.Call) -> ir.Print:
         items = []

@@ -14,7 +14,7 @@ from ..ir.facts import mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
-from .shapes import count_numbers, flatten, nest, result_shape, shape_of
+from .shapes import count_numbers, flatten, nest, shape_of
 
 
 class TupleAssignLowerer:
@@ -119,15 +119,14 @@ class TupleAssignLowerer:
                     else self.unpack(numbers, [v]) if numbers else [ir.ExprStmt(value=v)]
                 return call + [s for n, arr in zip(names, arrays) if arr is not None
                                and self.scope.get(n.value) is not arr for s in self.bind(n.value, arr, target)]
-            shape = result_shape(self.info.functions[v.func_name], self.info.functions) \
-                if isinstance(v, ir.DeviceCall) else None
+            shape = self.call_shape(v) if isinstance(v, ir.DeviceCall) else None
             if shape is not None and any(shape):
                 # `rgb, p, r = trace(...)` of tuples: the call's numbers into locals, then each name its part
                 if len(shape) != len(names):
                     raise Unsupported(target, "tuple unpacking", f"{len(names)} names for {len(shape)} values")
-                temps = [self.fresh_name(f"{v.func_name}_{k}", 1) for k in range(count_numbers(shape))]
-                held = nest([ir.Name(t) for t in temps], shape)
-                return [ir.TupleCall(targets=[ir.Name(t) for t in temps], call=v)] + self.unpack(names, held.items)
+                out: list = []
+                held = self.tuple_result(v, value_node, out)
+                return out + self.unpack(names, held.items)
             if isinstance(v, ir.DeviceCall) or (isinstance(v, ir.Call) and v.intrinsic.tuple_result):
                 if any(n.value in self.scope for n in names):
                     raise self.rebinding(target, [n.value for n in names if n.value in self.scope],

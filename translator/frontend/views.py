@@ -111,14 +111,20 @@ class ArrayViewLowerer:
             out.append(ir.Assign(target=held, value=value))
         counters = [self.fresh_name(f"k{d}") for d in range(view.ndim)]
         self.counters.update(counters)
-        body: list = [ir.Store(target=ir.Load(view, [ir.Name(c) for c in counters]),
-                               value=ir.Name(held.name) if isinstance(held, ir.Name) else held)]
-        for d in reversed(range(view.ndim)):
-            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(view, d),
-                               step=const_expr(1), body=body)
+        store = ir.Store(target=ir.Load(view, [ir.Name(c) for c in counters]),
+                         value=ir.Name(held.name) if isinstance(held, ir.Name) else held)
+        return out + [self.loop_nest(view, counters, store)]
+
+    def loop_nest(self, arr: ir.ArrayVar, counters: list, stmt, node=None):
+        """STMT inside one range loop per dimension of ARR, COUNTERS[d] running over its extent d."""
+        for d in reversed(range(arr.ndim)):
+            loop = ir.ForRange(target=ir.Name(counters[d]), start=const_expr(0), stop=self.shape_of(arr, d),
+                               step=const_expr(1), body=[stmt])
             loop.given = 1
-            body = [loop]
-        return out + body
+            if node is not None:
+                loop.node = node
+            stmt = loop
+        return stmt
 
     def store_items(self, view: ir.ArrayVar, target, value: TupleValue, value_node) -> list:
         """`p[:2] = x + vx * dt, y + vy * dt` (a neutron tracer's state row): Numba stores a sequence into a 1-D

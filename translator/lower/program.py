@@ -161,10 +161,10 @@ class Program:
     def add_kernel(self, fi: FunctionInfo) -> None:
         """One C kernel per signature (Numba's dispatcher compiles each; the drop-in picks by argument types)."""
         signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
-        caller = called_not_launched(self.info, fi)
-        if caller is not None and any(r.value is not None and not (isinstance(r.value, cst.Name) and
-                                                                    r.value.value == "None")
-                                      for r in returns_of(fi.node)):
+        returns_value = any(r.value is not None and not (isinstance(r.value, cst.Name) and r.value.value == "None")
+                            for r in returns_of(fi.node))
+        caller = called_not_launched(self.info, fi) if returns_value else None
+        if caller is not None:
             # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
             where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
             raise Unsupported(fi.node.name, f"kernel '{fi.name}'", f"returns a value, so Numba compiles it only as "
