@@ -306,6 +306,10 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   took the name over (the webs parted wrongly) is caught.
 # - reductions.py: NumPy's whole-array reductions (np.sum, a.mean(), np.std, np.nanmax, np.prod, count_nonzero,
 #   all/any) and literal_unroll over a tuple of constant arrays; a float32 row summed in double is caught.
+# - real_world_constructs_8.py: functions defined inside a kernel (reading its constant, its parameter and a
+#   per-thread variable, calling each other, a lambda), math.gcd/nextafter/gamma, the in-place operator functions,
+#   NumPy's comparison, logical and bitwise ufuncs, cmath's inverse functions; the inner function given 0 for the
+#   thread's index it reads of the kernel is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -324,6 +328,8 @@ REAL_WORLD = [
      "shade", "out[i * out_shape1 + 2] = q_2_1;", 1, "out[i * out_shape1 + 2] = q[1];"),
     ("reductions.py", {"builtin_sums", "row_stats", "totals", "unrolled"}, "row_stats",
      "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),
+    ("real_world_constructs_8.py", {"compare_arrays", "inverse", "library", "primitives"}, "primitives",
+     "mix(neg(x[k]), 3.0, around(k, i, x, x_shape0), 2.0)", 1, "mix(neg(x[k]), 3.0, around(k, 0, x, x_shape0), 2.0)"),
 ]
 
 

@@ -141,9 +141,8 @@ def emit_torch(args) -> int:
     if not Path(out).parent.exists():
         raise UserError(f"{out}: error: the directory {Path(out).parent} does not exist")
     write_atomically(out, text)
-    names = ", ".join(k.c_name for k in program.kernels)
-    print(f"wrote {out} ({len(program.kernels)} kernel{'s' * (len(program.kernels) != 1)}: {names}; needs torch "
-          f"and nvcc; import it to build)", file=sys.stderr)
+    kernels = translate_cli.kernels_named([k.c_name for k in program.kernels])
+    print(f"wrote {out} ({kernels}; needs torch and nvcc; import it to build)", file=sys.stderr)
     return EXIT_OK
 
 

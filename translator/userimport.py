@@ -27,6 +27,7 @@ SNIPPET_NAMES = {**CONVENTIONAL_NAMES, **{t: f"numba.{t}" for t in (
     "complex64", "complex128", "boolean", "void", "intp", "uintp")}}
 
 
+@functools.lru_cache(maxsize=4)  # read again for each trial translation of a module; callers only read it
 def unimported_names(source: str) -> dict:
     """{name: what it conventionally is} of the SNIPPET_NAMES the module uses and never binds anywhere (a code block
     of numba-cuda's docs, a notebook cell whose imports came in an earlier cell)."""

@@ -47,6 +47,9 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
         for a in node.args:
             if a.star:
                 raise Unsupported(a, "*args in a call", "arguments must be passed one by one")
+        if isinstance(node.func, cst.Lambda):
+            raise Unsupported(node.func, "lambda called where it is made", "numba2cuda translates a lambda the kernel "
+                              "binds to a name, as a function of the kernel", "bind it first: f = lambda v: ...; f(x)")
         args = [a.value for a in node.args if a.keyword is None]
         kwargs = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions \

@@ -36,12 +36,13 @@ class DeviceCallLowerer:
                 raise Unsupported(kwargs[kw], f"keyword argument '{kw}' of '{name}'",
                                   "it names no parameter after the positional arguments" if kw not in target.params
                                   else "its parameter is given positionally too")
-        if len(args) < len(target.params) and all(p in kwargs or p in target.defaults
-                                                  for p in target.params[len(args):]):
+        declared = target.params[:len(target.params) - len(target.captured)]
+        if len(args) < len(declared) and all(p in kwargs or p in target.defaults for p in declared[len(args):]):
             # `f(x, k=3)`, `f(x)` of `def f(x, k=2)`: the rest by name or by default, as Numba binds them
-            args = args + [kwargs.get(p, target.defaults.get(p)) for p in target.params[len(args):]]
-        if len(args) != len(target.params):
-            raise Unsupported(node, f"call to '{name}'", f"takes {len(target.params)} argument(s), got {len(args)}")
+            args = args + [kwargs.get(p, target.defaults.get(p)) for p in declared[len(args):]]
+        if len(args) != len(declared):
+            raise Unsupported(node, f"call to '{name}'", f"takes {len(declared)} argument(s), got {len(args)}")
+        args = args + [self.captured_name(node, c) for c in target.captured]
         bound = self.compile_time_args(target, args)
         if bound:
             args = [a for p, a in zip(target.params, args) if p not in bound]
@@ -82,6 +83,12 @@ class DeviceCallLowerer:
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None,
                              returned_array=returned_array, optional=returns_optional(target.node))
+
+    def captured_name(self, call, name: str) -> cst.Name:
+        """NAME read where CALL is, located there: what a function defined in the kernel reads of it."""
+        read = cst.Name(name)
+        self.info.reporter.relocate([(call, read)])
+        return read
 
     def compile_time_args(self, target, args) -> dict:
         """The arguments Numba compiles into the callee rather than passing (numba-cuda's atomics tests pass

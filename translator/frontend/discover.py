@@ -27,9 +27,51 @@ from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
 from .percall import per_call_kinds
+from .scan import NameReads, assignment_counts, find_nodes
 from .ufuncs import cpu_jit, names_cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
+
+def captured_names(fi: FunctionInfo, inner: list, view) -> dict:
+    """{key of a function defined in FI: the names of FI it reads, in order}: FI's parameters and the variables it binds
+    that are not constants in VIEW (a local constant is read as its value), also those the functions it calls of
+    INNER read, since each passes them on."""
+    own = (set(fi.params) | set(assignment_counts(fi.node))) - set(view.constants)
+    siblings = {f.node.name.value: f for f in inner}
+    reads, calls = {}, {}
+    for f in inner:
+        local = set(f.params) | set(assignment_counts(f.node))
+        names = _reads(f.node.body)
+        reads[f.key] = {n for n in names if n in own and n not in local and n not in siblings}
+        calls[f.key] = {siblings[n].key for n in names if n in siblings and n not in local}
+    changed = True
+    while changed:  # what a callee reads, its caller reads too (to pass it on)
+        changed = False
+        for f in inner:
+            local = set(f.params) | set(assignment_counts(f.node))
+            more = {n for g in calls[f.key] for n in reads[g] if n not in local} - reads[f.key]
+            if more:
+                reads[f.key] |= more
+                changed = True
+    return {f.key: tuple(sorted(reads[f.key])) for f in inner if reads[f.key]}
+
+
+def _named_lambda(node) -> bool:
+    """`f = lambda v: ...`: a function bound to a name."""
+    return isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+        and isinstance(node.value, cst.Lambda)
+
+
+def _reads(node) -> list:
+    found = []
+
+    class Reads(NameReads):
+        def visit_Name(self, n) -> None:
+            found.append(n.value)
+
+    node.visit(Reads())
+    return found
+
 
 class _GlobalFinder(cst.CSTVisitor):
     def __init__(self):
@@ -59,7 +101,8 @@ class Discoverer:
         info.failed_functions = ChainMap(info.failed_functions)
         # names a function declares `global`: `global f_gpu; f_gpu = cuda.jit(device=True)(f)` in a setup
         # function binds the module's f_gpu, which the module's kernels then call
-        self.global_names = {n.name.value for g in _GlobalFinder.find(info.module) for n in g.names}
+        self.global_names = {n.name.value for g in _GlobalFinder.find(info.module) for n in g.names} \
+            if "global" in info.source else set()  # a walk of the whole module spared where none can be
 
     def run(self) -> None:
         self.walk(self.info, self.info.module.body, None, "")
@@ -110,7 +153,46 @@ class Discoverer:
                 if view is self.info and publishes_locals(fn):
                     self.publish(child)
             return
-        self.register(view, fn, jit, enclosing, prefix + name, name, site)
+        fi = self.register(view, fn, jit, enclosing, prefix + name, name, site)
+        if fi is not None:
+            self.nested_functions(view, fi)
+
+    def nested_functions(self, view, fi: FunctionInfo) -> None:
+        """`def neg(v): ...` inside a kernel (a genetic program's generated kernel defines its primitives there):
+        Numba inlines such a function where it is called, so it is a device function the kernel alone sees. It
+        reads the enclosing function's names as a function defined inside a factory does (a local constant is
+        its value; a parameter or a value computed per thread is refused where it is read)."""
+        inner = find_nodes(fi.node.body, lambda n: isinstance(n, cst.FunctionDef) or _named_lambda(n),
+                           enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        if not inner:
+            return
+        inner = [n if isinstance(n, cst.FunctionDef) else self.lambda_def(n) for n in inner]
+        child = self.scope_view(view, fi.node)
+        fi.scope = (fi.scope or view).view(functions=ChainMap({}, (fi.scope or view).functions))
+        made = []
+        for fn in inner:
+            one = self.register(child, fn, ([], {"device": cst.Name("True")}), fi.node, f"{fi.key}.{fn.name.value}",
+                                fn.name.value, None)
+            if one is not None:
+                fi.scope.functions.maps[0][fn.name.value] = one
+                made.append(one)
+        captured = captured_names(fi, made, child)
+        for one in made:
+            one.captured = captured.get(one.key, ())
+            one.params = one.params + list(one.captured)
+        for one in made:
+            self.nested_functions(child, one)
+
+    def lambda_def(self, assign: cst.Assign) -> cst.FunctionDef:
+        """`f = lambda v: expr` in a kernel, read as `def f(v): return expr` (Numba makes the same function of
+        it), located where the lambda is."""
+        fn = cst.FunctionDef(name=assign.targets[0].target, params=assign.value.params,
+                             body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(assign.value.body)])]))
+        statement = fn.body.body[0]
+        self.info.reporter.relocate([(assign.value, fn), (assign.value, fn.body), (assign.value, statement),
+                                     (assign.value, statement.body[0])])
+        self.info.lambdas[assign.value] = fn
+        return fn
 
     def register(self, view, fn, jit, enclosing, key, name, site, site_view=None) -> FunctionInfo | None:
         try:

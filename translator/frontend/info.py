@@ -41,6 +41,9 @@ class FunctionInfo:
     defaults: dict = field(default_factory=dict)  # param -> its default value's expression (`def f(x, k=2)`)
     # why its signature is known only when code runs ("'name', which <reason>"), and whether the import gives it
     unread_signature: tuple = ()
+    # a function defined inside a kernel: the names of the kernel it reads, passed to it as trailing arguments (the
+    # values they hold at the call, as Numba's inlining of the closure reads them)
+    captured: tuple = ()
 
     def __post_init__(self):
         self.key = self.key or self.name
@@ -75,6 +78,7 @@ class ModuleInfo:
     emitted_constants: dict = field(default_factory=dict)  # C name -> value of constants from enclosing scopes
     declared_devices: dict = field(default_factory=dict)  # id of a cuda.declare_device call -> its ffi.Foreign
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
+    lambdas: dict = field(default_factory=dict)  # a kernel's `f = lambda v: ...` -> the def it is read as
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
     history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
     mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place

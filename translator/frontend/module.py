@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import libcst as cst
@@ -16,7 +17,7 @@ from .discover import Discoverer
 from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
 from .scan import assignment_counts, find_nodes
-from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source
+from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source, unimported_names
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -76,6 +77,7 @@ def _expand_indent_tabs(source: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4)  # pure, and read again for each trial translation of the module
 def checked_source(source: str, path: str) -> tuple[str, tuple]:
     """(SOURCE, []) where Python compiles it (guard.check_source), else, for a notebook's cell saved as a file or
     an old tutorial's Python 2 lines, SOURCE as Python 3 reads it and the lines changed (userimport.python3_source);
@@ -99,7 +101,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     source, changed = checked_source(source, path)  # before libcst: it crashes on nesting CPython refuses
     lines = source.splitlines()
     try:
-        module = cst.parse_module(source)
+        module, positions = _parsed(source)
     except cst.ParserSyntaxError as exc:  # Python reads it (check_source said so): libcst's own limit
         expanded = _expand_indent_tabs(source)
         if expanded != source:  # indentation mixing tabs and spaces, which CPython reads with 8-column tabs
@@ -111,8 +113,6 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
                           f"({exc.message.splitlines()[0] if exc.message else 'parse error'})",
                           "write the statement more simply (fewer adjacent strings, shorter chains)", line)
         raise UserError([diag]) from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
     info = ModuleInfo(path, source, module, Reporter(path, lines, positions))
     for line in changed:  # said where the translation begins, as a note
         text, now = original[line - 1], lines[line - 1].strip()
@@ -151,6 +151,14 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     return info
 
 
+@functools.lru_cache(maxsize=4)
+def _parsed(source: str):
+    """(libcst module, its node positions): both read-only, so the fresh ModuleInfo of every trial translation of a
+    module (one per kernel where the rules reject some) shares one parse of it."""
+    module = cst.parse_module(source)
+    return module, MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
 def _mutated_arrays(info: ModuleInfo) -> None:
     """A module array that the module may change in place is not a constant: Numba bakes in the values it has
     when the kernel compiles, which the source does not tell."""
@@ -180,6 +188,8 @@ def _assume_snippet_names(info: ModuleInfo) -> None:
     """A file that uses cuda, np or math without importing them anywhere (a code block of numba-cuda's docs, a
     notebook cell whose imports came in an earlier cell): read with their conventional meaning, with a note, since
     the kernel means nothing else; Python itself would stop at the first use with a NameError."""
+    if not unimported_names(info.source):  # CPython's tree says so in a fraction of libcst's walk
+        return
     conventional = SNIPPET_NAMES
     uses = {}
 
@@ -228,6 +238,8 @@ def _note_rebound_globals(info: ModuleInfo) -> None:
     """A constant a function rebinds (`global TIME_PADDING` in a detector simulation's load_properties(), which
     reads a configuration file): Numba reads the value it holds when a kernel is compiled, so the translation's
     value is the one the module gives it unless that function ran first; told where a kernel reads it."""
+    if "global" not in info.source:  # no declaration to find: skip walking every function
+        return
     for fn in find_nodes(info.module, lambda n: isinstance(n, cst.FunctionDef)):
         declared = {n.name.value: g for g in find_nodes(fn, lambda n: isinstance(n, cst.Global)) for n in g.names}
         if not declared:

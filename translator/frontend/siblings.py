@@ -37,6 +37,8 @@ class SiblingImports:
                 return
             if sibling is not None and name in sibling.nonconstant:
                 self.view.nonconstant[local] = f"(imported from {mod or '.'}) {sibling.nonconstant[name]}"
+                if name in sibling.needs_run:  # importing this module runs that one: the import mode reads it
+                    self.view.needs_run.add(local)
                 return
             if sibling is not None and name in sibling.aliases and not sibling.aliases[name].startswith(".") \
                     and name not in sibling.functions:

@@ -39,8 +39,6 @@ UNSUPPORTED_STMTS = {
     cst.Nonlocal: ("nonlocal statement", "kernels cannot rebind outer variables", "pass an output array"),
     cst.Import: ("import statement", "imports belong at module level", "move the import to the top of the file"),
     cst.ImportFrom: ("import statement", "imports belong at module level", "move the import to the top of the file"),
-    cst.FunctionDef: ("nested function", "functions cannot be defined inside kernels",
-                      "define a @cuda.jit(device=True) function at module level"),
     cst.ClassDef: ("class definition", "classes cannot be defined inside kernels", "use scalars and arrays"),
     cst.Match: ("match statement", "not supported", "use if/elif/else"),
 }
@@ -54,6 +52,9 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
+        for made in info.lambdas.values():  # `f = lambda v: ...` binds a function of the kernel, not a variable
+            if getattr(info.functions.get(made.name.value), "node", None) is made:
+                self.assign_counts.pop(made.name.value, None)
         arrays = declared_arrays(fn_info.node) | {p for p, t in zip(fn_info.params, param_types)
                                                   if isinstance(t, T.Array)}
         for name, count in self_rebindings(fn_info.node, self.returned_positions).items():
@@ -173,6 +174,14 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         return out
 
     def statement(self, stmt) -> list:
+        if isinstance(stmt, cst.FunctionDef):
+            name = stmt.name.value
+            if getattr(self.info.functions.get(name), "node", None) is stmt or name in self.info.failed_functions:
+                return []  # a device function of its own (Discoverer.nested_functions), or its error where called
+            self.poison([name])
+            raise Unsupported(stmt, f"nested function '{name}'", "the kernel defines this name again below, and "
+                              "numba2cuda translates one definition of each function defined in a kernel",
+                              "give each definition its own name")
         for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
             if isinstance(stmt, cls):
                 self.poison([stmt.name.value] if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else [])
@@ -189,6 +198,9 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                             s.node = small
                         out.extend(stopped)
                         continue
+                    made = self.info.lambdas.get(getattr(small, "value", None))
+                    if made is not None and getattr(self.info.functions.get(made.name.value), "node", None) is made:
+                        continue  # `f = lambda v: ...`: a device function of its own, as a def would be
                     if isinstance(small, (cst.Global, cst.Nonlocal)) and not any(
                             item.name.value in self.assign_counts for item in small.names):
                         continue  # `nonlocal scale` of a name the kernel only reads: Numba reads it as it would

@@ -115,9 +115,10 @@ _add("cuda.cbrt", _math_c("cbrt"), _float_of, 1, arg_types=_math_arg_types)
 # --- math module: float32 stays float32 (Numba calls the single-precision libdevice function)
 for _name in ("sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma",
-              "tgamma", "fabs"):
+              "fabs"):
     _add(f"math.{_name}", _math_c(_name), _float_of, 1, arg_types=_math_arg_types)
-for _name in ("atan2", "pow", "fmod", "hypot", "copysign", "remainder"):
+_add("math.gamma", _math_c("tgamma"), _float_of, 1, arg_types=_math_arg_types)
+for _name in ("atan2", "pow", "fmod", "hypot", "copysign", "remainder", "nextafter"):
     _add(f"math.{_name}", _math_c(_name), _float_of, 2, arg_types=_math_arg_types)
 for _name in ("floor", "ceil", "trunc"):
     # Python's math.floor returns an int; Numba types it int64 (the C function returns a float). An integer
@@ -131,6 +132,12 @@ for _name in ("isnan", "isinf", "isfinite"):
 _add("math.modf", lambda ts: "n2c::modff" if _float_of(ts) == T.FLOAT32 else "n2c::modf",
      lambda ts: T.Tuple((_float_of(ts), _float_of(ts))), 1, helper="modf", arg_types=_math_arg_types,
      tuple_result=True)
+def _gcd_type(ts):
+    # Numba's cases are one integer type for both (int8 .. uint64); mixed integers unify first
+    return T.unify(*ts) if all(t.is_int for t in ts) else None
+
+
+_add("math.gcd", "n2c::gcd", _gcd_type, 2, helper="gcd", arg_types=lambda ts: [_gcd_type(ts)] * 2)
 _add("math.degrees", "n2c::degrees", _float_of, 1, helper="degrees", arg_types=_math_arg_types)
 _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_math_arg_types)
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
@@ -220,6 +227,13 @@ for _name in ("maximum", "minimum", "fmax", "fmin", "square", "sign", "negative"
     _add(f"np.{_name}", f"n2c::np_{_name}", _np_result(_name), getattr(__import__("numpy"), _name).nin,
          helper="np_ufuncs", arg_types=_np_args(_name))
 TABLE["np.abs"] = TABLE["np.absolute"]
+# comparisons, logical and bitwise ufuncs: NumPy's loop picks the operand type, the operation is C's own
+for _name in ("greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and", "logical_or",
+              "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+              "right_shift"):
+    _add(f"np.{_name}", f"n2c::np_{_name}", _np_result(_name), getattr(__import__("numpy"), _name).nin,
+         helper="np_ufuncs", arg_types=_np_args(_name))
+TABLE["np.bitwise_not"] = TABLE["np.invert"]
 
 # cmath: a real argument is made complex as Numba's overload resolution does (float32 and small integers to
 # complex64, anything wider to complex128); the n2c::c* helpers compute in Numba's precisions.
@@ -246,6 +260,10 @@ _add("cmath.log", lambda ts: "n2c::clog" if len(ts) == 1 else "n2c::clog_base", 
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"cmath.{_name}", f"n2c::c{_name}", _fixed(T.BOOL), 1, helper="complex",
          arg_types=lambda ts: [_as_complex(ts[0])])
+for _name in ("acos", "asin", "asinh", "atan", "atanh"):
+    _add(f"cmath.{_name}", f"n2c::c{_name}", lambda ts: _as_complex(ts[0]), 1, helper="cmath",
+         arg_types=lambda ts: [_as_complex(ts[0])])
+_add("cmath.acosh", "n2c::cacosh", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
 _add("cmath.sinh", "n2c::csinh", _complex_only(lambda t: t), 1, helper="cmath")
 _add("cmath.cosh", "n2c::ccosh", _complex_only(lambda t: t), 1, helper="cmath")
 _add("cmath.tanh", "n2c::ctanh", _complex_only(lambda t: T.COMPLEX128), 1, helper="cmath")
@@ -322,6 +340,10 @@ BUILTIN_DIM3 = {"cuda.threadIdx": "threadIdx", "cuda.blockIdx": "blockIdx", "cud
 #: Python's operator module (a test's `op` given operator.add): the operator each names, as the IR spells it
 OPERATOR_MODULE = {
     **{f"operator.{name}": ("binary", op) for name, op in (
+        ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
+        ("pow", "**"), ("lshift", "<<"), ("rshift", ">>"), ("and_", "&"), ("or_", "|"), ("xor", "^"))},
+    # the in-place forms: on numbers (all a kernel has) they return the result and change nothing
+    **{f"operator.i{name.rstrip('_')}": ("binary", op) for name, op in (
         ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
         ("pow", "**"), ("lshift", "<<"), ("rshift", ">>"), ("and_", "&"), ("or_", "|"), ("xor", "^"))},
     **{f"operator.{name}": ("compare", op) for name, op in (

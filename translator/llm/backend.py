@@ -89,6 +89,11 @@ def kernels_for_the_model(info: ModuleInfo, options: Options, settings: LLMSetti
     reject, under llm all selected. Raises the rules' report where a model cannot help."""
     if info.reporter.diagnostics:  # decorator or declaration problems: the rules' report stands
         raise rules_error or UserError(info.reporter.diagnostics)
+    if not settings.configured:  # no model to ask: the report, and how to ask one unless types are missing
+        untyped = [fi.key for fi in selected_kernels(info, options) if not types_known(info, fi.key, options)]
+        if untyped and rules_error is not None:  # no trial translation per kernel (a module of 200 took minutes)
+            raise rules_error
+        return {}
     rejected = rejected_kernels(info, options)
     if settings.backend == "llm":
         to_model = {fi.key: rejected.get(fi.key, []) for fi in selected_kernels(info, options)}

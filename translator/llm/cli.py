@@ -111,7 +111,12 @@ def cmd_translate(args) -> int:
     if not out_path.parent.exists():
         raise UserError(f"{out}: error: the directory {out_path.parent} does not exist")
     write_atomically(out_path, text)
-    names = ", ".join(k.name for k in program.kernels)
-    print(f"wrote {out} ({len(program.kernels)} kernel{'s' * (len(program.kernels) != 1)}: {names}; "
-          f"{text.count(chr(10))} lines)", file=sys.stderr)
+    print(f"wrote {out} ({kernels_named([k.name for k in program.kernels])}; {text.count(chr(10))} lines)",
+          file=sys.stderr)
     return EXIT_OK
+
+
+def kernels_named(names: list, shown: int = 8) -> str:
+    """'3 kernels: a, b, c'; past SHOWN names the rest is counted (a module of 60 kernels is not one long line)."""
+    listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+    return f"{len(names)} kernel{'s' * (len(names) != 1)}: {listed}"

@@ -4,6 +4,8 @@ only the run gives)."""
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ..errors import Unsupported, UserError
@@ -112,23 +114,39 @@ def called_not_launched(info, fi: FunctionInfo, depth: int = 0):
     if module is None or (fi.key != fi.name and fi.enclosing is None):
         return None
 
-    def launch(n) -> bool:
-        return isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript) and \
-            isinstance(n.func.value, cst.Name) and n.func.value.value == fi.name
-    if find_nodes(scope, launch, first=True):
+    if fi.name in _launched(scope):
         return None
     for other in info.functions.values():
         if other is fi or other.node is None or other.node is fi.node or \
                 (fi.enclosing is not None and other.enclosing is not fi.enclosing):
             continue
-        uses = find_nodes(other.node, lambda n: isinstance(n, cst.Name) and n.value == fi.name, first=True)
+        uses = _first_reads(other.node).get(fi.name)
         if uses:  # `dsoftmax(x)`, or passed on: `caller(a, callback)`
             if depth < 8 and not other.is_device:  # called in turn: the kernel that is launched carries both
                 further = called_not_launched(info, other, depth + 1)
                 if further is not None:
                     return further[0], further[1], f"through '{other.name}'"
-            return other.name, info.reporter.location(uses[0]).line, ""
+            return other.name, info.reporter.location(uses).line, ""
     return None
+
+
+# Each kernel without types asks these of the same nodes (a module of 60 kernels: 60 x 60 walks); the trees are
+# immutable and shared by every trial translation of the module, so one walk of each node answers them all.
+@functools.lru_cache(maxsize=256)
+def _launched(scope) -> frozenset:
+    """Names launched in SCOPE: `name[grid, block](...)`."""
+    return frozenset(n.func.value.value for n in find_nodes(
+        scope, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)
+        and isinstance(n.func.value, cst.Name)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _first_reads(node) -> dict:
+    """{name: its first Name node} under NODE."""
+    first: dict = {}
+    for n in find_nodes(node, lambda n: isinstance(n, cst.Name)):
+        first.setdefault(n.value, n)
+    return first
 
 
 def _literal_type(node):

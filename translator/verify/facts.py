@@ -23,6 +23,16 @@ ULP_PER_CALL = {
     "acosh": 4, "atanh": 3, "pow": 4, "erf": 2, "erfc": 4, "lgamma": 6, "tgamma": 5, "gamma": 5, "cbrt": 1,
     "hypot": 3, "fmod": 0, "sqrt": 0, "fabs": 0, "floor": 0, "ceil": 0, "trunc": 0, "copysign": 0,
     "degrees": 1, "radians": 1, "ldexp": 0, "rsqrt": 2,
+    # cmath (the names prefixed c): CPython's algorithms, a few real calls each, in either precision
+    "cexp": 4, "clog": 4, "clog10": 4, "csqrt": 3, "csin": 4, "ccos": 4, "csinh": 4, "ccosh": 4, "ctan": 6,
+    "ctanh": 6, "cacos": 8, "casin": 8, "catan": 6, "cacosh": 8, "casinh": 8, "catanh": 6, "cphase": 3, "cpolar": 3,
+    "crect": 2, "cisnan": 0, "cisinf": 0, "cisfinite": 0,
+    # exact by definition: splitting a float, integers, comparisons, logic and bits, NumPy's selections and signs
+    **dict.fromkeys(("frexp", "modf", "gcd", "nextafter", "remainder", "rint", "isnan", "isinf", "isfinite",
+                     "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
+                     "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+                     "invert", "bitwise_not", "left_shift", "right_shift", "maximum", "minimum", "fmax", "fmin",
+                     "square", "sign", "negative", "absolute", "abs", "conjugate", "conj"), 0),
     # NumPy's reductions (reductions.py): loops of + - * / and compares, one order on both sides; np.std's pow
     **dict.fromkeys(("sum", "prod", "mean", "var", "nansum", "nanprod", "nanmean", "min", "max", "amin", "amax",
                      "nanmin", "nanmax", "count_nonzero", "all", "any"), 0), "std": 4,
@@ -140,12 +150,12 @@ def _call(node, facts, index):
             facts.atomic |= i
             if i and root_array(arr).dtype.is_float:
                 facts.float_atomic |= i
-    elif key.startswith(("math.", "np.")) or key in ("cuda.fma", "cuda.cbrt"):
-        name = key.split(".")[-1]
+    elif key.startswith(("math.", "np.", "cmath.")) or key in ("cuda.fma", "cuda.cbrt"):
+        name = ("c" if key.startswith("cmath.") else "") + key.split(".")[-1]
         facts.calls[name] = facts.calls.get(name, 0) + 1
 
 
-_MATH_CALL = re.compile(r"\b(?:math|np|numpy)\.(\w+)\s*\(")
+_MATH_CALL = re.compile(r"\b(c?)(?:math|np|numpy)\.(\w+)\s*\(")  # cmath's calls named with a c, as _call does
 _ATOMIC_CALL = re.compile(r"\bcuda\.atomic\.\w+\(\s*(\w+)")
 
 
@@ -162,8 +172,8 @@ def _shell_facts(fn, facts):
             facts.read.add(p_i)
         elif p.array is not None:
             facts.read.add(p_i)
-    for name in _MATH_CALL.findall(src):
-        facts.calls[name] = facts.calls.get(name, 0) + 1
+    for c, name in _MATH_CALL.findall(src):
+        facts.calls[c + name] = facts.calls.get(c + name, 0) + 1
     for arr in _ATOMIC_CALL.findall(src):
         if arr in facts.params:
             i = facts.params.index(arr)
