@@ -222,33 +222,6 @@ __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t s
         }
     return c / (double)count;
 }
-// np.min/np.max (NanFirst: the first NaN met is the result; Max: > instead of <), np.nanmin/np.nanmax (NaNs
-// passed over, a later equal value taken, as numba-cuda's `if not r < v: r = v`)
-template <bool Max, bool NanFirst, typename T>
-__device__ __forceinline__ T array_extreme(const T *a, int64_t n, int64_t step)
-{
-    if (n <= 0)
-        return T();
-    T r = a[0];
-    if (NanFirst && r != r)
-        return r;
-    for (int64_t i = 1; i < n; ++i) {
-        T v = a[i * step];
-        if (NanFirst && v != v)
-            return v;
-        if (NanFirst ? (Max ? v > r : v < r) : (!(v != v) && !(Max ? r > v : r < v)))
-            r = v;
-    }
-    return r;
-}
-template <typename T>
-__device__ __forceinline__ T array_npmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, true>(a, n, step); }
-template <typename T>
-__device__ __forceinline__ T array_npmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, true>(a, n, step); }
-template <typename T>
-__device__ __forceinline__ T array_nanmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, false>(a, n, step); }
-template <typename T>
-__device__ __forceinline__ T array_nanmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, false>(a, n, step); }
 // count_nonzero, all, any: Kind 0 counts the elements that are not zero, 1 is whether all are, 2 whether any is
 template <int Kind, typename T>
 __device__ __forceinline__ int64_t array_truth(const T *a, int64_t n, int64_t step)
@@ -621,22 +594,6 @@ __device__ __forceinline__ T np_invert(T a)
         return !a;
     else
         return T(~a);
-}
-
-// @helper gcd
-// math.gcd as Numba computes it: the gcd of the magnitudes, so never negative except where a magnitude is the
-// type's minimum, which wraps as Numba's abs() does
-template <typename T>
-__device__ __forceinline__ T gcd(T a, T b)
-{
-    typedef typename std::make_unsigned<T>::type U;
-    U u = a < T(0) ? U(U(0) - U(a)) : U(a), v = b < T(0) ? U(U(0) - U(b)) : U(b);
-    while (v != U(0)) {
-        const U t = U(u % v);
-        u = v;
-        v = t;
-    }
-    return T(u);
 }
 
 // @helper modf

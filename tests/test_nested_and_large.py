@@ -203,7 +203,6 @@ def test_a_tuple_a_sibling_module_computes_names_the_import_mode(tmp_path):
 @pytest.mark.parametrize("body", [
     "out[i] = math.gamma(x[i])",
     "out[i] = math.nextafter(x[i], y[i])",
-    "out[i] = math.gcd(a[i], b[i])",
     "v = a[i]; v = operator.iadd(v, 2); v = operator.ilshift(v, 1); out[i] = v",
     "out[i] = operator.itruediv(x[i], 2.0)",
     "out[i] = np.greater_equal(x[i], a[i]) + np.logical_not(y[i])",

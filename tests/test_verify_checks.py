@@ -304,10 +304,10 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   a tuple of tuples (made by cuda.jit(func_or_sig=None, device=True)), a tuple into a slice, a tuple of tuples
 #   passed to a device function, two shared buffers swapped each step; a use that reads the view where the tuple
 #   took the name over (the webs parted wrongly) is caught.
-# - reductions.py: NumPy's whole-array reductions (np.sum, a.mean(), np.std, np.nanmax, np.prod, count_nonzero,
+# - reductions.py: NumPy's whole-array reductions (np.sum, a.mean(), np.std, np.nansum, np.prod, count_nonzero,
 #   all/any) and literal_unroll over a tuple of constant arrays; a float32 row summed in double is caught.
 # - real_world_constructs_8.py: functions defined inside a kernel (reading its constant, its parameter and a
-#   per-thread variable, calling each other, a lambda), math.gcd/nextafter/gamma, the in-place operator functions,
+#   per-thread variable, calling each other, a lambda), math.nextafter/gamma, the in-place operator functions,
 #   NumPy's comparison, logical and bitwise ufuncs, cmath's inverse functions; the inner function given 0 for the
 #   thread's index it reads of the kernel is caught.
 REAL_WORLD = [

@@ -23,7 +23,7 @@ namespace n2c {
     __device__ __forceinline__ float m_##NAME(float x, float y) { return NAME##f(x, y); }              \
     __device__ __forceinline__ double m_##NAME(double x, double y) { return NAME(x, y); }
 N2C_MATH1(cos) N2C_MATH1(sin) N2C_MATH1(tan) N2C_MATH1(exp) N2C_MATH1(log) N2C_MATH1(fabs)
-N2C_MATH1(cosh) N2C_MATH1(sinh) N2C_MATH1(tanh)
+N2C_MATH1(cosh) N2C_MATH1(sinh) N2C_MATH1(tanh) N2C_MATH1(sqrt)
 N2C_MATH2(hypot) N2C_MATH2(atan2) N2C_MATH2(copysign)
 #undef N2C_MATH1
 #undef N2C_MATH2
@@ -272,6 +272,96 @@ __device__ __forceinline__ C ctan(C z)
     const complex128 r = ctanh(C(-z.im, z.re));
     return C(complex128(r.im, -r.re));
 }
+// The inverse functions are CPython's algorithms as numba-cuda writes them in Python: its literals (0.5, 1.0, LN_4)
+// are float64, so a complex64 argument's parts are computed in double, a float32 part is used alone only where
+// Numba's code does (atan2 of two parts, sqrt of |imag|), and the result is rounded once to the argument's type;
+// acosh is an @overload whose body builds complex128, so it returns complex128 for either argument.
+// FLT_MAX / 4, numba's threshold for every precision
+#define N2C_CMATH_LARGE(z) ((double)m_fabs((z).re) > 0x1.fffffep+125 || (double)m_fabs((z).im) > 0x1.fffffep+125)
+template <typename C>
+__device__ __forceinline__ C cacos(C z)
+{
+    const double ln4 = 1.3862943611198906;
+    if (N2C_CMATH_LARGE(z)) {
+        const double imag = copysign(log(hypot(z.re * 0.5, z.im * 0.5)) + ln4, (double)-z.im);
+        return C(complex128(m_atan2(m_fabs(z.im), z.re), imag));
+    }
+    const complex128 s1 = csqrt(complex128(1.0 - z.re, -z.im)), s2 = csqrt(complex128(1.0 + z.re, z.im));
+    return C(complex128(2.0 * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re)));
+}
+template <typename C>
+__device__ __forceinline__ complex128 cacosh(C z)
+{
+    const double ln4 = 1.3862943611198906;
+    if (N2C_CMATH_LARGE(z))
+        return complex128(log(hypot(z.re * 0.5, z.im * 0.5)) + ln4, m_atan2(z.im, z.re));
+    const complex128 s1 = csqrt(complex128(z.re - 1.0, z.im)), s2 = csqrt(complex128(z.re + 1.0, z.im));
+    return complex128(asinh(s1.re * s2.re + s1.im * s2.im), 2.0 * atan2(s1.im, s2.re));
+}
+template <typename C>
+__device__ __forceinline__ C casinh(C z)
+{
+    const double ln4 = 1.3862943611198906;
+    if (N2C_CMATH_LARGE(z))
+        return C(complex128(copysign(log(hypot(z.re * 0.5, z.im * 0.5)) + ln4, (double)z.re),
+                            m_atan2(z.im, m_fabs(z.re))));
+    const complex128 s1 = csqrt(complex128(1.0 + z.im, -z.re)), s2 = csqrt(complex128(1.0 - z.im, z.re));
+    return C(complex128(asinh(s1.re * s2.im - s2.re * s1.im), atan2((double)z.im, s1.re * s2.re - s1.im * s2.im)));
+}
+template <typename C>
+__device__ __forceinline__ C casin(C z)
+{
+    const C r = casinh(C(-z.im, z.re));
+    return C(r.im, -r.re);
+}
+template <typename C>
+__device__ __forceinline__ C catanh(C z)
+{
+    typedef decltype(z.re) R;
+    // sqrt(FLT_MAX / 4) and sqrt(FLT_MIN), computed in double by numba's Python
+    const double large = 0x1.fffffeffffffcp+62, small = 0x1p-63, pi_12 = 1.5707963267948966;
+    const bool negate = z.re < R(0);
+    if (negate)
+        z = -z;
+    const R ay = m_fabs(z.im);
+    double real, imag;
+    if (::isnan(z.re) || (double)z.re > large || (double)ay > large) {
+        if (::isinf(z.im))
+            real = copysign(0.0, (double)z.re);
+        else if (::isinf(z.re))
+            real = 0.0;
+        else {
+            const double h = hypot(z.re * 0.5, z.im * 0.5);
+            real = z.re / 4.0 / h / h;
+        }
+        imag = -copysign(pi_12, (double)-z.im);
+    } else if (z.re == R(1) && (double)ay < small) {
+        if (ay == R(0)) {
+            real = INFINITY;
+            imag = z.im;
+        } else {
+            real = -log((double)m_sqrt(ay) / sqrt(hypot((double)ay, 2.0)));
+            imag = copysign(atan2(2.0, (double)-ay) / 2, (double)z.im);
+        }
+    } else {
+        const R sqay = ay * ay;
+        const double zr1 = 1 - (double)z.re;
+        real = log1p(4.0 * z.re / (zr1 * zr1 + sqay)) * 0.25;
+        imag = -atan2(-2.0 * z.im, zr1 * (1 + (double)z.re) - sqay) * 0.5;
+    }
+    if (::isnan(z.im))
+        imag = NAN;
+    return negate ? C(complex128(-real, -imag)) : C(complex128(real, imag));
+}
+template <typename C>
+__device__ __forceinline__ C catan(C z)
+{
+    const C r = catanh(C(-z.im, z.re));
+    if (::isinf(z.re) && ::isnan(z.im))
+        return C(r.im, r.re);  // numba-cuda's own special case ("this is odd but necessary")
+    return C(r.im, -r.re);
+}
+#undef N2C_CMATH_LARGE
 } // namespace n2c
 
 // dft_complex.py:22

@@ -1,7 +1,7 @@
 """Functions defined inside a kernel (a genetic program's generated kernel defines its primitives there; Numba
 inlines them where they are called): one reading a local constant, one reading the kernel's parameter and a
 per-thread variable, one calling another, one with a default, one a lambda; and the library functions numba-cuda supports that
-the sixteenth session's sweep of its documented list found missing: math.gcd, math.nextafter,
+the sixteenth session's sweep of its documented list found missing: math.nextafter,
 math.gamma, the in-place operator functions, NumPy's comparison, logical and bitwise ufuncs on numbers and
 arrays, and cmath's inverse trigonometric and hyperbolic functions."""
 import cmath
@@ -46,10 +46,10 @@ def example_primitives(rng, size="small"):
 def library(x, y, a, e, out):
     i = cuda.grid(1)
     if i < x.shape[0]:
-        e[i] = math.gcd(np.int32(a[i]), np.int32(12))
+        e[i] = operator.irshift(np.int32(a[i]), 1)
         out[i, 0] = np.greater(y[i], 0.5) * 1.0
         out[i, 1] = math.ldexp(y[i], 3) - y[i]
-        out[i, 2] = math.gcd(a[i], a[(i + 3) % a.shape[0]])
+        out[i, 2] = operator.imod(a[i], 7) + operator.ipow(a[i] % 3, 2)
         out[i, 3] = math.nextafter(y[i], 0.0) - y[i]
         out[i, 4] = math.gamma(abs(y[i]) + 0.5)
         v = a[i]

@@ -1,6 +1,6 @@
 """NumPy's reductions of whole arrays in kernels, as numba-cuda's arraymath computes them (element by element in
-C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.min
-and np.nanmax past NaNs), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
+C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.nansum
+past NaNs), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
 np.count_nonzero), of bools (np.all, np.any), and a literal_unroll over a tuple of constant arrays of several
 lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var; and Python's sum() of
 an array and of a tuple, which numba-cuda adds from an int 0 (float32 elements in float64)."""
@@ -22,7 +22,7 @@ def row_stats(m, out):
         out[i, 0] = np.sum(row)
         out[i, 1] = row.mean()
         out[i, 2] = np.std(m[i, 1:])
-        out[i, 3] = np.min(row) + np.nanmax(row)
+        out[i, 3] = np.nansum(row) + np.count_nonzero(row)
         out[i, 4] = np.var(row[::2])
 
 
@@ -34,7 +34,7 @@ def totals(m, flags, out):
         out[1] = np.prod(m[1])
         out[2] = np.count_nonzero(m)
         out[3] = np.all(flags[0]) * 10 + np.any(flags[1])
-        out[4] = np.max(m[2, 1:]) - np.amin(m)
+        out[4] = m[2, 1:].sum() - np.prod(m[0, :3])
 
 
 @cuda.jit("void(float64[::1])")
@@ -85,9 +85,9 @@ def example_row_stats(rng, size="small"):
     for i in range(n):
         row = m[i]
         mean = np.float64(_numba_sum(row, np.float32)) / row.size
-        nanmax = np.nanmax(row)
+        nansum = _numba_sum(row[~np.isnan(row)], np.float32)
         want[i] = (_numba_sum(row, np.float32), mean, _numba_var(row[1:]) ** 0.5,
-                   (np.nan if np.isnan(row).any() else row.min()) + nanmax, _numba_var(row[::2]))
+                   np.float64(nansum) + np.count_nonzero(row), _numba_var(row[::2]))
     return dict(kernel=row_stats, griddim=math.ceil(n / 32), blockdim=32, args=[m, np.zeros((n, 5))],
                 expected={1: want}, rtol=1e-9, atol=1e-12)
 
@@ -96,7 +96,8 @@ def example_totals(rng, size="small"):
     m = rng.integers(-3, 4, (4, 6)).astype(np.int32)
     flags = rng.integers(0, 2, (2, 5)).astype(bool)
     want = [int(m.astype(np.int64).sum()), int(np.prod(m[1].astype(np.int64))), int(np.count_nonzero(m)),
-            int(flags[0].all()) * 10 + int(flags[1].any()), int(m[2, 1:].max() - m.min())]
+            int(flags[0].all()) * 10 + int(flags[1].any()),
+            int(m[2, 1:].astype(np.int64).sum() - np.prod(m[0, :3].astype(np.int64)))]
     return dict(kernel=totals, griddim=1, blockdim=32, args=[m, flags, np.zeros(5, np.int64)],
                 expected={2: np.array(want, np.int64)})
 

@@ -1,4 +1,4 @@
-"""NumPy's reductions of a whole array (`np.sum(a)`, `a.mean()`, `np.nanmax(row)`) and Python's sum() -> calls of
+"""NumPy's reductions of a whole array (`np.sum(a)`, `a.mean()`, `np.nansum(row)`) and Python's sum() -> calls of
 n2c's array_reduce helpers, with the result types numba-cuda's typing gives (mixed into the call lowerer).
 
 numba-cuda computes each as a loop over np.nditer(a), in C order; the helpers do the same over the array's
@@ -19,9 +19,10 @@ from .expr import TupleValue, const_expr
 REDUCTIONS = {
     "sum": ("array_sum", "acc"), "prod": ("array_prod", "acc"), "nansum": ("array_nansum", "nanacc"),
     "nanprod": ("array_nanprod", "nanacc"), "mean": ("array_mean", "mean"), "var": ("array_var", "mean"),
-    "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64), "min": ("array_npmin", "same"),
-    "amin": ("array_npmin", "same"), "max": ("array_npmax", "same"), "amax": ("array_npmax", "same"),
-    "nanmin": ("array_nanmin", "same"), "nanmax": ("array_nanmax", "same"),
+    "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64),
+    # numba-cuda 0.30.4 types these but cannot compile them in a kernel (its lowering makes a 0-d array and returns
+    # it: "Only accept returning of array passed into the function as argument"; an H100, 2026-12-05): refused
+    **dict.fromkeys(("min", "amin", "max", "amax", "nanmin", "nanmax"), (None, None)),
     "count_nonzero": ("array_count_nonzero", T.INT64), "all": ("array_all", T.BOOL), "any": ("array_any", T.BOOL),
 }
 # the array methods numba-cuda gives the same reductions (`a.sum()`); np.nan* and count_nonzero have none
@@ -59,6 +60,12 @@ class ReductionLowerer:
                               "integers, bools, float32 and float64", "loop over the elements")
         flat = self.flat_elements(arr, node, name)
         helper, rule = REDUCTIONS[name]
+        if helper is None:
+            method = isinstance(node.func, cst.Attribute) and args and node.func.value is args[0]
+            builtin = "min" if "min" in name else "max"
+            raise Unsupported(node, f"{'a.' if method else 'np.'}{name}() of an array", "numba-cuda cannot compile "
+                              "it in a kernel (its lowering returns a new 0-d array, which a kernel cannot)",
+                              f"use Python's {builtin}(a) of a 1-D array or row, which numba-cuda compiles, or a loop")
         template = accumulator(arr.dtype, rule)
         result = T.FLOAT64 if rule == "mean" else template
         spelt = f"n2c::{helper}<{T.c_name(template)}>" if rule in ("acc", "nanacc", "mean") else f"n2c::{helper}"

@@ -132,12 +132,6 @@ for _name in ("isnan", "isinf", "isfinite"):
 _add("math.modf", lambda ts: "n2c::modff" if _float_of(ts) == T.FLOAT32 else "n2c::modf",
      lambda ts: T.Tuple((_float_of(ts), _float_of(ts))), 1, helper="modf", arg_types=_math_arg_types,
      tuple_result=True)
-def _gcd_type(ts):
-    # Numba's cases are one integer type for both (int8 .. uint64); mixed integers unify first
-    return T.unify(*ts) if all(t.is_int for t in ts) else None
-
-
-_add("math.gcd", "n2c::gcd", _gcd_type, 2, helper="gcd", arg_types=lambda ts: [_gcd_type(ts)] * 2)
 _add("math.degrees", "n2c::degrees", _float_of, 1, helper="degrees", arg_types=_math_arg_types)
 _add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_math_arg_types)
 _add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,

@@ -28,7 +28,7 @@ ULP_PER_CALL = {
     "ctanh": 6, "cacos": 8, "casin": 8, "catan": 6, "cacosh": 8, "casinh": 8, "catanh": 6, "cphase": 3, "cpolar": 3,
     "crect": 2, "cisnan": 0, "cisinf": 0, "cisfinite": 0,
     # exact by definition: splitting a float, integers, comparisons, logic and bits, NumPy's selections and signs
-    **dict.fromkeys(("frexp", "modf", "gcd", "nextafter", "remainder", "rint", "isnan", "isinf", "isfinite",
+    **dict.fromkeys(("frexp", "modf", "nextafter", "remainder", "rint", "isnan", "isinf", "isfinite",
                      "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
                      "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
                      "invert", "bitwise_not", "left_shift", "right_shift", "maximum", "minimum", "fmax", "fmin",
