@@ -222,6 +222,30 @@ __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t s
         }
     return c / (double)count;
 }
+// np.argmax/np.argmin (numba-cuda's array_argmax_impl_float and _generic): the index of the first extreme in C
+// order, of a float array the first NaN's; an empty array gives 0, where Numba raises ValueError
+template <bool Max, typename T>
+__device__ __forceinline__ int64_t array_argextreme(const T *a, int64_t n, int64_t step)
+{
+    if (n <= 0)
+        return 0;
+    T r = a[0];
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const T v = a[i * step];
+        if (v != v)  // a NaN (never true of an integer)
+            return i;
+        if (Max ? v > r : v < r) {
+            r = v;
+            at = i;
+        }
+    }
+    return at;
+}
+template <typename T>
+__device__ __forceinline__ int64_t array_argmax(const T *a, int64_t n, int64_t step = 1) { return array_argextreme<true>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ int64_t array_argmin(const T *a, int64_t n, int64_t step = 1) { return array_argextreme<false>(a, n, step); }
 // count_nonzero, all, any: Kind 0 counts the elements that are not zero, 1 is whether all are, 2 whether any is
 template <int Kind, typename T>
 __device__ __forceinline__ int64_t array_truth(const T *a, int64_t n, int64_t step)

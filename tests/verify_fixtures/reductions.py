@@ -1,6 +1,6 @@
 """NumPy's reductions of whole arrays in kernels, as numba-cuda's arraymath computes them (element by element in
 C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.nansum
-past NaNs), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
+past NaNs, np.argmax and a.argmin() stopping at the first NaN), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
 np.count_nonzero), of bools (np.all, np.any), and a literal_unroll over a tuple of constant arrays of several
 lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var; and Python's sum() of
 an array and of a tuple, which numba-cuda adds from an int 0 (float32 elements in float64)."""
@@ -24,6 +24,7 @@ def row_stats(m, out):
         out[i, 2] = np.std(m[i, 1:])
         out[i, 3] = np.nansum(row) + np.count_nonzero(row)
         out[i, 4] = np.var(row[::2])
+        out[i, 5] = np.argmax(row) * 100 + row.argmin()
 
 
 @cuda.jit("void(int32[:, ::1], bool_[:, ::1], int64[::1])")
@@ -35,6 +36,7 @@ def totals(m, flags, out):
         out[2] = np.count_nonzero(m)
         out[3] = np.all(flags[0]) * 10 + np.any(flags[1])
         out[4] = m[2, 1:].sum() - np.prod(m[0, :3])
+        out[5] = np.argmax(m) * 100 + m[1].argmin()
 
 
 @cuda.jit("void(float64[::1])")
@@ -81,14 +83,15 @@ def example_row_stats(rng, size="small"):
     n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
     m = rng.uniform(-1.0, 1.0, (n, 13)).astype(np.float32)
     m[::5, 3] = np.nan
-    want = np.zeros((n, 5))
+    want = np.zeros((n, 6))
     for i in range(n):
         row = m[i]
         mean = np.float64(_numba_sum(row, np.float32)) / row.size
         nansum = _numba_sum(row[~np.isnan(row)], np.float32)
         want[i] = (_numba_sum(row, np.float32), mean, _numba_var(row[1:]) ** 0.5,
-                   np.float64(nansum) + np.count_nonzero(row), _numba_var(row[::2]))
-    return dict(kernel=row_stats, griddim=math.ceil(n / 32), blockdim=32, args=[m, np.zeros((n, 5))],
+                   np.float64(nansum) + np.count_nonzero(row), _numba_var(row[::2]),
+                   np.argmax(row) * 100 + np.argmin(row))
+    return dict(kernel=row_stats, griddim=math.ceil(n / 32), blockdim=32, args=[m, np.zeros((n, 6))],
                 expected={1: want}, rtol=1e-9, atol=1e-12)
 
 
@@ -97,8 +100,9 @@ def example_totals(rng, size="small"):
     flags = rng.integers(0, 2, (2, 5)).astype(bool)
     want = [int(m.astype(np.int64).sum()), int(np.prod(m[1].astype(np.int64))), int(np.count_nonzero(m)),
             int(flags[0].all()) * 10 + int(flags[1].any()),
-            int(m[2, 1:].astype(np.int64).sum() - np.prod(m[0, :3].astype(np.int64)))]
-    return dict(kernel=totals, griddim=1, blockdim=32, args=[m, flags, np.zeros(5, np.int64)],
+            int(m[2, 1:].astype(np.int64).sum() - np.prod(m[0, :3].astype(np.int64))),
+            int(np.argmax(m)) * 100 + int(np.argmin(m[1]))]
+    return dict(kernel=totals, griddim=1, blockdim=32, args=[m, flags, np.zeros(6, np.int64)],
                 expected={2: np.array(want, np.int64)})
 
 

@@ -23,10 +23,11 @@ REDUCTIONS = {
     # numba-cuda 0.30.4 types these but cannot compile them in a kernel (its lowering makes a 0-d array and returns
     # it: "Only accept returning of array passed into the function as argument"; an H100, 2026-12-05): refused
     **dict.fromkeys(("min", "amin", "max", "amax", "nanmin", "nanmax"), (None, None)),
+    "argmax": ("array_argmax", T.INT64), "argmin": ("array_argmin", T.INT64),
     "count_nonzero": ("array_count_nonzero", T.INT64), "all": ("array_all", T.BOOL), "any": ("array_any", T.BOOL),
 }
 # the array methods numba-cuda gives the same reductions (`a.sum()`); np.nan* and count_nonzero have none
-METHODS = {"sum", "prod", "mean", "var", "std", "min", "max", "all", "any"}
+METHODS = {"sum", "prod", "mean", "var", "std", "min", "max", "all", "any", "argmax", "argmin"}
 
 
 def accumulator(dtype: T.Scalar, rule):
