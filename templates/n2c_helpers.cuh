@@ -222,6 +222,22 @@ __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t s
         }
     return c / (double)count;
 }
+// np.nanvar (np.nanstd is its ** 0.5): numba-cuda's nanvar_impl, the squared differences from the NaN-free mean
+// summed in double over the elements that are not NaN
+template <typename T>
+__device__ __forceinline__ double array_nanvar(const T *a, int64_t n, int64_t step = 1)
+{
+    const double m = array_nanmean(a, n, step);
+    double ssd = 0.0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (!(a[i * step] != a[i * step])) {
+            const double val = (double)a[i * step] - m;
+            ssd += val * val;
+            count += 1;
+        }
+    return ssd / (double)count;
+}
 // np.argmax/np.argmin (numba-cuda's array_argmax_impl_float and _generic): the index of the first extreme in C
 // order, of a float array the first NaN's; an empty array gives 0, where Numba raises ValueError
 template <bool Max, typename T>

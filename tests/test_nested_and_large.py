@@ -210,6 +210,7 @@ def test_a_tuple_a_sibling_module_computes_names_the_import_mode(tmp_path):
     "out[i] = cmath.acos(complex(x[i], y[i])).real + cmath.atanh(complex(x[i], y[i])).imag",
     "out[i] = cmath.acosh(complex(x[i], y[i])).real + cmath.asinh(complex(x[i], y[i])).real",
     "out[i] = np.argmax(x) + y.argmin() + a.argmax()",
+    "out[i] = np.nanvar(x) + np.nanstd(a)",
 ])
 def test_functions_numba_cuda_supports_translate(body):
     """Each compiles with numba-cuda 0.30.4 (cuda.compile_ptx, cc 9.0); math.gcd, which its typing lists, and

@@ -1,7 +1,7 @@
 """Functions defined inside a kernel (a genetic program's generated kernel defines its primitives there; Numba
 inlines them where they are called): one reading a local constant, one reading the kernel's parameter and a
-per-thread variable, one calling another, one with a default, one a lambda; and the library functions numba-cuda supports that
-the sixteenth session's sweep of its documented list found missing: math.nextafter,
+per-thread variable, one calling another, one with a default, one a lambda; and the library functions
+numba-cuda supports that the sixteenth session's sweep of its documented list found missing: math.nextafter,
 math.gamma, the in-place operator functions, NumPy's comparison, logical and bitwise ufuncs on numbers and
 arrays, and cmath's inverse trigonometric and hyperbolic functions."""
 import cmath

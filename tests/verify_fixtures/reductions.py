@@ -1,9 +1,10 @@
 """NumPy's reductions of whole arrays in kernels, as numba-cuda's arraymath computes them (element by element in
 C order, in its accumulator type): per row of a float32 matrix (np.sum and a.mean() of a view, np.std, np.nansum
-past NaNs, np.argmax and a.argmin() stopping at the first NaN), of a C-contiguous int32 matrix whole (a.sum() in int64, np.prod of a row,
-np.count_nonzero), of bools (np.all, np.any), and a literal_unroll over a tuple of constant arrays of several
-lengths (numba-cuda's reduction tests), whose NaN and inf go through np.nanmean and np.var; and Python's sum() of
-an array and of a tuple, which numba-cuda adds from an int 0 (float32 elements in float64)."""
+past NaNs, np.argmax and a.argmin() stopping at the first NaN), of a C-contiguous int32 matrix whole (a.sum() in
+int64, np.prod of a row, np.count_nonzero, np.argmax), of bools (np.all, np.any), and a literal_unroll over a
+tuple of constant arrays of several lengths (numba-cuda's reduction tests), whose NaN and inf go through
+np.nanmean, np.var and np.nanstd; and Python's sum() of an array and of a tuple, which numba-cuda adds from an
+int 0 (float32 elements in float64)."""
 import math
 
 import numpy as np
@@ -44,7 +45,7 @@ def unrolled(out):
     if cuda.grid(1) == 0:
         k = 0
         for arr in literal_unroll(SAMPLES):
-            out[k] = np.nanmean(arr) + np.var(arr[1:]) + np.nansum(arr)
+            out[k] = np.nanmean(arr) + np.var(arr[1:]) + np.nansum(arr) + np.nanstd(arr)
             k += 1
 
 
@@ -107,6 +108,6 @@ def example_totals(rng, size="small"):
 
 
 def example_unrolled(rng, size="small"):
-    want = [np.nanmean(a) + _numba_var(a[1:]) + np.nansum(a) for a in SAMPLES]
+    want = [np.nanmean(a) + _numba_var(a[1:]) + np.nansum(a) + np.nanstd(a) for a in SAMPLES]
     return dict(kernel=unrolled, griddim=1, blockdim=1, args=[np.zeros(4)], expected={0: np.array(want)},
                 rtol=1e-12)

@@ -19,7 +19,8 @@ from .expr import TupleValue, const_expr
 REDUCTIONS = {
     "sum": ("array_sum", "acc"), "prod": ("array_prod", "acc"), "nansum": ("array_nansum", "nanacc"),
     "nanprod": ("array_nanprod", "nanacc"), "mean": ("array_mean", "mean"), "var": ("array_var", "mean"),
-    "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64),
+    "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64), "nanvar": ("array_nanvar", T.FLOAT64),
+    "nanstd": ("array_nanvar", T.FLOAT64),
     # numba-cuda 0.30.4 types these but cannot compile them in a kernel (its lowering makes a 0-d array and returns
     # it: "Only accept returning of array passed into the function as argument"; an H100, 2026-12-05): refused
     **dict.fromkeys(("min", "amin", "max", "amax", "nanmin", "nanmax"), (None, None)),
@@ -71,7 +72,7 @@ class ReductionLowerer:
         result = T.FLOAT64 if rule == "mean" else template
         spelt = f"n2c::{helper}<{T.c_name(template)}>" if rule in ("acc", "nanacc", "mean") else f"n2c::{helper}"
         call = self.reduce_call(f"np.{name}", spelt, result, flat, args[0])
-        if name == "std":  # numba-cuda's `a.var() ** 0.5`
+        if name in ("std", "nanstd"):  # numba-cuda's `a.var() ** 0.5`, `np.nanvar(a) ** 0.5`
             return ir.BinOp("**", call, const_expr(0.5, node))
         return call
 

@@ -35,7 +35,8 @@ ULP_PER_CALL = {
                      "square", "sign", "negative", "absolute", "abs", "conjugate", "conj"), 0),
     # NumPy's reductions (reductions.py): loops of + - * / and compares, one order on both sides; np.std's pow
     **dict.fromkeys(("sum", "prod", "mean", "var", "nansum", "nanprod", "nanmean", "min", "max", "amin", "amax",
-                     "nanmin", "nanmax", "count_nonzero", "all", "any"), 0), "std": 4,
+                     "nanmin", "nanmax", "count_nonzero", "all", "any", "argmax", "argmin", "nanvar"), 0), "std": 4,
+    "nanstd": 4,
 }
 
 

@@ -72,6 +72,17 @@ def _nanmean(a):
         return c / np.float64(count)
 
 
+def _nanvar(a):
+    m = _nanmean(a)
+    ssd, count = np.float64(0.0), 0
+    with np.errstate(all="ignore"):
+        for v in _flat(a):
+            if not _isnan(v):
+                val = np.float64(v) - m
+                ssd, count = ssd + val * val, count + 1
+        return ssd / np.float64(count)
+
+
 def _extreme(a, better, nan_first):
     """np.min/np.max (NAN_FIRST: the first NaN met is the result) and np.nanmin/np.nanmax (NaNs passed over)."""
     arr = _flat(a)
@@ -97,7 +108,8 @@ WHOLE = {
     "prod": lambda a: _fold(a, "acc", 1, lambda c, v: c * v),
     "nansum": lambda a: _fold(a, "acc", 0, lambda c, v: c + v, skip_nan=True),
     "nanprod": lambda a: _fold(a, "acc", 1, lambda c, v: c * v, skip_nan=True),
-    "mean": _mean, "var": _var, "std": lambda a: _var(a) ** 0.5, "nanmean": _nanmean,
+    "mean": _mean, "var": _var, "std": lambda a: _var(a) ** 0.5, "nanmean": _nanmean, "nanvar": _nanvar,
+    "nanstd": lambda a: _nanvar(a) ** 0.5,
     "min": lambda a: _extreme(a, lambda v, r: v < r, True), "max": lambda a: _extreme(a, lambda v, r: v > r, True),
     "nanmin": lambda a: _extreme(a, lambda r, v: r < v, False),
     "nanmax": lambda a: _extreme(a, lambda r, v: r > v, False),
