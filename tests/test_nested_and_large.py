@@ -198,6 +198,28 @@ def test_a_tuple_a_sibling_module_computes_names_the_import_mode(tmp_path):
     assert "hint: translate with --import-module" in exc.value.text
 
 
+def test_cuda_jit_called_on_a_function_of_a_sibling_module_makes_a_device_function(tmp_path):
+    """blasvicco's image correlation: `cuda_corrcoef = cuda.jit(sig, device=True)(my.corrcoef)`, my a module next
+    to the file (was "computed when the module runs")."""
+    (tmp_path / "helpers.py").write_text("def scale(x, a):\n    return x * a\n")
+    path = tmp_path / "kern.py"
+    path.write_text(textwrap.dedent("""
+        from numba import cuda
+        import helpers as my
+
+        cuda_scale = cuda.jit("float32(float32, float32)", device=True)(my.scale)
+
+        @cuda.jit("void(float32[:], float32)")
+        def k(x, a):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] = cuda_scale(x[i], a)
+    """))
+    text = translate_source(path.read_text(), str(path), Options())
+    assert "__device__ float cuda_scale(float x, float a)" in text and "return x * a;  // helpers.py:2" in text
+    assert "x[i] = cuda_scale(x[i], a);" in text
+
+
 # ------------------------------------------------------------------ numba-cuda's supported functions
 
 @pytest.mark.parametrize("body", [

@@ -26,6 +26,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
+from .names import dotted
 from .percall import per_call_kinds
 from .scan import NameReads, assignment_counts, find_nodes
 from .ufuncs import cpu_jit, names_cpu_jit, ufunc_decorator
@@ -287,6 +288,9 @@ class Discoverer:
         elif isinstance(call.func, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name):
             jit = jit_parts(view, call.func)
             fn_name = call.args[0].value.value
+        elif isinstance(call.func, cst.Call) and len(call.args) == 1 and self.sibling_plain(view, call.args[0].value):
+            jit = jit_parts(view, call.func)  # cuda.jit(sig, device=True)(my.corrcoef) of a module next to the file
+            fn_name = dotted(call.args[0].value)
         elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None and \
                 is_jit_name(view, call.func) and call.args[0].value.value in view.plain_functions:
             jit = ([a.value for a in call.args[1:] if a.keyword is None],
@@ -341,6 +345,20 @@ class Discoverer:
                 self.info.functions[bound] = fi
             if bound and view is not self.info and fi.is_device:
                 self.bind_global(bound, fi)
+
+    def sibling_plain(self, view, node) -> bool:
+        """Whether NODE is `mod.f`, a plain function of a module next to the file that `import mod` (or `import
+        helpers as mod`) names; if so it is in VIEW's plain functions as `mod.f`, read from its own file."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)) or self.sibling is None:
+            return False
+        qualified = view.aliases.get(node.value.value)
+        module = self.sibling(qualified, 0) if qualified and not qualified.startswith(".") else None
+        plain = module.plain_functions.get(node.attr.value) if module is not None else None
+        if plain is None or node.attr.value in module.functions:
+            return False
+        Binder(view, None, self.sibling).adopt_sibling(module)
+        view.plain_functions.maps[0][dotted(node)] = (plain[0], plain[1], f"{module.path}:")
+        return True
 
     # ------------------------------------------------------------ factories
     def returned_kernel(self, fn, child):
