@@ -28,51 +28,11 @@ from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
 from .names import dotted
 from .percall import per_call_kinds
-from .scan import NameReads, assignment_counts, find_nodes
+from .inner import captured_names, named_lambda
+from .scan import find_nodes
 from .ufuncs import cpu_jit, names_cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
-
-def captured_names(fi: FunctionInfo, inner: list, view) -> dict:
-    """{key of a function defined in FI: the names of FI it reads, in order}: FI's parameters and the variables it binds
-    that are not constants in VIEW (a local constant is read as its value), also those the functions it calls of
-    INNER read, since each passes them on."""
-    own = (set(fi.params) | set(assignment_counts(fi.node))) - set(view.constants)
-    siblings = {f.node.name.value: f for f in inner}
-    reads, calls = {}, {}
-    for f in inner:
-        local = set(f.params) | set(assignment_counts(f.node))
-        names = _reads(f.node.body)
-        reads[f.key] = {n for n in names if n in own and n not in local and n not in siblings}
-        calls[f.key] = {siblings[n].key for n in names if n in siblings and n not in local}
-    changed = True
-    while changed:  # what a callee reads, its caller reads too (to pass it on)
-        changed = False
-        for f in inner:
-            local = set(f.params) | set(assignment_counts(f.node))
-            more = {n for g in calls[f.key] for n in reads[g] if n not in local} - reads[f.key]
-            if more:
-                reads[f.key] |= more
-                changed = True
-    return {f.key: tuple(sorted(reads[f.key])) for f in inner if reads[f.key]}
-
-
-def _named_lambda(node) -> bool:
-    """`f = lambda v: ...`: a function bound to a name."""
-    return isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
-        and isinstance(node.value, cst.Lambda)
-
-
-def _reads(node) -> list:
-    found = []
-
-    class Reads(NameReads):
-        def visit_Name(self, n) -> None:
-            found.append(n.value)
-
-    node.visit(Reads())
-    return found
-
 
 class _GlobalFinder(cst.CSTVisitor):
     def __init__(self):
@@ -160,10 +120,10 @@ class Discoverer:
 
     def nested_functions(self, view, fi: FunctionInfo) -> None:
         """`def neg(v): ...` inside a kernel (a genetic program's generated kernel defines its primitives there):
-        Numba inlines such a function where it is called, so it is a device function the kernel alone sees. It
-        reads the enclosing function's names as a function defined inside a factory does (a local constant is
-        its value; a parameter or a value computed per thread is refused where it is read)."""
-        inner = find_nodes(fi.node.body, lambda n: isinstance(n, cst.FunctionDef) or _named_lambda(n),
+        Numba inlines such a function where it is called, so it is a device function the kernel alone sees: a
+        local constant of the kernel is its value, and what else it reads of the kernel (a parameter, a value
+        computed per thread) is passed to it at each call (captured_names), the value it holds there."""
+        inner = find_nodes(fi.node.body, lambda n: isinstance(n, cst.FunctionDef) or named_lambda(n),
                            enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
         if not inner:
             return

@@ -1,0 +1,53 @@
+"""Functions defined inside a kernel -> what each reads of the kernel (passed to it at each call).
+
+Numba inlines a function a kernel defines (`def neg(v): ...`, `f = lambda v: ...`) where it is called, so it reads
+the kernel's variables as they are then; numba2cuda makes each a device function of its own (Discoverer) and
+passes those variables as trailing arguments."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .info import FunctionInfo
+from .scan import NameReads, assignment_counts
+
+
+def captured_names(fi: FunctionInfo, inner: list, view) -> dict:
+    """{key of a function defined in FI: the names of FI it reads, in order}: FI's parameters and the variables it binds
+    that are not constants in VIEW (a local constant is read as its value), also those the functions it calls of
+    INNER read, since each passes them on."""
+    own = (set(fi.params) | set(assignment_counts(fi.node))) - set(view.constants)
+    siblings = {f.node.name.value: f for f in inner}
+    reads, calls = {}, {}
+    for f in inner:
+        local = set(f.params) | set(assignment_counts(f.node))
+        names = _reads(f.node.body)
+        reads[f.key] = {n for n in names if n in own and n not in local and n not in siblings}
+        calls[f.key] = {siblings[n].key for n in names if n in siblings and n not in local}
+    changed = True
+    while changed:  # what a callee reads, its caller reads too (to pass it on)
+        changed = False
+        for f in inner:
+            local = set(f.params) | set(assignment_counts(f.node))
+            more = {n for g in calls[f.key] for n in reads[g] if n not in local} - reads[f.key]
+            if more:
+                reads[f.key] |= more
+                changed = True
+    return {f.key: tuple(sorted(reads[f.key])) for f in inner if reads[f.key]}
+
+
+def named_lambda(node) -> bool:
+    """`f = lambda v: ...`: a function bound to a name."""
+    return isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+        and isinstance(node.value, cst.Lambda)
+
+
+def _reads(node) -> list:
+    found = []
+
+    class Reads(NameReads):
+        def visit_Name(self, n) -> None:
+            found.append(n.value)
+
+    node.visit(Reads())
+    return found
