@@ -199,16 +199,25 @@ __device__ __forceinline__ double array_mean(const T *a, int64_t n, int64_t step
 {
     return (double)array_fold<A, false, false>(a, n, step) / (double)n;
 }
+// the mean of the squared differences from M, summed in double (numba-cuda's var and, NaNs skipped, nanvar)
+template <bool SkipNan, typename T>
+__device__ __forceinline__ double mean_square_from(const T *a, int64_t n, int64_t step, double m)
+{
+    double ssd = 0.0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (SkipNan && a[i * step] != a[i * step])
+            continue;
+        const double val = (double)a[i * step] - m;
+        ssd += val * val;
+        count += 1;
+    }
+    return ssd / (double)count;
+}
 template <typename A, typename T>
 __device__ __forceinline__ double array_var(const T *a, int64_t n, int64_t step = 1)
 {
-    double m = array_mean<A>(a, n, step);
-    double ssd = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-        double val = (double)a[i * step] - m;
-        ssd += val * val;
-    }
-    return ssd / (double)n;
+    return mean_square_from<false>(a, n, step, array_mean<A>(a, n, step));
 }
 template <typename T>
 __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t step = 1)
@@ -222,21 +231,11 @@ __device__ __forceinline__ double array_nanmean(const T *a, int64_t n, int64_t s
         }
     return c / (double)count;
 }
-// np.nanvar (np.nanstd is its ** 0.5): numba-cuda's nanvar_impl, the squared differences from the NaN-free mean
-// summed in double over the elements that are not NaN
+// np.nanvar (np.nanstd is its ** 0.5): numba-cuda's nanvar_impl, about the NaN-free mean
 template <typename T>
 __device__ __forceinline__ double array_nanvar(const T *a, int64_t n, int64_t step = 1)
 {
-    const double m = array_nanmean(a, n, step);
-    double ssd = 0.0;
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; ++i)
-        if (!(a[i * step] != a[i * step])) {
-            const double val = (double)a[i * step] - m;
-            ssd += val * val;
-            count += 1;
-        }
-    return ssd / (double)count;
+    return mean_square_from<true>(a, n, step, array_nanmean(a, n, step));
 }
 // np.argmax/np.argmin (numba-cuda's array_argmax_impl_float and _generic): the index of the first extreme in C
 // order, of a float array the first NaN's; an empty array gives 0, where Numba raises ValueError

@@ -30,6 +30,7 @@ from .names import dotted
 from .percall import per_call_kinds
 from .inner import captured_names, named_lambda
 from .scan import find_nodes
+from .siblings import adopt
 from .ufuncs import cpu_jit, names_cpu_jit, ufunc_decorator
 
 # ------------------------------------------------------------------ the walk
@@ -316,7 +317,7 @@ class Discoverer:
         plain = module.plain_functions.get(node.attr.value) if module is not None else None
         if plain is None or node.attr.value in module.functions:
             return False
-        Binder(view, None, self.sibling).adopt_sibling(module)
+        adopt(view.module_info, module)
         view.plain_functions.maps[0][dotted(node)] = (plain[0], plain[1], f"{module.path}:")
         return True
 

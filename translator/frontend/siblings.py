@@ -16,6 +16,17 @@ LIBRARY_STARS = {
 }
 
 
+def adopt(root, sibling) -> None:
+    """SIBLING's functions are lowered in ROOT's translation: located in its file, its constants declared by ROOT's
+    names, its device functions in the table the program instantiates from."""
+    root.reporter.adopt(sibling.reporter)
+    if sibling.module_info is sibling:
+        sibling.root = root
+    for other in sibling.functions.values():
+        if other.is_device:
+            root.functions.setdefault(other.key, other)
+
+
 class SiblingImports:
     """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
 
@@ -95,15 +106,7 @@ class SiblingImports:
         return True
 
     def adopt_sibling(self, sibling) -> None:
-        """SIBLING's functions are lowered in this translation: located in its file, its constants declared by
-        this module's names, its device functions in the table the program instantiates from."""
-        root = self.view.module_info
-        root.reporter.adopt(sibling.reporter)
-        if sibling.module_info is sibling:
-            sibling.root = root
-        for other in sibling.functions.values():
-            if other.is_device:
-                root.functions.setdefault(other.key, other)
+        adopt(self.view.module_info, sibling)
 
     def star_import(self, mod: str, level: int) -> None:
         """`from helpers import *`: the public names of a module next to the file, read as it is; of any other

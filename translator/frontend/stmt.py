@@ -53,7 +53,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
         for made in info.lambdas.values():  # `f = lambda v: ...` binds a function of the kernel, not a variable
-            if getattr(info.functions.get(made.name.value), "node", None) is made:
+            if self.defines(made):
                 self.assign_counts.pop(made.name.value, None)
         arrays = declared_arrays(fn_info.node) | {p for p, t in zip(fn_info.params, param_types)
                                                   if isinstance(t, T.Array)}
@@ -173,10 +173,15 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         self.unwrapped = held  # an early `if b is None: return` holds to the end of its block only
         return out
 
+    def defines(self, fn: cst.FunctionDef) -> bool:
+        """Whether FN (a def in this function's body, or the def a lambda there is read as) is the device function
+        its name calls here (Discoverer.nested_functions made it)."""
+        return getattr(self.info.functions.get(fn.name.value), "node", None) is fn
+
     def statement(self, stmt) -> list:
         if isinstance(stmt, cst.FunctionDef):
             name = stmt.name.value
-            if getattr(self.info.functions.get(name), "node", None) is stmt or name in self.info.failed_functions:
+            if self.defines(stmt) or name in self.info.failed_functions:
                 return []  # a device function of its own (Discoverer.nested_functions), or its error where called
             self.poison([name])
             raise Unsupported(stmt, f"nested function '{name}'", "the kernel defines this name again below, and "
@@ -184,7 +189,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                               "give each definition its own name")
         for cls, (construct, message, hint) in UNSUPPORTED_STMTS.items():
             if isinstance(stmt, cls):
-                self.poison([stmt.name.value] if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else [])
+                self.poison([stmt.name.value] if isinstance(stmt, cst.ClassDef) else [])
                 raise Unsupported(stmt, construct, message, hint)
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             out = []
@@ -199,7 +204,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
                         out.extend(stopped)
                         continue
                     made = self.info.lambdas.get(getattr(small, "value", None))
-                    if made is not None and getattr(self.info.functions.get(made.name.value), "node", None) is made:
+                    if made is not None and self.defines(made):
                         continue  # `f = lambda v: ...`: a device function of its own, as a def would be
                     if isinstance(small, (cst.Global, cst.Nonlocal)) and not any(
                             item.name.value in self.assign_counts for item in small.names):

@@ -52,15 +52,20 @@ def _mean(a):
         return np.float64(_fold(arr, "mean", 0, lambda c, v: c + v)) / np.float64(arr.size)
 
 
-def _var(a):
-    arr = _flat(a)
-    m = _mean(arr)
-    ssd = np.float64(0.0)
+def _mean_square_from(a, m, skip_nan=False):
+    """The mean of the squared differences from M, summed in float64 (numba-cuda's var and, NaNs skipped, nanvar)."""
+    ssd, count = np.float64(0.0), 0
     with np.errstate(all="ignore"):
-        for v in arr:
+        for v in _flat(a):
+            if skip_nan and _isnan(v):
+                continue
             val = np.float64(v) - m
-            ssd = ssd + val * val
-        return ssd / np.float64(arr.size)
+            ssd, count = ssd + val * val, count + 1
+        return ssd / np.float64(count)
+
+
+def _var(a):
+    return _mean_square_from(a, _mean(a))
 
 
 def _nanmean(a):
@@ -73,14 +78,7 @@ def _nanmean(a):
 
 
 def _nanvar(a):
-    m = _nanmean(a)
-    ssd, count = np.float64(0.0), 0
-    with np.errstate(all="ignore"):
-        for v in _flat(a):
-            if not _isnan(v):
-                val = np.float64(v) - m
-                ssd, count = ssd + val * val, count + 1
-        return ssd / np.float64(count)
+    return _mean_square_from(a, _nanmean(a), skip_nan=True)
 
 
 def _extreme(a, better, nan_first):
