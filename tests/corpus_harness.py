@@ -35,7 +35,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script: the checkout
-from translator.verify.reference import launcher, simulator_ufunc_shims  # noqa: E402 (the reference side's own)
+from translator.verify.reference import launcher, simulator_shims  # noqa: E402 (the reference side's own)
 
 
 # Corpus modules the rules do not translate, on purpose: the LLM backend's corpus. The rule-translation
@@ -46,7 +46,7 @@ LLM_ONLY = {"exponent_histogram": "math.frexp (a tuple-returning call) is outsid
 
 def load_module(path):
     """Import a kernels/ module by file path (it needs no package)."""
-    simulator_ufunc_shims()
+    simulator_shims()
     name = "corpus_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)

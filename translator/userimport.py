@@ -175,9 +175,31 @@ class _NotebookLoader(importlib.machinery.SourceFileLoader):
         super().exec_module(module)
 
 
+# what marks a project's root folder: its programs run from there or below, so no import reaches above it
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+MAX_ANCESTORS = 6
+
+
+def project_folders(folder: str) -> list[str]:
+    """The folders above FOLDER, nearest first, up to the project's root (the first that holds a .git, a
+    pyproject.toml or a setup file) and at most six: where a program of the project may run from, so where its
+    plain `import constants` finds a module (Fluid-Simulator's Physics/gpu.py imports the root's constants.py)."""
+    folders = []
+    here = os.path.abspath(folder)
+    if any(os.path.exists(os.path.join(here, m)) for m in PROJECT_MARKERS):
+        return folders
+    while len(folders) < MAX_ANCESTORS and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+        folders.append(here)
+        if any(os.path.exists(os.path.join(here, m)) for m in PROJECT_MARKERS):
+            break
+    return folders
+
+
 def import_path(path: str, name: str | None = None):
     """The module at PATH, executed: `pkg.sub.mod` when its folders are packages (`__init__.py`), else loaded from
-    the file under NAME (default: its stem). Its folder (and its top package's parent) go on sys.path first."""
+    the file under NAME (default: its stem). Its folder (and its top package's parent) go on sys.path first, the
+folders above it up to the project's root last."""
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
     stem = os.path.splitext(os.path.basename(path))[0]
@@ -190,6 +212,9 @@ def import_path(path: str, name: str | None = None):
         if entry in sys.path:      # package's own folder, `randium_2d_gpu` is its module of that name
             sys.path.remove(entry)
         sys.path.insert(0, entry)
+    for entry in project_folders(folder):  # last: a module of the project's root that only its programs' folder
+        if entry not in sys.path:          # gives (`import constants` from a sub-folder)
+            sys.path.append(entry)
     if package and stem != "__init__":
         return importlib.import_module(".".join(package + [stem]))
     name = name or stem

@@ -146,7 +146,8 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
     args, kwargs = jit
     at = site_view or view
     notes: list = []
-    options = read_options(at, kwargs, notes)
+    refused: list = []
+    options = read_options(at, kwargs, notes, refused)
     is_device = bool(options.get("device"))
     result_name = at.code(args[0]).rsplit(".", 1)[-1] if args else ""
     if len(args) > 1 and (result_name == "void" or T.scalar_by_name(result_name) is not None):
@@ -169,6 +170,8 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         unread = (f"'{unknown}', which {at.nonconstant[unknown]}", at is at.module_info)
         notes.append((args[0], "signature", f"'{unknown}' {at.nonconstant[unknown]}; the types come from "
                       "--types or NUMBA2CUDA_TYPES instead"))
+    if refused and (is_device or signatures):  # a signature compiles the kernel where it is made: it fails there
+        raise refused[0]
     if not args and "argtypes" in kwargs:
         signatures = [argtypes_signature(at, kwargs)]
         notes.append((kwargs["argtypes"], "@cuda.jit(argtypes=...)", "read as the signature (numba-cuda now asks "
@@ -213,6 +216,11 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
                       annotations, options, enclosing, key=key, signatures=signatures, site=site, defaults=defaults)
     fi.notices = [view.reporter.make(node, construct, message) for node, construct, message in notes]
     fi.unread_signature = unread
+    if refused:
+        fi.launch_refusal = refused[0]
+        fi.call_notices = [view.reporter.make(u.node, u.construct, "ignored where a kernel calls this function: "
+                                              "numba-cuda compiles it there as a device function, without the "
+                                              "option (launching it would raise TypeError)") for u in refused]
     fi.also_known_as = {fn.name.value, fi.name}
     return fi
 

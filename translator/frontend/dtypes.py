@@ -47,6 +47,8 @@ def module_records(info) -> dict[str, Record]:
                 out[name] = dataclasses.replace(parse_record(text), cname=_c_name(name))
             except T.TypeStringError:
                 continue
+    for name, record in root.imported_records.items():  # a sibling module's, under the name this one gives it
+        out.setdefault(name, dataclasses.replace(record, cname=_c_name(name)))
     root.records = out
     return out
 

@@ -44,6 +44,10 @@ class FunctionInfo:
     # a function defined inside a kernel: the names of the kernel it reads, passed to it as trailing arguments (the
     # values they hold at the call, as Numba's inlining of the closure reads them)
     captured: tuple = ()
+    # an option numba-cuda's cuda.jit does not have (`nopython=True`): the Unsupported a launch of it meets, where
+    # the dispatcher makes the kernel; a kernel that calls it compiles it as a device function, without the option
+    launch_refusal: object = None
+    call_notices: list = field(default_factory=list)  # the notes its device copy prints (that option ignored)
 
     def __post_init__(self):
         self.key = self.key or self.name
@@ -53,8 +57,8 @@ class FunctionInfo:
     def device_copy(self) -> FunctionInfo:
         """This kernel as device code calls it: numba-cuda compiles a kernel called from a kernel as a device
         function (its dispatcher's call template), a copy beside the kernel, never listed as a kernel itself."""
-        return replace(self, is_device=True, key=f"{self.key}.device", listed=False, notices=[],
-                       also_known_as=set())
+        return replace(self, is_device=True, key=f"{self.key}.device", listed=False, notices=list(self.call_notices),
+                       also_known_as=set(), launch_refusal=None, call_notices=[])
 
 
 @dataclass
@@ -97,6 +101,7 @@ class ModuleInfo:
     per_call: dict = field(default_factory=dict)
     records: dict | None = None  # the module's structured dtypes by name (frontend.dtypes), once read
     run_records: dict = field(default_factory=dict)  # import mode: name -> Numba's type of a record the run made
+    imported_records: dict = field(default_factory=dict)  # `from .defaults import State`: name -> its Record
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

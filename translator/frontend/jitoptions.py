@@ -40,9 +40,10 @@ HONOURED = {"device", "fastmath", "lineinfo", "max_registers", "launch_bounds", 
 KNOWN_JIT_OPTIONS = HONOURED | set(IGNORED)
 
 
-def read_options(info: ModuleInfo, kwargs: dict, notes: list) -> dict:
+def read_options(info: ModuleInfo, kwargs: dict, notes: list, unknown: list | None = None) -> dict:
     """{option: value} from the decorator's keywords; NOTES gets (node, construct, message) per option ignored.
-    Raises Unsupported for an option numba-cuda does not have, or one it rejects."""
+    Raises Unsupported for an option numba-cuda does not have, or one it rejects; with UNKNOWN, an option it does
+    not have goes there instead (as its Unsupported): numba-cuda refuses it only when the kernel is launched."""
     options = {}
     for key, node in kwargs.items():
         if key == "target" and info.module_info.imports_numbapro and _value(info, node) in ("gpu", "cuda"):
@@ -52,10 +53,14 @@ def read_options(info: ModuleInfo, kwargs: dict, notes: list) -> dict:
         if key not in KNOWN_JIT_OPTIONS:
             why = {"target": "cuda.jit always compiles for the GPU", "nopython": "a CUDA kernel is always nopython",
                    "parallel": "a CUDA kernel is parallel by its launch"}.get(key, "")
-            raise Unsupported(node, f"@cuda.jit option '{key}'", "numba-cuda has no such option: compiling the "
-                              f"kernel raises TypeError (unexpected keyword argument '{key}'), so Numba refuses it "
-                              "too", (f"remove it ({why})" if why else "remove it") + "; cuda.jit takes: "
-                              + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
+            refusal = Unsupported(node, f"@cuda.jit option '{key}'", "numba-cuda has no such option: compiling the "
+                                  f"kernel raises TypeError (unexpected keyword argument '{key}'), so Numba refuses "
+                                  "it too", (f"remove it ({why})" if why else "remove it") + "; cuda.jit takes: "
+                                  + ", ".join(sorted(KNOWN_JIT_OPTIONS)))
+            if unknown is None:
+                raise refusal
+            unknown.append(refusal)
+            continue
         value = _value(info, node)
         if key in ("argtypes", "restype"):
             continue  # read as the signature

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 from pathlib import Path
 
 import libcst as cst
@@ -17,7 +18,7 @@ from .discover import Discoverer
 from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
 from .scan import assignment_counts, find_nodes
-from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, python3_source, unimported_names
+from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, project_folders, python3_source, unimported_names
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -136,6 +137,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
         _assume_conventional_names(info)
     else:
         _assume_snippet_names(info)
+    _assume_project_names(info)
     info.imported = imported
     if imported is not None:
         apply_globals(info, imported)
@@ -182,6 +184,34 @@ def _assume_conventional_names(info: ModuleInfo) -> None:
             info.notices.append(info.reporter.make(star, f"'{name}'", f"taken to be {qualified}: this module does "
                                                    f"not import it, and `from {info.star_imports[0]} import *` "
                                                    "cannot be read without running it"))
+
+
+def _assume_project_names(info: ModuleInfo) -> None:
+    """`from cubie.cuda_simsafe import cuda, int32`: a project module that picks its `cuda` (numba's, or a simulator's
+    by an environment variable) and Numba's types, or re-exports them, where numba2cuda cannot read which: not found
+    here, or bound on branches. Kernels mean Numba's by them (Numba compiles nothing else): read so, with a note."""
+    for name, conventional in SNIPPET_NAMES.items():
+        qualified = info.aliases.get(name)
+        reason = info.nonconstant.get(name, "")
+        if qualified is not None and qualified.endswith(f".{name}") and qualified != conventional:
+            module = qualified[:-len(name) - 1]
+            try:
+                if importlib.util.find_spec(module.split(".", 1)[0]) is not None:
+                    continue
+            except (ImportError, ValueError):
+                pass
+            why = f"it comes from {module}, which numba2cuda cannot find (not next to this file)"
+        elif reason.startswith("(imported from ") and "is set under" in reason:
+            why = f"it comes from {reason[len('(imported from '):reason.index(')')]}, which chooses it when it runs"
+        else:
+            continue
+        node = next(iter(find_nodes(info.module, lambda n: isinstance(n, cst.ImportAlias) and (
+            n.evaluated_alias or n.evaluated_name) == name, first=True)), None)  # noqa: B023 - used at once
+        info.nonconstant.pop(name, None)
+        info.needs_run.discard(name)
+        info.aliases[name] = conventional
+        info.notices.append(info.reporter.make(node, f"'{name}'", f"taken to be {conventional}: {why}; in a Numba "
+                                               "kernel it means nothing else"))
 
 
 def _assume_snippet_names(info: ModuleInfo) -> None:
@@ -259,7 +289,6 @@ class _SiblingLoader:
     (or up the package), read the same way: parsed, never run. Each is read once per translation."""
 
     MAX_FILES = 16
-    ANCESTORS = 6  # folders up from the file where a dotted absolute import may start
 
     def __init__(self, path: str, cache: dict):
         self.base = Path(path).resolve().parent if path and not path.startswith("<") else None
@@ -299,9 +328,9 @@ class _SiblingLoader:
             while (top / "__init__.py").is_file() and top.parent != top:
                 top = top.parent
             roots.append(top)
-            if len(parts) > 1:  # `from model_numba.Layers.init import *`: a project run from its root, whose
-                # folders need no __init__.py (namespace packages); the dotted path names the file
-                roots += list(self.base.parents)[:self.ANCESTORS]
+            # else a project run from a folder above (its root): `from model_numba.Layers.init import *`, whose
+            # folders need no __init__.py (namespace packages), `import constants` of the root's constants.py
+            roots += [Path(f) for f in project_folders(str(self.base))]
         candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
                                                      root.joinpath(*parts, "__init__.py"))]
         for candidate in candidates:

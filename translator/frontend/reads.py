@@ -4,6 +4,8 @@ shape; or the located reason it is none of them."""
 
 from __future__ import annotations
 
+import builtins
+
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
@@ -83,6 +85,10 @@ class NameReadLowerer:
                               "import *`, which numba2cuda cannot read without running it",
                               "translate with --import-module (numba2cuda then imports the module as Numba would "
                               "and reads the value), or import the name explicitly")
+        if callable(getattr(builtins, name, None)):  # `y[row] = sum`: the builtin itself, a value Numba refuses
+            raise Unsupported(node, f"builtin '{name}' used as a value", f"'{name}' is Python's builtin function, "
+                              "not a number: Numba cannot store or compute with a function (its typing fails)",
+                              f"call it ({name}(...)), or use the variable you meant")
         raise Unsupported(node, f"unknown name '{name}'",
                           "it is not a parameter, local variable, module constant or import",
                           "define it before the kernel as a module-level constant, or pass it as an argument")
@@ -143,7 +149,9 @@ class NameReadLowerer:
     def unknown_value(self, name, node) -> Unsupported:
         """Why a free name of the kernel has no value numba2cuda can know, and what to do."""
         module_reason = self.info.module_info.nonconstant.get(name)
-        where = "module variable" if module_reason == self.info.nonconstant[name] else "closure variable"
+        # a function of another module (`from utils import mask_get`) reads that module's variables: no closure
+        closure = self.fn.enclosing is not None and module_reason != self.info.nonconstant[name]
+        where = "closure variable" if closure else "module variable"
         reason = self.info.nonconstant[name]
         factory, runner = factory_of(reason), computed_in(reason)
         if factory is not None and not called_at_import(self.info, factory):

@@ -5,6 +5,8 @@ file) and their plain functions (compiled here by `cuda.jit(f, device=True)`).""
 
 from __future__ import annotations
 
+from .dtypes import module_records
+
 
 # The public names a library module's `import *` brings that a kernel may use, by module (a genetic algorithm's
 # `from numba.cuda.random import *`).
@@ -41,6 +43,8 @@ class SiblingImports:
                 self.view.aliases[local] = qualified
                 return
             sibling = self.sibling(mod, level)
+            if sibling is not None and name in module_records(sibling):  # a structured dtype: --types and
+                self.view.module_info.imported_records[local] = module_records(sibling)[name]  # shared arrays
             if sibling is not None and name in sibling.constants:
                 self._set_constant(local, sibling.constants[name], None)
                 if name in sibling.value_notes:

@@ -18,7 +18,9 @@ from ..ir import typesys as T
 
 def kernel_types_of(info, fi: FunctionInfo, options, signature=None) -> list:
     """A kernel's parameter types: --types over the module's NUMBA2CUDA_TYPES over its signature/annotations.
-    Raises Unsupported when some are unknown."""
+    Raises Unsupported when some are unknown, or when the kernel has an option Numba refuses at its launch."""
+    if fi.launch_refusal is not None:
+        raise fi.launch_refusal
     if options.types_text:
         options.types, options.types_text = module_types(info, options.types_text), ""
     types = kernel_param_types(fi, {**info.declared_types.get(fi.name, {}), **options.types}, signature, info)
@@ -94,8 +96,12 @@ def kernel_param_types(fi: FunctionInfo, override: dict, signature=None, info=No
                         f"the signature's types); or {hint}")
             raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types", f"its signature names "
                               f"{what}", with_run_hint(fi.scope or info, fi.node, hint))
+        stray = [n for n in override if n not in fi.params]
+        strays = (f"; the types given name {', '.join(repr(n) for n in stray)}, which '{fi.name}' does not have "
+                  f"(its parameters: {', '.join(fi.params)})") if stray else ""
         raise Unsupported(fi.node.name, f"kernel '{fi.name}' without types",
-                          f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)",
+                          f"the types of {', '.join(missing)} are unknown (Numba learns them at the first launch)"
+                          + strays,
                           with_run_hint(fi.scope or info, fi.node,
                                         "add a signature such as @cuda.jit(\"void(float32[:, ::1], int32)\"), "
                                         f"annotate the parameters, declare NUMBA2CUDA_TYPES = {{\"{fi.name}\": "

@@ -347,7 +347,8 @@ def build_program(info: ModuleInfo, options: Options) -> Program:
             program.add_kernel(fi)
         except Unsupported as exc:
             caller = called_not_launched(info, fi) if not options.kernels and len(kernels) > 1 else None
-            if caller is not None and exc.construct in (f"kernel '{fi.name}' without types", f"kernel '{fi.name}'"):
+            if caller is not None and (exc is fi.launch_refusal or
+                                       exc.construct in (f"kernel '{fi.name}' without types", f"kernel '{fi.name}'")):
                 # the whole file: a @cuda.jit only another kernel calls is a device function there, carried
                 where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
                 program.notices.append(info.reporter.make(fi.node.name, f"kernel '{fi.name}'", "not translated as a "

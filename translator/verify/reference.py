@@ -11,6 +11,7 @@ two pre-fills) and prints one JSON line describing them. Case plans and input dr
 
 import functools
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -56,13 +57,24 @@ def prod(v):
     return out
 
 
-def simulator_ufunc_shims():
+def simulator_shims():
     """numba-cuda 0.30.4's simulator cannot build a @vectorize(target="cuda") ufunc: its fake overloads have no
-    signature and it lacks cuda.is_cuda_array. Two shims let it, so a ufunc module imports and runs there."""
+    signature and it lacks cuda.is_cuda_array. Two shims let it, so a ufunc module imports and runs there. And its
+    cuda.jit refuses options numba-cuda's takes (lineinfo=, launch_bounds=, max_registers=, lto=) or takes until a
+    launch (nopython= on a function kernels only call): they change no result, so they are dropped."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0"):
         return
     from numba import cuda
     from numba.cuda import vectorizers
+
+    real_jit = getattr(cuda.jit, "__wrapped__", cuda.jit)
+    accepted = set(inspect.signature(real_jit).parameters)
+
+    @functools.wraps(real_jit)
+    def jit(*args, **options):
+        return real_jit(*args, **{k: v for k, v in options.items() if k in accepted})
+
+    cuda.jit = jit
 
     def compile_core(self, sig):
         return cuda.jit(sig, device=True)(self.pyfunc), sig.return_type
@@ -84,7 +96,7 @@ def launcher(kernel, config):
 
 
 def load(path):
-    simulator_ufunc_shims()
+    simulator_shims()
     spec = importlib.util.spec_from_file_location("n2c_userimport", os.path.join(HERE, os.pardir, "userimport.py"))
     userimport = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(userimport)

@@ -1,0 +1,224 @@
+"""Modules a kernel's project gives it: `import constants` of a module at the project's root, from a kernel in a
+sub-folder (Python finds it because the program runs from the root), read as siblings are, parsed and never run,
+and put on sys.path by the import mode; and functions whose cuda.jit carries an option numba-cuda's kernels refuse
+(`nopython=True`), which numba-cuda compiles where a kernel calls them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from translator.cli import main
+from translator.emit.render import render_program
+from translator.errors import UserError
+from translator.frontend.module import parse_file
+from translator.lower.program import Options, build_program
+
+KERNEL = """
+    import constants
+    import smoothing
+    from numba import cuda
+
+
+    @cuda.jit("void(float64[:])")
+    def clamp(a):
+        i = cuda.grid(1)
+        if i < a.size and a[i] > constants.LIMIT:
+            a[i] = smoothing.weight(constants.LIMIT)
+"""
+CONSTANTS = "LIMIT = 8.5\n"
+SMOOTHING = """
+    from numba import cuda
+
+
+    @cuda.jit(device=True)
+    def weight(d):
+        return 1.0 - d
+"""
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def project(root, marker=None):
+    """Fluid-Simulator's layout: main.py's folder holds constants.py and smoothing.py; the kernel is in Physics/."""
+    write(root / "constants.py", CONSTANTS)
+    write(root / "smoothing.py", SMOOTHING)
+    write(root / "__init__.py", "")
+    write(root / "Physics" / "__init__.py", "")
+    if marker:
+        write(root / marker, "")
+    return write(root / "Physics" / "gpu.py", KERNEL)
+
+
+def translate(path, mode=None) -> str:
+    return render_program(build_program(parse_file(path, mode), Options()), path.name)
+
+
+def test_a_kernel_in_a_sub_folder_reads_the_project_roots_modules(tmp_path):
+    cu = translate(project(tmp_path / "proj", marker="pyproject.toml"))
+    assert "a[i] > 8.5" in cu
+    assert "weight(8.5)" in cu and "__device__ double weight(double d)" in cu
+
+
+def test_the_project_root_bounds_the_search(tmp_path):
+    """A module above the folder that holds .git (or pyproject.toml) is no module of the project."""
+    write(tmp_path / "constants.py", CONSTANTS)
+    write(tmp_path / "smoothing.py", SMOOTHING)
+    path = write(tmp_path / "proj" / "Physics" / "gpu.py", KERNEL)
+    write(tmp_path / "proj" / ".git", "")
+    with pytest.raises(UserError) as exc:
+        translate(path)
+    assert "constants" in exc.value.text
+
+
+def test_the_import_mode_finds_the_project_roots_modules(tmp_path):
+    cu = translate(project(tmp_path / "proj"), "sim")
+    assert "8.5" in cu and "weight(" in cu
+
+
+HELPER = """
+    from numba import cuda
+
+
+    @cuda.jit(nopython=True, parallel=True)
+    def scale(a, i, x):
+        a[i] = a[i] * x
+"""
+CALLER = """
+    from numba import cuda
+    {imports}
+
+    @cuda.jit("void(float32[:], float32)")
+    def k(a, x):
+        i = cuda.grid(1)
+        if i < a.size:
+            scale(a, i, x)
+"""
+
+
+@pytest.mark.parametrize("where", ["same file", "sibling module"])
+def test_a_function_with_nopython_that_a_kernel_calls_is_its_device_function(tmp_path, capsys, where):
+    """simDRIFT's walkers: numba-cuda ignores the options where a kernel calls the function (a device function
+    there); it raises TypeError only where one is launched."""
+    if where == "same file":
+        path = write(tmp_path / "kern.py", textwrap.dedent(HELPER) + textwrap.dedent(CALLER.format(imports="")))
+    else:
+        write(tmp_path / "helpers.py", HELPER)
+        path = write(tmp_path / "kern.py", CALLER.format(imports="from helpers import scale"))
+    out = tmp_path / "k.cu"
+    assert main(["translate", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "option 'nopython': ignored where a kernel calls this function" in err
+    assert "option 'parallel': ignored where a kernel calls this function" in err
+    text = out.read_text()
+    assert "__device__" in text and "scale(" in text and "__global__ void k(" in text
+
+
+def test_a_launched_kernel_with_nopython_is_refused(tmp_path, capsys):
+    path = write(tmp_path / "kern.py", textwrap.dedent(HELPER) + textwrap.dedent(CALLER.format(imports="")))
+    assert main(["translate", str(path), "--kernel", "scale", "--types", "a=float32[:], i=int64, x=float32",
+                 "-o", str(tmp_path / "s.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "kern.py:5:20: error: @cuda.jit option 'nopython': numba-cuda has no such option" in err
+    assert not (tmp_path / "s.cu").exists()
+
+
+LINEINFO = """
+    import numpy as np
+    from numba import cuda
+
+
+    @cuda.jit("void(float32[::1])", lineinfo=True, max_registers=32, lto=True)
+    def twice(a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] *= 2
+
+
+    def example(rng, size="small"):
+        a = rng.uniform(-1, 1, 40).astype(np.float32)
+        return dict(kernel=twice, griddim=2, blockdim=32, args=[a], expected={0: a * 2})
+"""
+
+
+@pytest.mark.needs("g++")
+def test_verify_runs_a_module_whose_kernels_ask_for_options_the_simulator_lacks(tmp_path, capsys):
+    """The CUDA simulator's cuda.jit refuses lineinfo=, max_registers= and lto=, which numba-cuda takes: the
+    module could not even be imported as verify's reference, so no kernel with them could be verified on the CPU."""
+    path = write(tmp_path / "opts.py", LINEINFO)
+    assert main(["verify", str(path)]) == 0
+    assert "verdict: EQUIVALENT" in capsys.readouterr().out
+
+
+def test_a_computed_variable_of_the_module_a_helper_comes_from_is_called_a_module_variable(tmp_path, capsys):
+    """pygdf's mask_get, an @njit function of utils.py, reads utils' mask_bitsize (computed by a call): the
+    message called it a closure variable, though no function encloses it."""
+    write(tmp_path / "utils.py", """
+        import numpy as np
+        from numba import njit
+
+        mask_bitsize = np.dtype(np.uint8).itemsize * 8
+
+
+        @njit
+        def mask_get(mask, pos):
+            return (mask[pos // mask_bitsize] >> (pos % mask_bitsize)) & 1
+    """)
+    path = write(tmp_path / "kern.py", """
+        from numba import cuda
+        from utils import mask_get
+
+
+        @cuda.jit("void(float64, uint8[::1], float64[::1])")
+        def fill(value, validity, out):
+            i = cuda.grid(1)
+            if i < out.size and not mask_get(validity, i):
+                out[i] = value
+    """)
+    assert main(["translate", str(path), "-o", str(tmp_path / "k.cu")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'utils.py'}:10:25: error: module variable 'mask_bitsize': is not a constant" in err
+
+
+BUSY = """
+    {imports}
+
+
+    @cuda.jit
+    def busy(out):
+        x = float32(0.0)
+        for _ in range(10):
+            x += float32(1.5)
+        out[cuda.grid(1)] = x
+"""
+SIMSAFE = """
+    import os
+    if os.environ.get("USE_OTHER_TARGET"):
+        from other_target import cuda, float32
+    else:
+        from numba import cuda, float32
+"""
+
+
+@pytest.mark.parametrize("layout", ["package not found", "module that chooses"])
+def test_cuda_from_a_project_module_numba2cuda_cannot_read_is_numbas(tmp_path, capsys, layout):
+    """cubie's tests and benchmarks take `cuda` and Numba's types from cubie.cuda_simsafe, which picks them by an
+    environment variable (and is not next to the tests): the kernels were 'not found' at all."""
+    if layout == "module that chooses":
+        write(tmp_path / "simsafe.py", SIMSAFE)
+        path = write(tmp_path / "kern.py", BUSY.format(imports="from simsafe import cuda, float32"))
+        source = "simsafe, which chooses it when it runs"
+    else:
+        path = write(tmp_path / "kern.py", BUSY.format(imports="from project_not_here.simsafe import cuda, float32"))
+        source = "project_not_here.simsafe, which numba2cuda cannot find"
+    out = tmp_path / "k.cu"
+    assert main(["translate", str(path), "--types", "out=float32[::1]", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"'cuda': taken to be numba.cuda: it comes from {source}" in err
+    assert f"'float32': taken to be numba.float32: it comes from {source}" in err
+    assert "__global__ void busy(float *out" in out.read_text()
