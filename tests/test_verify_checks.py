@@ -330,6 +330,8 @@ REAL_WORLD = [
      "n2c::array_sum<float>(row, m_shape1)", 1, "n2c::array_sum<double>(row, m_shape1)"),
     ("real_world_constructs_8.py", {"compare_arrays", "inverse", "library", "primitives"}, "primitives",
      "mix(neg(x[k]), 3.0, around(k, i, x, x_shape0), 2.0)", 1, "mix(neg(x[k]), 3.0, around(k, 0, x, x_shape0), 2.0)"),
+    ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
+     "if (learn != true) {"),
 ]
 
 

@@ -211,6 +211,12 @@ class Typer:
 
     def t_Compare(self, e):
         ts = self._scalars(e, e.left, e.right)
+        if e.op in ("is", "is not") and ts is not None:
+            if ts[0] != T.BOOL or ts[1] != T.BOOL:
+                raise TypeErrorAt(e.node, f"'{e.op}' comparison", f"of {ts[0].name} and {ts[1].name}: Numba's "
+                                  "`is` compares two booleans' values, and numbers only where both have one type "
+                                  "(else it is False)", "compare values with == or !=")
+            e.op = "==" if e.op == "is" else "!="
         if ts and any(t.is_complex for t in ts) and e.op not in ("==", "!="):
             raise TypeErrorAt(e.node, f"'{e.op}' on a complex number", "complex numbers are not ordered",
                               "compare abs(z) or z.real")

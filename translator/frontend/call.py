@@ -9,6 +9,7 @@ import os
 import re
 
 import libcst as cst
+import numpy as np
 
 from ..ir import intrinsics
 from ..ir import nodes as ir
@@ -194,6 +195,9 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
                                "module registers with Numba's extension API (numba.extending) is not translated",
                                "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
                                "(--backend auto)")
+        removed = _removed_numpy_alias(canon)
+        if removed is not None:
+            return Unsupported(node.func, f"call to {canon}()", removed[0], removed[1])
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
@@ -358,6 +362,21 @@ def _dim3(name, axis):
 def _arity(nargs):
     lo, hi = nargs
     return str(lo) if lo == hi else f"{lo} to {hi}"
+
+
+# NumPy's aliases of Python's types, removed in NumPy 1.24: Numba finds no `np.int` to compile (AttributeError)
+_REMOVED_NP_ALIASES = {"int": "int", "float": "float", "bool": "bool", "complex": "complex", "object": "object",
+                       "str": "str", "long": "int", "unicode": "str"}
+
+
+def _removed_numpy_alias(canon: str) -> tuple[str, str] | None:
+    """(message, hint) for `np.int(x)` where the installed NumPy no longer has it, else None."""
+    attr = canon[3:] if canon.startswith("np.") else ""
+    if attr not in _REMOVED_NP_ALIASES or isinstance(getattr(np, attr, None), type):
+        return None
+    builtin = _REMOVED_NP_ALIASES[attr]
+    return (f"np.{attr} was NumPy's alias of Python's {builtin}, removed in NumPy 1.24: numpy has no attribute "
+            f"'{attr}', so Numba cannot compile it either", f"write {builtin}(...)")
 
 
 def _hint_for(canon: str) -> str:

@@ -215,6 +215,10 @@ class ExprLowerer:
             op = COMPARES.get(type(target.operator))
             if op is None and isinstance(target.operator, (cst.In, cst.NotIn)) and len(node.comparisons) == 1:
                 return self.membership(left, target, node)
+            if op is None and isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
+                # `flag is True`: the typer keeps it for two booleans (numba-cuda's bool_is_impl compares values)
+                return ir.Compare("is" if isinstance(target.operator, cst.Is) else "is not", left,
+                                  self.expr(target.comparator))
             if op is None:
                 words = {cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not"}
                 name = words.get(type(target.operator), type(target.operator).__name__)

@@ -136,6 +136,9 @@ RECORD = (" (a record's array field, Numba's nestedarray, which is read through 
           "or the field as an array of its own)")
 DATETIME = (" (numba2cuda does not translate datetime64 and timedelta64 values; pass an array of them as its int64 view, "
             "a.view(np.int64), and compare the counts)")
+STRINGS = (" (Numba's string types, such as UnicodeCharSeq, an element of a NumPy 'U' array, are not translated: "
+           "pass the characters' codes as an integer array, a.view(np.uint32) of a '<U1' array or a.view(np.uint8) "
+           "of an 'S1' one, and compare codes, ord('A'))")
 
 
 def why_unknown(text: str) -> str:
@@ -144,6 +147,8 @@ def why_unknown(text: str) -> str:
         return RECORD
     if re.search(r"(datetime|timedelta)|\b[mM]8\b", text, re.I):
         return DATETIME
+    if re.search(r"\b(UnicodeCharSeq|CharSeq|unicode_type)\b", text):
+        return STRINGS
     return NOT_EXTENSIONS
 
 

@@ -54,7 +54,7 @@ class OriginalTimeout(Exception):
 
 class _Helpers:
     def __init__(self, ops):
-        self.un, self.chain = ops.unop, ops.chain
+        self.un, self.chain, self.is_ = ops.unop, ops.chain, ops.is_
         self.reduce = ops.NUMPY.method
         for i, fn in enumerate(ops.BIN):
             setattr(self, f"b{i}", fn)
@@ -97,6 +97,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            test = ast.Call(_helper("is_", node), [node.left, node.comparators[0]], [])
+            return ast.copy_location(test if isinstance(node.ops[0], ast.Is) else ast.UnaryOp(ast.Not(), test), node)
         if any(type(op) not in _CMP for op in node.ops):
             return node
         if len(node.ops) == 1:

@@ -293,6 +293,14 @@ BIN[:] = [_dispatcher(op, _make_bin) for op in BIN_OPS]
 CMP[:] = [_dispatcher(op, _make_cmp) for op in CMP_OPS]
 
 
+def is_(a, b) -> bool:
+    """`a is b` as Numba compiles it: two booleans by value (numba-cuda's bool_is_impl; the simulator's np.True_
+    is not Python's True), anything else by identity (None)."""
+    if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
+        return bool(a) == bool(b)
+    return a is b
+
+
 def chain(left, *rest):
     """left OP1 c1 OP2 c2 ...: each comparand a thunk, evaluated once and only as far as Python would."""
     for i in range(0, len(rest), 2):
