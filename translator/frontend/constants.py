@@ -115,6 +115,10 @@ def _evaluate(info: ModuleInfo, node, local_consts: dict | None = None):
         name = dotted(node)
         if name in scope:  # `params.N` of a sibling module read by import
             return scope[name]
+        if node.attr.value == "itemsize":  # pygdf's `mask_bitsize = mask_dtype.itemsize * 8`
+            size = _itemsize(info, node.value, local_consts)
+            if size is not None:
+                return size
         if isinstance(node.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and name not in info.aliases:
             try:
                 base = const_eval(info, node.value, local_consts)
@@ -280,6 +284,24 @@ def _plain(v):
     if isinstance(v, ConstArray):
         raise ConstEvalError("the truth value of an array")
     return v
+
+
+def _itemsize(info: ModuleInfo, node, local_consts, depth: int = 0) -> int | None:
+    """The bytes of one element of the dtype NODE gives: `np.dtype(np.uint8)`, a NumPy scalar (`np.float32(0)`), a
+    constant array, or a module name bound once to one of these; else None."""
+    if isinstance(node, cst.Name) and depth < 4 and node.value in info.value_nodes and \
+            node.value not in info.constants:
+        return _itemsize(info, info.value_nodes[node.value], local_consts, depth + 1)
+    if isinstance(node, cst.Call) and resolve(info, node.func) == "np.dtype" and len(node.args) == 1:
+        scalar = dtype_of(info, node.args[0].value)
+        return None if scalar is None or scalar.kind == "r" else scalar.bits // 8
+    try:
+        value = const_eval(info, node, local_consts)
+    except ConstEvalError:
+        return None
+    if isinstance(value, Typed):
+        return value.type.bits // 8
+    return value.dtype.bits // 8 if isinstance(value, ConstArray) else None
 
 
 def _attribute(base, attr: str):

@@ -170,8 +170,8 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         unread = (f"'{unknown}', which {at.nonconstant[unknown]}", at is at.module_info)
         notes.append((args[0], "signature", f"'{unknown}' {at.nonconstant[unknown]}; the types come from "
                       "--types or NUMBA2CUDA_TYPES instead"))
-    if refused and (is_device or signatures):  # a signature compiles the kernel where it is made: it fails there
-        raise refused[0]
+    if refused and signatures and not is_device:  # a kernel's signature compiles it where it is made: it fails
+        raise refused[0]                           # there (a device function's compile takes no such option)
     if not args and "argtypes" in kwargs:
         signatures = [argtypes_signature(at, kwargs)]
         notes.append((kwargs["argtypes"], "@cuda.jit(argtypes=...)", "read as the signature (numba-cuda now asks "
@@ -217,10 +217,14 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
     fi.notices = [view.reporter.make(node, construct, message) for node, construct, message in notes]
     fi.unread_signature = unread
     if refused:
-        fi.launch_refusal = refused[0]
-        fi.call_notices = [view.reporter.make(u.node, u.construct, "ignored where a kernel calls this function: "
-                                              "numba-cuda compiles it there as a device function, without the "
-                                              "option (launching it would raise TypeError)") for u in refused]
+        if is_device:  # numba-cuda's device compile never reads it
+            fi.notices += [view.reporter.make(u.node, u.construct, "ignored: numba-cuda compiles a device function "
+                                              "without it (cuda.jit has no such option)") for u in refused]
+        else:
+            fi.launch_refusal = refused[0]
+            fi.call_notices = [view.reporter.make(u.node, u.construct, "ignored where a kernel calls this function: "
+                                                  "numba-cuda compiles it there as a device function, without the "
+                                                  "option (launching it would raise TypeError)") for u in refused]
     fi.also_known_as = {fn.name.value, fi.name}
     return fi
 
