@@ -276,3 +276,63 @@ def test_the_itemsize_of_a_dtype_is_a_constant(tmp_path):
     """)
     cu = translate(path)
     assert "mask_bitsize = 8;" in cu and "WORD = 6;" in cu
+
+
+CFG_KERNEL = """
+    from numba import cuda
+    import genalg_cfg as cfg
+
+
+    @cuda.jit("void(int64[::1], int64[::1])")
+    def crossover(config_i, out):
+        i = cuda.grid(1)
+        if i < config_i[cfg.POPULATION_SIZE]:
+            out[i] = config_i[cfg.CHROMO_SIZE] * cfg.SCALE
+"""
+
+
+@pytest.mark.parametrize("mode", [None, "sim"])
+def test_a_module_the_projects_pythonpath_gives_is_read(tmp_path, monkeypatch, mode):
+    """PyGenAlg's kernels `import GenAlgCfg as cfg` from a folder its pp.bat puts on PYTHONPATH: statically the
+    module was not found ('cannot read without running it'), and the import mode refused `cfg.N` as 'another
+    module's' name. Computed values (SCALE) need the run."""
+    cfg_dir = tmp_path / "cfg"
+    write(cfg_dir / "genalg_cfg.py", f"""
+        POPULATION_SIZE = 0
+        CHROMO_SIZE = 1
+        SCALE = {'int("3")' if mode else '3'}
+    """)
+    path = write(tmp_path / "examples" / "kern.py", CFG_KERNEL)
+    monkeypatch.setenv("PYTHONPATH", str(cfg_dir))
+    monkeypatch.syspath_prepend(str(cfg_dir))
+    cu = translate(path, mode)
+    assert "if (i < config_i[0]) {" in cu and "out[i] = config_i[1] * 3;" in cu
+
+
+def test_a_device_function_the_module_makes_by_exec_is_read_by_the_import_mode(tmp_path, capsys):
+    """ZMCintegral exec()s the user's device function into its globals: the message was 'call to fun(): is not
+    supported in kernels', with a hint listing device functions, which fun is."""
+    path = write(tmp_path / "mc.py", '''
+        import math
+        from numba import cuda
+
+        USER_FUNC = """
+        @cuda.jit(device=True)
+        def fun(v):
+            return math.sin(v)
+        """
+        exec(USER_FUNC, globals())
+
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def integrate(out, x):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = fun(x[i])
+    ''')
+    assert main(["translate", str(path), "-o", str(tmp_path / "a.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "error: call to fun(): 'fun' is defined nowhere in this file: the module makes names when it runs" in err
+    assert "translate with --import-module" in err
+    assert main(["translate", str(path), "--import-module", "-o", str(tmp_path / "b.cu")]) == 0
+    assert "sin(" in (tmp_path / "b.cu").read_text()

@@ -332,6 +332,7 @@ REAL_WORLD = [
      "mix(neg(x[k]), 3.0, around(k, i, x, x_shape0), 2.0)", 1, "mix(neg(x[k]), 3.0, around(k, 0, x, x_shape0), 2.0)"),
     ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
      "if (learn != true) {"),
+    ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
 ]
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .constants import ConstEvalError, const_eval, reads_argv
+from .decorators import cuda_jit_arm
 from .names import dotted, resolve
 from .scan import find_nodes
 from .siblings import SiblingImports
@@ -319,6 +320,13 @@ class Binder(SiblingImports):
                     node if node is not None else stmt, f"'{name}'", f"taken as {first!r}, as the file run as a "
                     f"script sets it under `if __name__ == \"__main__\":` (line {line}); imported, the kernel "
                     "would find no such name")
+            elif (arm := cuda_jit_arm(self.view, [r["value_nodes"].get(name) for r in results])) is not None:
+                # ray tracing's `device_decorator = cuda.jit(device=True)` under `if cuda.is_available():`
+                self.view.nonconstant.pop(name, None)
+                self.view.value_nodes[name] = arm
+                self.view.notices.append(self.view.reporter.make(arm, f"'{name}'", f"taken as "
+                                         f"{self.view.code(arm)}, its value on one arm of {what} (line {line}): "
+                                         "the other arms bind what kernels cannot call"))
             else:
                 self._unknown(name, f"is set under {what} (line {line}), which numba2cuda cannot decide "
                                     "without running the module", run=True)

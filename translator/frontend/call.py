@@ -3,6 +3,7 @@ devcalls.py; NumPy's reductions: reductions.py)."""
 
 from __future__ import annotations
 
+import builtins
 import cmath
 import math
 import os
@@ -21,6 +22,7 @@ from .names import dotted, from_unread_module, resolve, scalar_type_of_name
 from .builtins import BuiltinLowerer
 from .reductions import METHODS as REDUCTION_METHODS, REDUCTIONS, ReductionLowerer
 from .runhint import with_run_hint
+from .scan import names_bound_anywhere
 from .expr import GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -198,6 +200,16 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
         removed = _removed_numpy_alias(canon)
         if removed is not None:
             return Unsupported(node.func, f"call to {canon}()", removed[0], removed[1])
+        if isinstance(node.func, cst.Name) and canon == name and not hasattr(builtins, name) and \
+                name not in names_bound_anywhere(self.info.module_info.module):
+            # ZMCintegral's `fun`, made by exec(..., globals()) when the module runs; or a typo
+            made = any(w in self.info.module_info.source for w in ("exec(", "globals()"))
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is defined nowhere in this file" + (
+                               ": the module makes names when it runs (exec, globals())" if made else
+                               " (Python stops here with a NameError)"),
+                               "translate with --import-module (numba2cuda then imports the module as Numba would "
+                               "and reads the function the run made)" if made else
+                               "define it as a @cuda.jit(device=True) function, or import it")
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):

@@ -17,6 +17,16 @@ _MAX_DEPTH = 6  # decorators that wrap decorators: deeper than this is not follo
 
 # ------------------------------------------------------------------ what makes a jit
 
+def cuda_jit_arm(info: ModuleInfo, values: list):
+    """The one value among VALUES (a name's binding on each arm of an `if`) that is a cuda.jit, where every other
+    arm binds it to something else (`jit(inline='always')` where no GPU is found); else None. A kernel calls only
+    what cuda.jit compiles, so that arm is the one its decorator means."""
+    if any(v is None for v in values):
+        return None
+    arms = [v for v in values if jit_parts(info, v) is not None]
+    return arms[0] if len(arms) == 1 and len(values) > 1 else None
+
+
 def jit_parts(info: ModuleInfo, expr, depth: int = 0):
     """(positional args, keyword args) of the cuda.jit an expression applies, or None if it applies none.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 from pathlib import Path
 
 import libcst as cst
@@ -331,6 +332,8 @@ class _SiblingLoader:
             # else a project run from a folder above (its root): `from model_numba.Layers.init import *`, whose
             # folders need no __init__.py (namespace packages), `import constants` of the root's constants.py
             roots += [Path(f) for f in project_folders(str(self.base))]
+            # and the folders PYTHONPATH adds, where a project's programs run with it set (PyGenAlg's pp.bat)
+            roots += [Path(f) for f in os.environ.get("PYTHONPATH", "").split(os.pathsep) if f]
         candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
                                                      root.joinpath(*parts, "__init__.py"))]
         for candidate in candidates:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from ..errors import Poisoned, Unsupported
 from ..ir import nodes as ir
-from ..ir.facts import mentions
+from ..ir.facts import decided_test, mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
@@ -102,6 +102,16 @@ class TupleAssignLowerer:
             if not isinstance(el.value, cst.Name):
                 raise Unsupported(el.value, "tuple target", "only names can be unpacked into", "a, b = ...")
             names.append(el.value)
+        if isinstance(value_node, cst.IfExp) and all(isinstance(arm, (cst.Tuple, cst.List)) for arm in (
+                value_node.body, value_node.orelse)):
+            # `first, second = (i, j) if i < j else (j, i)` (a lock order): each arm unpacked on its branch, as
+            # Numba's IfExp of two tuples of one type evaluates only the chosen arm
+            cond = self.expr(value_node.test)
+            decided = decided_test(cond)
+            if decided is not None:
+                return self.assign_tuple(target, value_node.body if decided else value_node.orelse)
+            return [ir.If(cond=cond, body=self.assign_tuple(target, value_node.body),
+                          orelse=self.assign_tuple(target, value_node.orelse))]
         if isinstance(value_node, (cst.Tuple, cst.List)):
             values = [self.value(el.value) for el in value_node.elements]
         else:
