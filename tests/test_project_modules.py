@@ -155,34 +155,39 @@ def test_verify_runs_a_module_whose_kernels_ask_for_options_the_simulator_lacks(
     assert "verdict: EQUIVALENT" in capsys.readouterr().out
 
 
+MASK_GET = """
+
+
+    @njit
+    def mask_get(mask, pos):
+        return (mask[pos // mask_bitsize] >> (pos % mask_bitsize)) & 1
+"""
+FILL = """
+    from numba import cuda
+    from utils import {names}
+
+
+    @cuda.jit("void(float64, uint8[::1], float64[::1])")
+    def fill(value, validity, out):
+        i = cuda.grid(1)
+        if i < out.size and not mask_get(validity, i):
+            out[i] = {value}
+"""
+
+
 def test_a_computed_variable_of_the_module_a_helper_comes_from_is_called_a_module_variable(tmp_path, capsys):
     """An @njit function of utils.py reads utils' mask_bitsize (computed by a call): the message called it a
     closure variable, though no function encloses it."""
-    write(tmp_path / "utils.py", """
+    write(tmp_path / "utils.py", textwrap.dedent("""
         import os
         from numba import njit
 
         mask_bitsize = int(os.environ.get("MASK_BITS", "8"))
-
-
-        @njit
-        def mask_get(mask, pos):
-            return (mask[pos // mask_bitsize] >> (pos % mask_bitsize)) & 1
-    """)
-    path = write(tmp_path / "kern.py", """
-        from numba import cuda
-        from utils import mask_get
-
-
-        @cuda.jit("void(float64, uint8[::1], float64[::1])")
-        def fill(value, validity, out):
-            i = cuda.grid(1)
-            if i < out.size and not mask_get(validity, i):
-                out[i] = value
-    """)
+    """) + textwrap.dedent(MASK_GET))
+    path = write(tmp_path / "kern.py", FILL.format(names="mask_get", value="value"))
     assert main(["translate", str(path), "-o", str(tmp_path / "k.cu")]) == 2
     err = capsys.readouterr().err
-    assert f"{tmp_path / 'utils.py'}:10:25: error: module variable 'mask_bitsize':" in err
+    assert f"{tmp_path / 'utils.py'}:11:25: error: module variable 'mask_bitsize':" in err
 
 
 BUSY = """
@@ -250,30 +255,16 @@ def test_a_device_function_with_nopython_is_compiled_without_it(tmp_path, capsys
 def test_the_itemsize_of_a_dtype_is_a_constant(tmp_path):
     """pygdf's utils.py: `mask_dtype = np.dtype(np.uint8)`, `mask_bitsize = mask_dtype.itemsize * 8`, read by the
     kernels and by an @njit helper; it was 'not a constant numba2cuda can evaluate'."""
-    write(tmp_path / "utils.py", """
+    write(tmp_path / "utils.py", textwrap.dedent("""
         import numpy as np
         from numba import njit
 
         mask_dtype = np.dtype(np.uint8)
         mask_bitsize = mask_dtype.itemsize * 8
         WORD = np.float32(0).itemsize + np.arange(3, dtype=np.int16).itemsize
-
-
-        @njit
-        def mask_get(mask, pos):
-            return (mask[pos // mask_bitsize] >> (pos % mask_bitsize)) & 1
-    """)
-    path = write(tmp_path / "kern.py", """
-        from numba import cuda
-        from utils import mask_bitsize, mask_get, WORD
-
-
-        @cuda.jit("void(float64, uint8[::1], float64[::1])")
-        def fill(value, validity, out):
-            i = cuda.grid(1)
-            if i < out.size and not mask_get(validity, i):
-                out[i] = value + mask_bitsize + WORD
-    """)
+    """) + textwrap.dedent(MASK_GET))
+    path = write(tmp_path / "kern.py", FILL.format(names="mask_bitsize, mask_get, WORD",
+                                                   value="value + mask_bitsize + WORD"))
     cu = translate(path)
     assert "mask_bitsize = 8;" in cu and "WORD = 6;" in cu
 
