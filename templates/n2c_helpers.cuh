@@ -1189,3 +1189,7 @@ __device__ __forceinline__ C catan(C z)
 
 // @helper fp16
 // float16 is CUDA's __half (<cuda_fp16.h>): its operators and the cuda.fp16 functions are cuda_fp16.h's own.
+
+// @helper bf16
+// bfloat16 is CUDA's __nv_bfloat16 (<cuda_bf16.h>): its operators and the cuda.bf16 functions are cuda_bf16.h's own,
+// which numba-cuda binds.

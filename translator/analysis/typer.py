@@ -185,6 +185,8 @@ class Typer:
             return None
         a, b = ts
         op = e.op
+        if T.BFLOAT16 in ts:
+            return _bfloat16_operands(e, a, b, op in ("+", "-", "*", "/"))
         if (a.is_complex or b.is_complex) and op not in ("+", "-", "*", "/", "**"):
             raise TypeErrorAt(e.node, f"'{op}' on a complex number", "complex numbers have +, -, *, / and ** 2 only")
         if op in "+-*":
@@ -207,10 +209,15 @@ class Typer:
             return None
         if e.op == "~" and (ts[0].is_float or ts[0].is_complex):
             raise TypeErrorAt(e.node, "'~' on a float", "bit operations need integers")
+        if ts[0] == T.BFLOAT16:
+            return _bfloat16_operands(e, ts[0], ts[0], e.op in ("-", "+"))
         return T.unary_result(e.op, ts[0])
 
     def t_Compare(self, e):
         ts = self._scalars(e, e.left, e.right)
+        if ts is not None and T.BFLOAT16 in ts and e.op not in ("is", "is not"):
+            _bfloat16_operands(e, ts[0], ts[1], True)
+            return T.BOOL
         if e.op in ("is", "is not") and ts is not None:
             if ts[0] != T.BOOL or ts[1] != T.BOOL:
                 raise TypeErrorAt(e.node, f"'{e.op}' comparison", f"of {ts[0].name} and {ts[1].name}: Numba's "
@@ -458,3 +465,16 @@ def _c_identifier(name: str, taken: set) -> str:
 def count_leaves(shape) -> int:
     """How many flat items a DeviceCall group stands for: 1 for None, else the numbers and arrays it nests."""
     return 1 if shape is None else sum(count_leaves(s) for s in shape)
+
+
+def _bfloat16_operands(e, a, b, defined: bool):
+    """numba-cuda binds cuda_bf16.h's operators: +, -, *, / and comparisons of two bfloat16 values, unary - and +,
+    which numba2cuda translates to the same operators. With another operand Numba converts through the conversions
+    the binding registers, in an order numba2cuda does not reproduce: refused, with the explicit spelling."""
+    if a == b == T.BFLOAT16 and defined:
+        return T.BFLOAT16
+    what = f"'{e.op}' of {a} and {b}" if a != b else f"'{e.op}' on bfloat16"
+    raise TypeErrorAt(e.node, what, "numba2cuda translates cuda_bf16.h's +, -, *, / and comparisons of two bfloat16 "
+                      "values; with any other operand, or operator, Numba picks one of the binding's conversions, "
+                      "which numba2cuda does not guess", "convert explicitly: bfloat16(x) for the other operand, or "
+                      "compute in float32 (float32(b)); cuda.bf16 has the other operations (hmax, hfma, ...)")

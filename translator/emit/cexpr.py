@@ -127,6 +127,11 @@ class ExprPrinter:
         return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{field}", PRECEDENCE["postfix"]
 
     def visit_Cast(self, e):
+        if e.to == T.BFLOAT16:  # cuda_bf16.h's constructor of the value's own C type, as numba-cuda's binding calls
+            return f"__nv_bfloat16({self.expr(e.value)})", PRECEDENCE["postfix"]
+        if e.value.ctype == T.BFLOAT16 and e.to != T.FLOAT32:
+            # exact as a float; then as C converts a float (truncation, saturation), which __bfloat162int_rz matches
+            return f"({c_type(e.to)})(float){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
         if e.value.ctype == T.FLOAT16 and e.to != T.FLOAT32:
             # __half converts to float exactly, then as Numba converts a half; its other conversions are ambiguous
             return f"({c_type(e.to)})(float){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]

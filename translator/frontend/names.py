@@ -73,10 +73,16 @@ SCALAR_PREFIXES = ("numba.core.types.", "cuda.core.types.", "numba.types.", "cud
                    "types.", "cupy.")  # cupy.float32 is numpy.float32
 
 
+# numba.cuda.bf16.bfloat16, and the binding it re-exports
+BFLOAT16_NAMES = ("cuda.bf16.bfloat16", "cuda._internal.cuda_bf16.nv_bfloat16")
+
+
 def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
     """`np.float32`, `numba.float32`, `cuda.float32`, `numba.types.int32`, `numba.cuda.types.int32` -> the scalar type."""
     if not canon:
         return None
+    if canon in BFLOAT16_NAMES:
+        return T.BFLOAT16
     for prefix in SCALAR_PREFIXES:
         if canon.startswith(prefix):
             return T.scalar_by_name(canon[len(prefix):])

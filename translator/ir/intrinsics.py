@@ -311,6 +311,62 @@ for _name, _c in (("sin", "hsin"), ("cos", "hcos"), ("exp", "hexp"), ("exp2", "h
 
     TABLE[f"math.{_name}"] = _h(_base, _c)
 
+# numba.cuda.bf16: cuda_bf16.h's functions on __nv_bfloat16, which numba-cuda binds one for one (its public names,
+# `hadd`, `int32_to_bfloat16_rn`, and the binding module's own, `__hadd`, `__int2bfloat16_rn`)
+_BF16_WORDS = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
+               "uint32": "uint", "int64": "ll", "uint64": "ull", "float32": "float", "float64": "double"}
+_BF16_TYPES = {c: T.scalar_by_name(n) for n, c in _BF16_WORDS.items()}
+
+
+def _bf16(numba_names, c, result, args):
+    for key in numba_names:
+        _add(key, c, _fixed(result), len(args), helper="bf16", arg_types=(lambda a: lambda ts: list(a))(args))
+
+
+def _bf16_keys(public, raw):
+    return [f"cuda.bf16.{public}", f"cuda.bf16.{raw.lstrip('_')}", f"cuda._internal.cuda_bf16.{raw}"]
+
+
+_B = T.BFLOAT16
+for _name, _n in (("habs", 1), ("hneg", 1), ("hadd", 2), ("hsub", 2), ("hmul", 2), ("hdiv", 2), ("hadd_rn", 2),
+                  ("hsub_rn", 2), ("hmul_rn", 2), ("hadd_sat", 2), ("hsub_sat", 2), ("hmul_sat", 2), ("hfma", 3),
+                  ("hfma_sat", 3), ("hfma_relu", 3), ("hmax", 2), ("hmin", 2), ("hmax_nan", 2), ("hmin_nan", 2)):
+    _bf16(_bf16_keys(_name, f"__{_name}"), f"__{_name}", _B, [_B] * _n)
+for _name in ("heq", "hne", "hge", "hgt", "hle", "hlt", "hequ", "hneu", "hgeu", "hgtu", "hleu", "hltu", "hisnan"):
+    _bf16(_bf16_keys(_name, f"__{_name}"), f"__{_name}", T.BOOL, [_B] * (1 if _name == "hisnan" else 2))
+_bf16(_bf16_keys("hisinf", "__hisinf"), "__hisinf", T.INT32, [_B])  # -1, 0 or 1, as cuda_bf16.h returns
+for _name in ("htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10", "hcos",
+              "hsin", "hexp", "hexp2", "hexp10", "htanh", "htanh_approx"):
+    _bf16(_bf16_keys(_name, _name), _name, _B, [_B])
+_bf16(_bf16_keys("float32_to_bfloat16", "__float2bfloat16"), "__float2bfloat16", _B, [T.FLOAT32])
+_bf16(_bf16_keys("float64_to_bfloat16", "__double2bfloat16"), "__double2bfloat16", _B, [T.FLOAT64])
+_bf16(_bf16_keys("bfloat16_to_float32", "__bfloat162float"), "__bfloat162float", T.FLOAT32, [_B])
+for _numba, _word in _BF16_WORDS.items():
+    _t = _BF16_TYPES[_word]
+    for _mode in ("rn", "rz", "rd", "ru"):
+        if _word == "float" or _word not in ("char", "uchar", "double"):
+            _c = f"__{_word}2bfloat16_{_mode}"
+            _bf16(_bf16_keys(f"{_numba}_to_bfloat16_{_mode}", _c), _c, _B, [_t])
+        if _word not in ("float", "double") and (_mode == "rz" or _word not in ("char", "uchar")):
+            _c = f"__bfloat162{_word}_{_mode}"
+            _bf16(_bf16_keys(f"bfloat16_to_{_numba}_{_mode}", _c), _c, _t, [_B])
+for _numba, _word in (("int16", "short"), ("uint16", "ushort")):
+    _t = _BF16_TYPES[_word]
+    _bf16(_bf16_keys(f"bfloat16_as_{_numba}", f"__bfloat16_as_{_word}"), f"__bfloat16_as_{_word}", _t, [_B])
+    _bf16(_bf16_keys(f"{_numba}_as_bfloat16", f"__{_word}_as_bfloat16"), f"__{_word}_as_bfloat16", _B, [_t])
+# math.* of a bfloat16: numba-cuda's bf16 module overloads these with the h functions (a bfloat16 result)
+for _name in ("trunc", "ceil", "floor", "sqrt", "log", "log10", "cos", "sin", "tanh", "exp", "exp2"):
+    _base = TABLE[f"math.{_name}"]
+
+    def _hb(base, c):
+        bf = lambda ts: ts and all(t == T.BFLOAT16 for t in ts)  # noqa: E731
+        return Intrinsic(base.key, lambda ts: c if bf(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
+                         lambda ts: T.BFLOAT16 if bf(ts) else base.result(ts), base.nargs, base.helper,
+                         lambda ts: [T.BFLOAT16] if bf(ts) else (base.arg_types(ts) if base.arg_types else None),
+                         lambda ts: None if bf(ts) else (base.c_result(ts) if base.c_result else None))
+
+    TABLE[f"math.{_name}"] = _hb(_base, f"h{_name}")
+
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)
     "add": ("n2c::atomic_add", "atomic_add", "iuf"),

@@ -74,6 +74,9 @@ BOOL = Scalar("bool", "b", 8)
 INT8, INT16, INT32, INT64 = (Scalar(f"int{b}", "i", b) for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}", "u", b) for b in (8, 16, 32, 64))
 FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}", "f", b) for b in (16, 32, 64))
+# numba.cuda.bf16's bfloat16: cuda_bf16.h's __nv_bfloat16, whose C++ operators and functions numba-cuda binds; a
+# value of kernels only (NumPy has no bfloat16 array to pass), so it is no signature's type
+BFLOAT16 = Scalar("bfloat16", "f", 16)
 COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 128)
 
 # numba.cuda.random's generator state: a record of two uint64 (s0, s1), as create_xoroshiro128p_states makes it;
@@ -97,7 +100,7 @@ C_NAMES = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
     "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
-    "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half",
+    "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half", "bfloat16": "__nv_bfloat16",
 }
 
 
@@ -527,8 +530,8 @@ def unify(a, b):
         return b
     if b is None or a == b:
         return a
-    if not (isinstance(a, Scalar) and isinstance(b, Scalar)):
-        raise TypeError(f"cannot unify {a} and {b}")
+    if not (isinstance(a, Scalar) and isinstance(b, Scalar)) or BFLOAT16 in (a, b):
+        raise TypeError(f"cannot unify {a} and {b}")  # bfloat16 converts to nothing implicitly (cuda_bf16.h)
     if a.kind == "b":
         return b
     if b.kind == "b":

@@ -26,6 +26,8 @@ def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
         return out
     if isinstance(c.value, complex):
         return None  # Numba has no complex-to-real conversion (the typer reports it)
+    if T.BFLOAT16 in (to, c.type):
+        return None  # cuda_bf16.h's constructor rounds it, as numba-cuda's binding does (NumPy has no bfloat16)
     if to.kind == "b":
         value = bool(c.value)
     elif to.is_float:
@@ -87,6 +89,8 @@ class Legalizer:
                 or any(v.type == T.FLOAT16 for v in self.fn.variables) \
                 or any(p.type == T.FLOAT16 for p in self.fn.params):
             self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
+        if any(v.type == T.BFLOAT16 for v in self.fn.variables) or any(p.type == T.BFLOAT16 for p in self.fn.params):
+            self.helpers.add("bf16")
         for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, T.Record)}:
             kinds = {getattr(t, "dtype", t) for t in map(record.field_type, record.names)}
             if any(t.is_complex for t in kinds):
@@ -170,6 +174,8 @@ class Legalizer:
             self.helpers.add("complex")
         if e.type == T.FLOAT16:
             self.helpers.add("fp16")
+        elif e.type == T.BFLOAT16:
+            self.helpers.add("bf16")  # __nv_bfloat16 comes from <cuda_bf16.h>
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
             return self.x_BoolOp(e, condition)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..build.plan import cache_root
 from ..sandbox import ChildFailed, Limits, run_command
-from .cpurun import HEADER
+from .cpurun import CPU_INCLUDE, HEADER
 
 CHECK_SECONDS = 180
 _LINE_COMMENT = re.compile(r"//\s*([^\s:]+\.py):(\d+)\s*$")
@@ -55,11 +55,16 @@ def _compiler():
     except Exception:  # noqa: BLE001 - no CUDA toolkit: fall back to the host compiler
         nvcc = None
     if nvcc and os.access(nvcc, os.X_OK):
-        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", "translation.o"], _stamp(nvcc)
+        # sm_80: where cuda_bf16.h declares its arithmetic (numba-cuda compiles bfloat16 code for such devices);
+        # below it nvcc's default architecture finds __hfma(__nv_bfloat16...) ambiguous
+        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-arch=sm_80", "-w", "-o", "translation.o"], \
+            _stamp(nvcc)
     cxx = shutil.which(os.environ.get("CXX", "g++"))
     if cxx:
-        return "g++ (CPU runtime)", [cxx, "-std=c++17", "-fsyntax-only", "-w", "-x", "c++", "-include",
-                                     str(HEADER)], _stamp(cxx) + hashlib.sha256(HEADER.read_bytes()).hexdigest()
+        # the runtime's stand-ins for the CUDA headers a translation includes (cuda_fp16.h, cuda_bf16.h) too
+        headers = b"".join(p.read_bytes() for p in [HEADER, *sorted(CPU_INCLUDE.glob("*.h"))])
+        return "g++ (CPU runtime)", [cxx, "-std=c++17", "-fsyntax-only", "-w", "-x", "c++", "-I", str(CPU_INCLUDE),
+                                     "-include", str(HEADER)], _stamp(cxx) + hashlib.sha256(headers).hexdigest()
     return None
 
 
