@@ -327,3 +327,27 @@ def test_a_device_function_the_module_makes_by_exec_is_read_by_the_import_mode(t
     assert "translate with --import-module" in err
     assert main(["translate", str(path), "--import-module", "-o", str(tmp_path / "b.cu")]) == 0
     assert "sin(" in (tmp_path / "b.cu").read_text()
+
+
+def test_a_function_exec_makes_only_later_is_said_so_under_the_import_mode(tmp_path, capsys):
+    """ZMCintegral exec()s the user's function inside a method the import never calls: with --import-module the
+    message repeated its own hint to use --import-module."""
+    path = write(tmp_path / "mc.py", '''
+        from numba import cuda
+
+
+        def setup(source):
+            exec(source, globals())
+
+
+        @cuda.jit("void(float64[::1])")
+        def integrate(out):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = fun(i)
+    ''')
+    assert main(["translate", str(path), "--import-module", "-o", str(tmp_path / "a.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "'fun' is defined nowhere in this file: the module makes names when it runs (exec, globals()), and " \
+           "importing it did not make this one" in err
+    assert "translate with --import-module" not in err

@@ -1,4 +1,4 @@
-# expect: 10:22: 'config.THRESHOLD': it comes from .config, which numba2cuda cannot read without running it
+# expect: 10:22: 'config.THRESHOLD': it comes from .config, which numba2cuda did not read: it is not next to this file
 """Reads a setting of a sibling module brought in with `from . import config` (the file is not there to read)."""
 from numba import cuda
 

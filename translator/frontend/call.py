@@ -203,13 +203,19 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
         if isinstance(node.func, cst.Name) and canon == name and not hasattr(builtins, name) and \
                 name not in names_bound_anywhere(self.info.module_info.module):
             # ZMCintegral's `fun`, made by exec(..., globals()) when the module runs; or a typo
-            made = any(w in self.info.module_info.source for w in ("exec(", "globals()"))
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is defined nowhere in this file" + (
-                               ": the module makes names when it runs (exec, globals())" if made else
-                               " (Python stops here with a NameError)"),
-                               "translate with --import-module (numba2cuda then imports the module as Numba would "
-                               "and reads the function the run made)" if made else
-                               "define it as a @cuda.jit(device=True) function, or import it")
+            module = self.info.module_info
+            made = any(w in module.source for w in ("exec(", "globals()"))
+            why = (" (Python stops here with a NameError)" if not made else
+                   ": the module makes names when it runs (exec, globals())")
+            hint = "define it as a @cuda.jit(device=True) function of this module, or import it"
+            if made and module.import_failed is not None:
+                hint = f"make the module importable for --import-module ({module.import_failed.message}), or " + hint
+            elif made and module.imported is not None:  # ZMCintegral's exec runs in a function the run never calls
+                why += ", and importing it did not make this one (the code that makes it runs later)"
+            elif made:
+                hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
+                        "the function the run made), or " + hint)
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is defined nowhere in this file{why}", hint)
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):

@@ -252,9 +252,12 @@ class NameReadLowerer:
                               f"import it by name (`from {canon.rsplit('.', 1)[0]} import {canon.rsplit('.', 1)[1]}`"
                               "), or pass it as a kernel argument")
         if module is not None:  # `config.THRESHOLD` of `from . import config`
-            raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda cannot "
-                              "read without running it", "translate with --import-module (numba2cuda then imports "
-                              "the module as Numba would and reads the value), or pass it as a kernel argument")
+            raise Unsupported(node, f"'{self.info.code(node)}'", f"it comes from {module}, which numba2cuda did not "
+                              "read: it is not next to this file, in a folder above it up to the project's root, or "
+                              "on PYTHONPATH, or its value needs the module to run", "put the module's folder on "
+                              "PYTHONPATH as the project's programs do, or translate with --import-module "
+                              "(numba2cuda then imports the module as Numba would and reads the value), or pass it "
+                              "as a kernel argument")
         if intrinsics.lookup(canon) is not None or canon.startswith("cuda.atomic."):
             raise Unsupported(node, f"function '{canon}' used as a value", "it can be called, or passed to a device "
                               "function as an argument, not kept in a variable or a tuple",
