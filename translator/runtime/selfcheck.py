@@ -55,10 +55,7 @@ def _compiler():
     except Exception:  # noqa: BLE001 - no CUDA toolkit: fall back to the host compiler
         nvcc = None
     if nvcc and os.access(nvcc, os.X_OK):
-        # sm_80: where cuda_bf16.h declares its arithmetic (numba-cuda compiles bfloat16 code for such devices);
-        # below it nvcc's default architecture finds __hfma(__nv_bfloat16...) ambiguous
-        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-arch=sm_80", "-w", "-o", "translation.o"], \
-            _stamp(nvcc)
+        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", "translation.o"], _stamp(nvcc)
     cxx = shutil.which(os.environ.get("CXX", "g++"))
     if cxx:
         # the runtime's stand-ins for the CUDA headers a translation includes (cuda_fp16.h, cuda_bf16.h) too
@@ -90,6 +87,10 @@ def check_cu(text: str, source_name: str = "", program=None) -> CheckOutcome:
     if compiler is None:
         return CheckOutcome("", [])
     label, argv, identity = compiler
+    if label == "nvcc" and "#include <cuda_bf16.h>" in text:
+        # sm_80: where cuda_bf16.h declares its arithmetic (numba-cuda compiles bfloat16 code for such devices);
+        # at nvcc's default architecture __hfma(__nv_bfloat16, ...) is ambiguous. Only here: it costs a fifth more
+        argv = [*argv[:1], "-arch=sm_80", *argv[1:]]
     key = hashlib.sha256("\0".join([identity, " ".join(argv[1:]), text]).encode()).hexdigest()
     marker = cache_root() / "selfcheck" / key[:32]
     if marker.exists():
