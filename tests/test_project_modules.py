@@ -5,7 +5,9 @@ and put on sys.path by the import mode; and functions whose cuda.jit carries an 
 
 from __future__ import annotations
 
+import os
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -351,3 +353,20 @@ def test_a_function_exec_makes_only_later_is_said_so_under_the_import_mode(tmp_p
     assert "'fun' is defined nowhere in this file: the module makes names when it runs (exec, globals()), and " \
            "importing it did not make this one" in err
     assert "translate with --import-module" not in err
+
+
+def test_libraries_on_pythonpath_are_not_read_as_the_projects_modules(tmp_path, monkeypatch):
+    """numba2cuda's child processes run with every sys.path folder on PYTHONPATH, site-packages included: reading
+    PYTHONPATH's modules as the project's parsed numba's own __init__.py for `from numba import cuda` (the LLM tests
+    took five times as long)."""
+    import numba
+
+    from translator.frontend.module import parse_source
+
+    site = str(Path(numba.__file__).resolve().parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([site, str(tmp_path / "cfg")]))
+    write(tmp_path / "cfg" / "settings.py", "N = 4\n")
+    read: dict = {}
+    info = parse_source("import numpy as np\nfrom numba import cuda\nimport settings\n", str(tmp_path / "k.py"), read)
+    assert [p for p in read if read[p] is not None] == [str(tmp_path / "cfg" / "settings.py")]
+    assert info.constants["settings.N"] == 4

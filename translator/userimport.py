@@ -196,6 +196,22 @@ def project_folders(folder: str) -> list[str]:
     return folders
 
 
+def project_path_entries() -> list[str]:
+    """The folders PYTHONPATH adds that hold a project's own modules: not an installed library's (site-packages, the
+    standard library), which a child process of numba2cuda gets on its PYTHONPATH too."""
+    import sysconfig
+
+    libraries = {os.path.realpath(p) for k, p in sysconfig.get_paths().items()
+                 if k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    out = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        real = os.path.realpath(entry) if entry else ""
+        if real and "site-packages" not in real and "dist-packages" not in real and not any(
+                real == lib or real.startswith(lib + os.sep) for lib in libraries):
+            out.append(real)
+    return out
+
+
 def import_path(path: str, name: str | None = None):
     """The module at PATH, executed: `pkg.sub.mod` when its folders are packages (`__init__.py`), else loaded from
     the file under NAME (default: its stem). Its folder (and its top package's parent) go on sys.path first, the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 from pathlib import Path
 
 import libcst as cst
@@ -19,7 +18,8 @@ from .discover import Discoverer
 from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
 from .scan import assignment_counts, find_nodes
-from ..userimport import CONVENTIONAL_NAMES, SNIPPET_NAMES, project_folders, python3_source, unimported_names
+from ..userimport import (CONVENTIONAL_NAMES, SNIPPET_NAMES, project_folders, project_path_entries, python3_source,
+                          unimported_names)
 from ..errors import Diagnostic, Location, Reporter, UserError
 from ..stack import deep_stack
 from .guard import check_source, decode_source
@@ -285,6 +285,10 @@ def _note_rebound_globals(info: ModuleInfo) -> None:
                     f"gives it{shown}: pass it as a kernel argument if that function runs first")
 
 
+# modules numba2cuda knows as libraries (names.KNOWN_MODULES spelled as imported): never read as a project's module
+LIBRARIES = frozenset(("numba", "numpy", "math", "cmath", "operator", "builtins", "scipy", "cupy", "torch"))
+
+
 class _SiblingLoader:
     """`from params import N`, `from .params import N`, `import params`: constants of a module next to the file
     (or up the package), read the same way: parsed, never run. Each is read once per translation."""
@@ -320,6 +324,8 @@ class _SiblingLoader:
     def __call__(self, module: str, level: int):
         if self.base is None or len(self.cache) > self.MAX_FILES:
             return None
+        if level == 0 and module.split(".", 1)[0] in LIBRARIES:  # `from numba import cuda`: never a project's
+            return None
         roots = [self.base]
         for _ in range(max(level - 1, 0)):
             roots = [roots[0].parent]
@@ -333,7 +339,7 @@ class _SiblingLoader:
             # folders need no __init__.py (namespace packages), `import constants` of the root's constants.py
             roots += [Path(f) for f in project_folders(str(self.base))]
             # and the folders PYTHONPATH adds, where a project's programs run with it set (PyGenAlg's pp.bat)
-            roots += [Path(f) for f in os.environ.get("PYTHONPATH", "").split(os.pathsep) if f]
+            roots += [Path(f) for f in project_path_entries()]
         candidates = [c for root in roots for c in (root.joinpath(*parts).with_suffix(".py") if parts else None,
                                                      root.joinpath(*parts, "__init__.py"))]
         for candidate in candidates:
