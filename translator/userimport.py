@@ -196,20 +196,25 @@ def project_folders(folder: str) -> list[str]:
     return folders
 
 
+@functools.lru_cache(maxsize=1)
+def _library_folders() -> frozenset:
+    import sysconfig
+
+    return frozenset(os.path.realpath(p) for k, p in sysconfig.get_paths().items()
+                     if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+
+def is_library_path(path: str) -> bool:
+    """Whether PATH (real) is an installed library's or the standard library's, not a project's own."""
+    return "site-packages" in path or "dist-packages" in path or any(
+        path == lib or path.startswith(lib + os.sep) for lib in _library_folders())
+
+
 def project_path_entries() -> list[str]:
     """The folders PYTHONPATH adds that hold a project's own modules: not an installed library's (site-packages, the
     standard library), which a child process of numba2cuda gets on its PYTHONPATH too."""
-    import sysconfig
-
-    libraries = {os.path.realpath(p) for k, p in sysconfig.get_paths().items()
-                 if k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    out = []
-    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        real = os.path.realpath(entry) if entry else ""
-        if real and "site-packages" not in real and "dist-packages" not in real and not any(
-                real == lib or real.startswith(lib + os.sep) for lib in libraries):
-            out.append(real)
-    return out
+    reals = (os.path.realpath(e) for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e)
+    return [real for real in reals if not is_library_path(real)]
 
 
 def import_path(path: str, name: str | None = None):

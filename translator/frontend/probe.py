@@ -20,10 +20,9 @@ import enum
 import inspect
 import os
 import sys
-import sysconfig
 import types
 
-from ..userimport import import_path, python3_source
+from ..userimport import import_path, is_library_path, python3_source
 from .entries import plan
 from .execsource import ExecSources
 from .runentries import Runner, python_function
@@ -399,15 +398,12 @@ def _project_module_values(describer: Describer, module, folder: str) -> dict:
     while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
         root = os.path.dirname(root)
     read = {n for obj in describer.objects for c in _codes(python_function(obj).__code__) for n in c.co_names}
-    libraries = {os.path.realpath(p) for k, p in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib",
-                                                                                           "purelib", "platlib")}
     out = {}
     for name, value in vars(module).items():
         where = os.path.realpath(getattr(value, "__file__", None) or "/")
         # the project's: under its package root, or on the PYTHONPATH its programs run with (PyGenAlg's
         # GenAlgCfg), anywhere but an installed library
-        project = where.startswith(root + os.sep) or (where != "/" and "site-packages" not in where and
-                                                      not any(where.startswith(lib + os.sep) for lib in libraries))
+        project = where.startswith(root + os.sep) or (where != "/" and not is_library_path(where))
         if not isinstance(value, types.ModuleType) or not project:
             continue
         for attr in sorted(read & set(vars(value))):

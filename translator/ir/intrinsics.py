@@ -296,20 +296,23 @@ for _name in ("heq", "hne", "hgt", "hge", "hlt", "hle"):
     for _key in (_name, f"__{_name}"):
         _add(f"cuda.fp16.{_key}", f"__{_name}", _fixed(T.BOOL), 2, helper="fp16",
              arg_types=lambda ts: [T.FLOAT16, T.FLOAT16])
+
+
+def _overloaded_for(base: Intrinsic, t: T.Scalar, c: str) -> Intrinsic:
+    """BASE (a math.* entry) where every argument is of type T calls C with a T result, as numba-cuda's overload of
+    the math function for its float16 and bfloat16 does; other arguments keep BASE's meaning."""
+    only = lambda ts: ts and all(a == t for a in ts)  # noqa: E731
+    return Intrinsic(base.key, lambda ts: c if only(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
+                     lambda ts: t if only(ts) else base.result(ts), base.nargs, base.helper,
+                     lambda ts: [t] if only(ts) else (base.arg_types(ts) if base.arg_types else None),
+                     lambda ts: None if only(ts) else (base.c_result(ts) if base.c_result else None))
+
+
 # math.* of a float16: numba-cuda overloads these with the fp16 functions (a float16 result)
 for _name, _c in (("sin", "hsin"), ("cos", "hcos"), ("exp", "hexp"), ("exp2", "hexp2"), ("log", "hlog"),
                   ("log2", "hlog2"), ("log10", "hlog10"), ("sqrt", "hsqrt"), ("tanh", "htanh"), ("floor", "hfloor"),
                   ("ceil", "hceil"), ("trunc", "htrunc"), ("fabs", "__habs")):
-    _base = TABLE[f"math.{_name}"]
-
-    def _h(base, c):
-        half = lambda ts: ts and all(t == T.FLOAT16 for t in ts)  # noqa: E731
-        return Intrinsic(base.key, lambda ts: c if half(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
-                         lambda ts: T.FLOAT16 if half(ts) else base.result(ts), base.nargs, base.helper,
-                         lambda ts: [T.FLOAT16] if half(ts) else base.arg_types(ts),
-                         lambda ts: None if half(ts) else (base.c_result(ts) if base.c_result else None))
-
-    TABLE[f"math.{_name}"] = _h(_base, _c)
+    TABLE[f"math.{_name}"] = _overloaded_for(TABLE[f"math.{_name}"], T.FLOAT16, _c)
 
 # numba.cuda.bf16: cuda_bf16.h's functions on __nv_bfloat16, which numba-cuda binds one for one (its public names,
 # `hadd`, `int32_to_bfloat16_rn`, and the binding module's own, `__hadd`, `__int2bfloat16_rn`)
@@ -356,16 +359,7 @@ for _numba, _word in (("int16", "short"), ("uint16", "ushort")):
     _bf16(_bf16_keys(f"{_numba}_as_bfloat16", f"__{_word}_as_bfloat16"), f"__{_word}_as_bfloat16", _B, [_t])
 # math.* of a bfloat16: numba-cuda's bf16 module overloads these with the h functions (a bfloat16 result)
 for _name in ("trunc", "ceil", "floor", "sqrt", "log", "log10", "cos", "sin", "tanh", "exp", "exp2"):
-    _base = TABLE[f"math.{_name}"]
-
-    def _hb(base, c):
-        bf = lambda ts: ts and all(t == T.BFLOAT16 for t in ts)  # noqa: E731
-        return Intrinsic(base.key, lambda ts: c if bf(ts) else (base.c_name(ts) if callable(base.c_name) else base.c_name),
-                         lambda ts: T.BFLOAT16 if bf(ts) else base.result(ts), base.nargs, base.helper,
-                         lambda ts: [T.BFLOAT16] if bf(ts) else (base.arg_types(ts) if base.arg_types else None),
-                         lambda ts: None if bf(ts) else (base.c_result(ts) if base.c_result else None))
-
-    TABLE[f"math.{_name}"] = _hb(_base, f"h{_name}")
+    TABLE[f"math.{_name}"] = _overloaded_for(TABLE[f"math.{_name}"], T.BFLOAT16, f"h{_name}")
 
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)
