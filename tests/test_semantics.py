@@ -61,6 +61,20 @@ def redefined_variable(x, y):
     return w, v + np.float32(0.25)
 
 
+def per_use_types(x, n):
+    # Numba types each use by the bindings that reach it (its phi nodes): the int versions of k and s before a
+    # float rebinding stay ints, which `&` and `<<` need; after the join they are float64
+    k = int(x * 4)
+    wrapped = (k * 2654435761) & 0xFFFF
+    if x > 0.5:
+        k = x
+    s = n
+    shifted = s << 3
+    for j in range(3):
+        s = s + 0.25
+    return wrapped, k, shifted, s
+
+
 def negative_step_ranges(a, b):
     total = 0
     count = 0
@@ -130,6 +144,7 @@ CASES = [
     (float64_literal_in_float32, "float32"),
     (accumulators, "float32"),
     (redefined_variable, "float32"),
+    (per_use_types, "int64f"),
     (negative_step_ranges, "int64"),
     (loop_variable_after_loop, "int64"),
     (int32_overflow_promotes, "int32"),

@@ -310,6 +310,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   per-thread variable, calling each other, a lambda), math.nextafter/gamma, the in-place operator functions,
 #   NumPy's comparison, logical and bitwise ufuncs, cmath's inverse functions; the inner function given 0 for the
 #   thread's index it reads of the kernel is caught.
+# - real_world_constructs_11.py: a name typed per use as Numba's phi nodes type it (an int index rebound to a float
+#   on one branch); the float written into the int variable, which the uses before the join read, is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -333,6 +335,7 @@ REAL_WORLD = [
     ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
      "if (learn != true) {"),
     ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
+    ("real_world_constructs_11.py", {"alias_draw", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
 ]
 
 
@@ -431,3 +434,15 @@ def test_the_simulators_reductions_add_as_numba_cuda_does():
     with_nan = np.array([np.nan, 2.0, -1.0, np.nan, 5.0])
     assert np.isnan(np_.max(with_nan)) and np_.nanmax(with_nan) == 5.0 and np_.nanmin(with_nan) == -1.0
     assert np_.method(a, "sum") == c and np_.sum(a, axis=0) == np.sum(a, axis=0)  # axis=: NumPy's own
+
+
+@pytest.mark.needs("g++")
+def test_a_transpose_read_in_the_arrays_own_order_is_rejected():
+    """`a.T` (an fMRI toolkit's outer products) is `a` read column-major; the same read row-major, what a
+    translation that dropped the transpose would do, is caught."""
+    path = F / "real_world_constructs_11.py"
+    text = translation(path)
+    right = "at[j * a_shape1 + i]"
+    assert text.count(right) == 1, text
+    rejected = verify(path, kernel="transposed", cu_text=text.replace(right, "at[i * a_shape0 + j]"), dists=())
+    assert rejected.verdict == "NOT EQUIVALENT"

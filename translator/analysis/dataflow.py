@@ -257,6 +257,7 @@ class ReachingDefs:
             stack.extend(v for v in phi.operands if isinstance(v, Phi) and v.key < 0)
         has_def = _reaching(phis, lambda v: isinstance(v, int) and v >= 0)
         has_undef = _reaching(phis, lambda v: isinstance(v, int) and v == UNDEFINED)
+        reach = _definitions(phis)
         parent = list(range(len(self.defs.sites) + len(phis)))
 
         def find(x):
@@ -293,9 +294,11 @@ class ReachingDefs:
             if isinstance(value, Phi):
                 node.defs = frozenset([lowest[find(value.key)]]) if has_def[value.key] else frozenset()
                 node.maybe_undefined = has_undef[value.key]
+                node.reach = reach[value.key]
             else:
                 node.defs = frozenset([value]) if value >= 0 else frozenset()
                 node.maybe_undefined = value == UNDEFINED
+                node.reach = node.defs
 
 
 def _meet(values):
@@ -320,6 +323,27 @@ def _reaching(phis, direct) -> dict:
         for user in users.get(stack.pop().key, ()):
             if not found[user.key]:
                 found[user.key] = True
+                stack.append(user)
+    return found
+
+
+def _definitions(phis) -> dict:
+    """Phi key -> the definitions that reach it through Phis: the incoming values Numba's phi node unifies.
+    Sets only grow, each bounded by one name's definitions, so the worklist ends."""
+    users: dict = {}
+    found = {}
+    for phi in phis:
+        found[phi.key] = frozenset(v for v in phi.operands if not isinstance(v, Phi) and v >= 0)
+        for v in phi.operands:
+            if isinstance(v, Phi):
+                users.setdefault(v.key, []).append(phi)
+    stack = [phi for phi in phis if found[phi.key]]
+    while stack:
+        phi = stack.pop()
+        for user in users.get(phi.key, ()):
+            wider = found[user.key] | found[phi.key]
+            if wider != found[user.key]:
+                found[user.key] = wider
                 stack.append(user)
     return found
 

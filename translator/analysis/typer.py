@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from functools import reduce
 
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_body, walk_expr, walk_statements, webs
+from .dataflow import ReachingDefs, stmt_exprs, sub_blocks, walk_expr, walk_statements, webs
+from .variables import Variables
 from ..errors import Unsupported
 
 class TypeErrorAt(Unsupported):
@@ -39,6 +40,7 @@ class Typer:
         self.program = program
         self.reporter = reporter
         self.web_types: dict[int, object] = {}
+        self.def_types: dict[int, object] = {}  # def id -> its value's type (a use unifies those reaching it)
         self.failed_webs: set = set()  # webs with a definition already reported: their uses stay quiet
         self.reported_unset: set = set()
         # id(node) -> its type, once the webs' types are final: finalize asks for every node of an expression,
@@ -50,7 +52,7 @@ class Typer:
         self.defs = ReachingDefs(self.fn, self.reporter).run()
         self.web_of = webs(self.fn, self.defs, self.reporter)
         for _ in range(50):
-            before = dict(self.web_types)
+            before = (dict(self.web_types), dict(self.def_types))
             for d, site in enumerate(self.defs.sites):
                 try:
                     t = self.def_type(site)
@@ -60,17 +62,18 @@ class Typer:
                     t = None
                 w = self.web_of[d]
                 try:
+                    self.def_types[d] = T.unify(self.def_types.get(d), t)
                     self.web_types[w] = T.unify(self.web_types.get(w), t)
                 except TypeError:
                     node = site[1].node if len(site) > 1 else None
                     raise TypeErrorAt(node, f"'{self.defs.names[d]}' takes incompatible types",
                                       f"{self.web_types.get(w)} and {t}", "use separate variable names") from None
-            if before == self.web_types:
+            if before == (self.web_types, self.def_types):
                 break
         self.known = {}
         self.finalize(self.fn.body)
         self.known = None
-        self.make_variables()
+        Variables(self.fn, self.defs, self.web_of, self.web_types, self.def_types, converted).make()
         self.fn.return_type = self.return_type()
 
     def def_type(self, site):
@@ -119,10 +122,18 @@ class Typer:
         return e.const_type
 
     def t_Name(self, e):
-        types = [self.web_types.get(self.web_of[d]) for d in e.defs]
-        if not types or any(t is None for t in types):
+        """The unification of the definitions that reach this use, as Numba's phi node types it: where an int
+        `k` is rebound to a float on one branch, `k`'s uses before the join stay int (PyEchelle's alias draw
+        indexes with it) and only those after it are float."""
+        if not e.defs:
             return None
-        return types[0]
+        known = [t for t in (self.def_types.get(d) for d in e.reach) if t is not None]
+        if not known:
+            return None
+        try:
+            return reduce(T.unify, known)
+        except TypeError:  # reported where the web's definitions are unified
+            return self.web_types.get(self.web_of[min(e.defs)])
 
     def t_Builtin(self, e):
         return e.numba_type
@@ -352,78 +363,6 @@ class Typer:
         if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
             raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
 
-    def make_variables(self):
-        """One C variable per Python name, unless its webs have different types."""
-        by_name: dict[str, list[int]] = {}
-        for d, name in enumerate(self.defs.names):
-            w = self.web_of[d]
-            by_name.setdefault(name, [])
-            if w not in by_name[name]:
-                by_name[name].append(w)
-        taken = {p.name for p in self.fn.params}
-        self.var_of_web: dict[int, ir.Variable] = {}
-        for w, name in self._loop_local_webs().items():
-            # a loop counter used only inside its loop gets its own C variable, declared in the for header
-            var = ir.Variable(name, _c_identifier(name, set()), self.web_types.get(w), loop_counter=True)
-            self.fn.variables.append(var)
-            self.var_of_web[w] = var
-            by_name[name].remove(w)
-        for name, ws in by_name.items():
-            if not ws:
-                continue
-            types = {self.web_types.get(w) for w in ws}
-            param = next((p for p in self.fn.params if p.name == name and p.array is None), None)
-            groups = [ws] if len(types) == 1 else [[w] for w in ws]
-            for i, group in enumerate(groups):
-                c = _c_identifier(name if i == 0 else f"{name}_{i + 1}", taken if not (param and i == 0) else set())
-                taken.add(c)
-                var = ir.Variable(name, c, self.web_types.get(group[0]))
-                if param is not None and any(self.defs.sites[d][0] == "param" and self.web_of[d] in group
-                                             for d in range(len(self.defs.sites))):
-                    var.is_param = True
-                    param.variable = var
-                self.fn.variables.append(var)
-                for w in group:
-                    self.var_of_web[w] = var
-        self._bind_names(self.fn.body)
-
-    def _loop_local_webs(self) -> dict:
-        out = {}
-        uses_of_web: dict = {}  # web -> its Name uses, from one walk of the body
-        for n in walk_body(self.fn.body):
-            if isinstance(n, ir.Name) and n.defs:
-                uses_of_web.setdefault(self.web_of[min(n.defs)], []).append(n)
-        defs_in_web = Counter(self.web_of.values())
-        for d, site in enumerate(self.defs.sites):
-            if site[0] != "for":
-                continue
-            w = self.web_of[d]
-            if defs_in_web[w] > 1:  # another definition shares the counter's web
-                continue
-            inside = {id(n) for n in walk_body(site[1].body)}
-            if all(id(n) in inside for n in uses_of_web.get(w, ())):
-                out[w] = self.defs.names[d]
-        return out
-
-    def _bind_names(self, body):
-        for s in body:
-            for ex in stmt_exprs(s):
-                for node in walk_expr(ex):
-                    if isinstance(node, ir.Name) and node.defs:
-                        node.var = self.var_of_web[self.web_of[min(node.defs)]]
-            if isinstance(s, ir.Assign):
-                s.target.var = self.var_of_web[self.web_of[s.def_id]]
-                s.target.type = s.target.var.type
-            elif isinstance(s, ir.ForRange):
-                s.target.var = self.var_of_web[self.web_of[s.def_id]]
-                s.target.type = s.target.var.type
-            elif isinstance(s, ir.TupleCall):
-                for t, d in zip(s.targets, s.def_ids):
-                    t.var = self.var_of_web[self.web_of[d]]
-                    t.type = t.var.type
-            for sub in sub_blocks(s):
-                self._bind_names(sub)
-
     def return_type(self):
         if self.fn.is_kernel:
             return T.VOID
@@ -452,14 +391,6 @@ class Typer:
                 raise TypeErrorAt(r.node, "return", f"returns {t} here but {result} elsewhere",
                                   "return the same kind of value on every path")
         return result or T.VOID
-
-
-def _c_identifier(name: str, taken: set) -> str:
-    """Distinct among the function's variables; lower/names.py keeps it clear of C's own names."""
-    c = name
-    while c in taken:
-        c = c + "_"
-    return c
 
 
 def count_leaves(shape) -> int:

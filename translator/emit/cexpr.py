@@ -222,7 +222,8 @@ class ExprPrinter:
         `res[g:][i]`) the pointer it stands for, in parentheses."""
         if arr.name:
             return arr.name
-        return f"({self.pointer_text(arr)})"
+        text = self.pointer_text(arr)
+        return text if text.isidentifier() else f"({text})"  # `a.T` is `a` read the other way round
 
     def pointer_text(self, arr: ir.ArrayVar) -> str:
         """A pointer to the array's first element."""

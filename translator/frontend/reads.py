@@ -281,7 +281,23 @@ class NameReadLowerer:
             for d in range(1, arr.ndim):
                 total = ir.BinOp("*", total, self.shape_of(arr, d))
             return total
-        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim and .dtype are supported")
+        if attr == "T":
+            return self.transposed(arr, node)
+        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim, .dtype and .T are supported")
+
+    def transposed(self, arr: ir.ArrayVar, node):
+        """`a.T`: Numba's transpose is a view with the strides reversed. Of a row-major 2-D array that is the same
+        elements read column-major, so a view with the shape swapped and the other order, as a Fortran-order
+        parameter is indexed; a 1-D array is its own transpose."""
+        if arr.ndim <= 1:
+            return arr
+        if arr.ndim > 2 or arr.pitch is not None or arr.step is not None or root_array(arr).pointer:
+            what = f"{arr.ndim}-D array" if arr.ndim > 2 else "window or strided view"
+            raise Unsupported(node, f"'{self.info.code(node)}' (.T of a {what})", "numba2cuda transposes whole "
+                              "2-D arrays (read column-major); not a window, a strided view or an array of more "
+                              "dimensions", "index the array with its indices swapped (a[j, i] for a.T[i, j])")
+        shape = [self.shape_of(arr, 1), self.shape_of(arr, 0)]
+        return ir.ArrayVar("", arr.dtype, shape, "view", base=arr, fortran=not arr.fortran)
 
     def shape_of(self, arr: ir.ArrayVar, dim: int) -> ir.Expr:
         if root_array(arr).pointer:

@@ -73,7 +73,8 @@ class Const(Expr):
 @dataclass(eq=False)
 class Name(Expr):
     name: str  # Python name
-    defs: frozenset = frozenset()  # reaching definitions, set by dataflow
+    defs: frozenset = frozenset()  # one of its reaching definitions (they share a web), set by dataflow
+    reach: frozenset = frozenset()  # all of its reaching definitions: Numba types the use as their unification
     maybe_undefined: bool = False  # some path reaches this use without an assignment
     var: "Variable | None" = None
 
