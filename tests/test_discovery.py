@@ -1982,3 +1982,91 @@ def test_a_kernel_made_in_a_test_that_returns_a_value_names_the_kernel_launched(
                                         r"device function where 'kernel' calls it \(line 17, through 'device_func_2'\)"
                                         r".*translate 'kernel'"):
         translate(src, kernels=["device_func_1"], types=parse_types_option("x=int32"))
+
+
+@pytest.mark.parametrize("spelling", [
+    '"void(float{}[:], float{}[:])".format(bits, bits)',
+    'f"void(float{bits}[:], float{bits}[:])"',
+    '"void(float%d[:], float%d[:])" % (bits, bits)',
+    '"void(float" + str(bits) + "[:], float" + str(bits) + "[:])"',
+])
+def test_a_signature_the_module_computes_from_its_constants(spelling):
+    """A scaling library picks float32 or float64 signatures by `"void(float{}[:], ...)".format(bits, bits)`, bits
+    set under `if USE_64:`. It was "cannot read signature '\"void(float{}[:], float{}[:])\".format(bits, bits)'"."""
+    cu = translate(f'''
+        from numba import cuda
+        USE_64 = False
+        if USE_64:
+            bits = 64
+        else:
+            bits = 32
+
+        @cuda.jit({spelling})
+        def scale(d, delta):
+            i = cuda.grid(1)
+            if i < d.shape[0]:
+                d[i] = -delta[i] / d[i]
+        ''')
+    assert "void scale(float *d, int64_t d_shape0, const float *delta)" in cu
+
+
+def test_a_signature_string_computed_from_what_the_module_cannot_know_is_located():
+    text = error('''
+        import sys
+        from numba import cuda
+
+        @cuda.jit("void(float{}[:])".format(sys.argv[1]))
+        def scale(d):
+            d[0] = 1
+        ''')
+    assert "mod.py:5:11: error: signature: cannot read signature" in text
+
+
+def test_a_module_array_rebound_in_straight_line_code_is_the_value_the_kernel_compiles_with():
+    """A course's convolution notebook exported to .py binds its filter, then scales it (`W = 0.25 * W`): Numba
+    reads the global when the kernel compiles, at its first launch; launched from outside the module (or from its
+    functions), that is the module's last binding. It was "is assigned more than once at module level"."""
+    src = textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+
+        W = np.array([1.0, 2.0, 1.0], dtype=np.float32)
+        W = 0.25 * W
+
+        @cuda.jit("void(float32[::1], float32[::1])")
+        def smooth(img, out):
+            c = cuda.const.array_like(W)
+            i = cuda.grid(1)
+            if 0 < i < img.size - 1:
+                out[i] = c[0] * img[i - 1] + c[1] * img[i] + c[2] * img[i + 1]
+        ''')
+    assert "__constant__ float W[3] = {0.25f, 0.5f, 0.25f};" in translate(src)
+    # without a signature it compiles at its first launch: after the module ran, or at a launch the module makes
+    types = parse_types_option("img=float32[::1], out=float32[::1]")
+    lazy = src.replace('"void(float32[::1], float32[::1])"', "")
+    assert "__constant__ float W[3] = {0.5f, 1.0f, 0.5f};" in translate(lazy + "\nW = W * 2\n", types=types)
+    launched = lazy + "\nsmooth[1, 32](np.zeros(3, np.float32), np.zeros(3, np.float32))\nW = W * 2\n"
+    assert "__constant__ float W[3] = {0.25f, 0.5f, 0.25f};" in translate(launched, types=types)
+    # handed to a call, it may compile at any time: the value is unknown, and the import mode reads it
+    text = error(lazy + "\nkernels = [smooth]\nW = W * 2\n", types=types)
+    assert "'W': is assigned more than once at module level" in text and "--import-module" in text
+
+
+def test_names_a_module_makes_with_globals_update_name_the_import_mode():
+    """An orbit propagator makes its column indices with `globals().update({f"{n}Idx": i ...})` at import. The
+    message was "unknown name 'tIdx': it is not a parameter, local variable, module constant or import", with no
+    word of the import mode that reads them (run.py's retry never happened)."""
+    text = error('''
+        from numba import cuda
+        FIELDS = ["t", "ecco"]
+        globals().update({f"{n}Idx": i for i, n in enumerate(FIELDS)})
+
+        @cuda.jit("void(float64[:, ::1], float64[::1])")
+        def pick(row, out):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = row[i, tIdx]
+        ''')
+    assert "mod.py:10:25: error: unknown name 'tIdx': no statement of this file binds it: the module makes names " \
+           "when it runs (exec, globals())" in text
+    assert "translate with --import-module" in text

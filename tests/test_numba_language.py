@@ -2035,3 +2035,25 @@ def k(z, m, out):
     with pytest.raises(UserError, match=r"(?s)np.sum\(\) of a 2-D strided or column-major array.*hint: reduce each "
                                         r"row: np.sum\(a\[i\]\)"):
         translate_source(src.replace("int32[:, ::1]", "int32[::1, :]"), "k.py")
+
+
+@pytest.mark.needs("g++")
+def test_ord_of_a_one_character_literal_is_its_code_point():
+    """An orbit propagator tests `method == ord('d')` in a device function; it was "call to ord(): is not supported
+    in kernels". Numba's ord gives a uint32."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit(device=True)
+def is_deep(method):
+    return method == ord('d')
+
+
+@cuda.jit("void(int64[::1], int64[::1])")
+def classify(m, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = (1 if is_deep(m[i]) else 0) + ord("a") * 1000
+''')
+    m = np.array([100, 99, 101, 100], np.int64)
+    out = np.zeros(4, np.int64)
+    module.classify[1, 4](m, out)
+    assert out.tolist() == [97001, 97000, 97000, 97001]

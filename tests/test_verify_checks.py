@@ -335,7 +335,7 @@ REAL_WORLD = [
     ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
      "if (learn != true) {"),
     ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
-    ("real_world_constructs_11.py", {"alias_draw", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
+    ("real_world_constructs_11.py", {"alias_draw", "chained", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
 ]
 
 
@@ -445,4 +445,17 @@ def test_a_transpose_read_in_the_arrays_own_order_is_rejected():
     right = "at[j * a_shape1 + i]"
     assert text.count(right) == 1, text
     rejected = verify(path, kernel="transposed", cu_text=text.replace(right, "at[i * a_shape0 + j]"), dists=())
+    assert rejected.verdict == "NOT EQUIVALENT"
+
+
+@pytest.mark.needs("g++")
+def test_a_chained_assignment_evaluated_once_per_target_is_rejected():
+    """`a[i] = v = a[i] + 1.0` was `a[i] += 1.0; double v = a[i] + 1.0;`: the value evaluated again after the first
+    target changed what it reads (and a random draw drawn twice). That translation is caught."""
+    path = F / "real_world_constructs_11.py"
+    text = translation(path)
+    assert text.count("double v = a[i] + 1.0;") == 1 and text.count("a[i] = v;") == 1, text
+    # the old order of evaluation: a[i] incremented, then v computed again from the new a[i]
+    wrong = text.replace("double v = a[i] + 1.0;", "double v = a[i] += 1.0;").replace("a[i] = v;", "v = a[i] + 1.0;")
+    rejected = verify(path, kernel="chained", cu_text=wrong, dists=())
     assert rejected.verdict == "NOT EQUIVALENT"

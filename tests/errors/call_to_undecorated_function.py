@@ -1,4 +1,4 @@
-# expect: 15:18: call to gelu(): is not supported in kernels
+# expect: 15:18: call to gelu(): 'gelu' is a plain Python function of this module (no @cuda.jit(device=True) or @njit): Numba cannot call it from a kernel either ("Untyped global name")
 """Calls a plain Python helper that was never decorated."""
 from numba import cuda
 import math

@@ -1,7 +1,8 @@
 """Constructs the twenty-ninth and later collections of public kernels found missing. First, a name Numba types
 per use: an int index rebound to a float on one branch (a spectrograph simulator's alias sampling: `k` indexes as
 an int, then `k = alias[k]` makes it a float after the join), and a counter whose int value feeds a hash before a
-float rebinding."""
+float rebinding; `.T` of a 2-D array; a chained assignment whose value reads a target (`a[i] = v = a[i] + 1.0`,
+a FEM code's): Python evaluates the value once, then binds the targets left to right."""
 import math
 
 import numpy as np
@@ -72,3 +73,24 @@ def example_transposed(rng, size="small"):
     return dict(kernel=transposed, griddim=math.ceil(cols / 32), blockdim=32,
                 args=[a, np.zeros((cols, rows), np.float32), np.zeros((cols, rows), np.float32), f],
                 expected={1: a.T.copy(), 2: out2})
+
+
+@cuda.jit("void(float64[::1], float64[::1], float32[::1])")
+def chained(a, keep, small):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = v = a[i] + 1.0
+        keep[i] = v
+        small[i] = w = a[i] / 3
+        keep[i] += w - small[i]
+
+
+def example_chained(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    a = rng.standard_normal(n)
+    v = a + 1.0
+    w = v / 3
+    small = w.astype(np.float32)
+    return dict(kernel=chained, griddim=math.ceil(n / 32), blockdim=32,
+                args=[a, np.zeros(n), np.zeros(n, np.float32)],
+                expected={0: v, 1: v + (w - small.astype(np.float64)), 2: small})

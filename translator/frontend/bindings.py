@@ -228,7 +228,8 @@ class Binder(SiblingImports):
         self._history(name, value)
         if name in self.bound:
             where = "at module level" if self.owner is None else f"in '{self.owner}'"
-            self._unknown(name, f"is assigned more than once {where}, so its value is unknown")
+            self._unknown(name, f"is assigned more than once {where}, so its value is unknown",
+                          run=self.owner is None)  # the import mode reads the value the module ends with
             return
         self.bound.add(name)
         if self.loop_depth:

@@ -10,6 +10,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Unsupported
 from ..ir.facts import is_pure
+from .constants import Typed
 from .expr import TupleValue, const_expr, no_length
 
 
@@ -41,6 +42,16 @@ class BuiltinLowerer:
         if special is not None:
             return const_expr(special, node)
         return ir.Cast("float", self.expr(args[0]))
+
+    def call_ord(self, node, args, kwargs):
+        """ord('d') of a one-character literal (an orbit propagator's `method == ord('d')`): the code point, a uint32
+        as Numba's unicode ord gives it; kernels have no other strings."""
+        self._one_arg(node, "ord", args, kwargs)
+        text = args[0].evaluated_value if isinstance(args[0], (cst.SimpleString, cst.ConcatenatedString)) else None
+        if not isinstance(text, str) or len(text) != 1:
+            raise Unsupported(node, "ord()", "numba2cuda reads ord() of a one-character string literal only (kernels "
+                              "have no string values)", "write the code point (ord('d') is 100), or pass it in")
+        return const_expr(Typed(ord(text), T.UINT32), node)
 
     def call_bool(self, node, args, kwargs):
         self._one_arg(node, "bool", args, kwargs)

@@ -197,6 +197,18 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
                                "module registers with Numba's extension API (numba.extending) is not translated",
                                "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
                                "(--backend auto)")
+        plain = next((stmt for stmt in self.info.module_info.module.body if isinstance(stmt, cst.FunctionDef)
+                      and stmt.name.value == name), None) if name is not None and canon == name else None
+        if plain is not None and not plain.decorators and not any(
+                isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                      for t in small.targets)
+                for stmt in self.info.module_info.module.body if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body):  # not `f = cuda.jit(device=True)(f)` either
+            # a student's password cracker hashes with hashlib in an undecorated helper the kernel calls
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a plain Python function of this module "
+                               "(no @cuda.jit(device=True) or @njit): Numba cannot call it from a kernel either "
+                               "(\"Untyped global name\")", "decorate it with @cuda.jit(device=True) if it uses only "
+                               "what kernels may (numbers, arrays, math), or do that work on the host")
         removed = _removed_numpy_alias(canon)
         if removed is not None:
             return Unsupported(node.func, f"call to {canon}()", removed[0], removed[1])

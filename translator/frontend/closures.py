@@ -26,18 +26,40 @@ def at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -
             compiled.nonconstant[name] = (f"is a NumPy array changed in place (line {min(lines)}); Numba bakes in "
                                           "its values when the kernel compiles, which numba2cuda cannot tell from "
                                           "the source")
+    return _bound_then(compiled, changing, line)
+
+
+def module_at_compile(view: ModuleInfo, fi: FunctionInfo) -> ModuleInfo:
+    """VIEW as a module-level kernel sees it when it compiles: a name the module binds several times in straight-line
+    code (`W = np.array(...)` then `W = 0.25 * W`, as a notebook exported to .py does) holds its value then."""
+    changing = {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+    if not changing:
+        return view
+    line = view.reporter.location(fi.node).line if fi.signatures else first_launch(view, fi, None)
+    compiled = view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant))
+    return _bound_then(compiled, changing, line)
+
+
+def _bound_then(compiled: ModuleInfo, changing: dict, line) -> ModuleInfo:
+    """COMPILED with each of the CHANGING names' straight-line bindings made before LINE, evaluated in order."""
     if line is None:
         return compiled
     for name, history in changing.items():
         before = [node for at, node in history if at < line]
         if not before:
             continue
+        reason = compiled.nonconstant[name]
         try:
-            compiled.constants[name] = const_eval(compiled, before[-1])
-            compiled.nonconstant.pop(name, None)
+            for node in before:  # in order: `W = 0.25 * W` reads the binding before it
+                compiled.constants[name] = const_eval(compiled, node)
+                compiled.nonconstant.pop(name, None)
         except ConstEvalError:
-            pass
+            compiled.constants.pop(name, None)
+            compiled.nonconstant[name] = reason
     return compiled
+
+
+AFTER_IMPORT = 1 << 62  # a line after every line of a module
 
 
 def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
@@ -91,7 +113,11 @@ def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
             return None
         return 0  # not mentioned
 
-    found = scan(body_of(enclosing))
+    found = scan(body_of(enclosing) if enclosing is not None else list(view.module.body))
+    if found == 0 and enclosing is None:
+        # never mentioned at module level after its definition: launched, if at all, once the module has run
+        # (by its functions, or by another module), with every module-level binding made
+        return AFTER_IMPORT
     return found or None
 
 

@@ -21,7 +21,7 @@ import libcst as cst
 
 from ..errors import Unsupported
 from .bindings import Binder
-from .closures import array_mutations, at_compile, bind_call, publishes_locals
+from .closures import array_mutations, at_compile, bind_call, module_at_compile, publishes_locals
 from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
@@ -165,6 +165,9 @@ class Discoverer:
         fi.scope = view if view is not self.info else None
         if enclosing is not None and view is not self.info:
             fi.scope = at_compile(view, fi, enclosing)
+        elif enclosing is None and view is self.info:
+            compiled = module_at_compile(view, fi)
+            fi.scope = compiled if compiled is not view else None
         self.info.deferred.pop(key, None)
         view.failed_functions.maps[0].pop(name, None)
         self.info.functions[key] = fi  # a second definition of one name replaces the first, as in Python

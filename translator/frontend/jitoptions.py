@@ -17,7 +17,7 @@ from .dtypes import record_spellings
 from ..errors import Unsupported
 from ..ir import typesys as T
 from ..userimport import comment_starts
-from .constants import ConstEvalError, Typed, const_eval
+from .constants import ConstEvalError, Typed, const_eval, string_value
 from .names import resolve
 
 if TYPE_CHECKING:
@@ -123,6 +123,11 @@ def type_text(info: ModuleInfo, node) -> str:
     """Source text of a type written as an expression (`nb.float32[:, ::1]`) or a string, unqualified."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return node.evaluated_value
+    if isinstance(node, (cst.FormattedString, cst.Call, cst.BinaryOperation)):
+        try:
+            return string_value(info, node)  # `"void(float{}[:])".format(bits)`: the signature it computes
+        except ConstEvalError:
+            pass
     code = _without_comments(info.code(node))
     records = record_spellings(info)
     if "from_dtype" in code:  # `from_dtype(particle)[::1]` in a signature: Numba's record type of that dtype

@@ -89,6 +89,16 @@ class NameReadLowerer:
             raise Unsupported(node, f"builtin '{name}' used as a value", f"'{name}' is Python's builtin function, "
                               "not a number: Numba cannot store or compute with a function (its typing fails)",
                               f"call it ({name}(...)), or use the variable you meant")
+        module = self.info.module_info
+        if any(w in module.source for w in ("exec(", "globals()")) and module.imported is None:
+            # an orbit propagator makes `tIdx`, `eccoIdx` ... with globals().update({...}) when it is imported
+            hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads the "
+                    "values it made), or define it as a module-level constant")
+            if module.import_failed is not None:
+                hint = f"make the module importable for --import-module ({module.import_failed.message}), or " + \
+                    "define it as a module-level constant"
+            raise Unsupported(node, f"unknown name '{name}'", "no statement of this file binds it: the module makes "
+                              "names when it runs (exec, globals())", hint)
         raise Unsupported(node, f"unknown name '{name}'",
                           "it is not a parameter, local variable, module constant or import",
                           "define it before the kernel as a module-level constant, or pass it as an argument")

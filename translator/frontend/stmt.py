@@ -233,10 +233,9 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         if isinstance(small, cst.Expr):
             return self.expression_statement(small)
         if isinstance(small, cst.Assign):
-            out = []
-            for target in small.targets:
-                out.extend(self.assign(target.target, small.value, small))
-            return out
+            if len(small.targets) > 1:
+                return self.chained_assign(small)
+            return self.assign(small.targets[0].target, small.value, small)
         if isinstance(small, cst.AnnAssign):
             return self.annotated_assignment(small)
         if isinstance(small, cst.AugAssign):
