@@ -465,3 +465,17 @@ def test_a_type_error_without_a_node_of_its_own_is_located_at_its_statement():
     typer.report(TypeErrorAt(None, "array index", "indices must be integers"), None)
     typer.report(TypeErrorAt("the index", "array index", "indices must be integers"), "the statement")
     assert [e.node for e in added] == ["the statement", "the def", "the index"]
+
+
+@pytest.mark.parametrize("module", ["-m translator.cli", "-m numba2cuda"])
+def test_a_project_file_named_like_a_standard_module_does_not_break_the_command(tmp_path, module):
+    """`python -m translator.cli` run in a kernel's folder puts the folder first on sys.path, and pyxem's
+    utils/signal.py (which imports pyxem) took the place of the standard `signal` when numba2cuda imported
+    subprocess: a traceback, exit 1, before any message of numba2cuda's own."""
+    (tmp_path / "signal.py").write_text("raise ImportError('the project's signal.py, not the standard module')\n")
+    (tmp_path / "kern.py").write_text(HEADER_LINES + "    if i < a.shape[0]:\n        a[i] += x\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, *module.split(), "translate", "kern.py", "-o", "out.cu"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "a[i] += x;" in (tmp_path / "out.cu").read_text()

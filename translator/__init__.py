@@ -17,7 +17,26 @@ api.py is the public Python API, cli.py the command line; errors.py, atomic.py, 
 every stage. Importing this package imports nothing but the version: the public names load on first use.
 """
 
-from .version import __version__
+import os as _os
+import sys as _sys
+
+
+def _drop_working_folder() -> None:
+    """`python -m translator.cli` (or `-m numba2cuda`) run in a kernel's folder puts that folder first on sys.path,
+    so a project file named like a standard module (pyxem's utils/signal.py) would shadow it when numba2cuda
+    imports subprocess. numba2cuda reads the user's files by path and never imports them from the working folder:
+    the folder is dropped while -m is still locating this package, unless numba2cuda itself lives there."""
+    if not (_sys.argv and _sys.argv[0] == "-m" and _sys.path and not _sys.flags.safe_path):
+        return
+    first = _os.path.abspath(_sys.path[0] or _os.curdir)
+    home = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    if first == _os.path.abspath(_os.curdir) and first != home:
+        del _sys.path[0]
+
+
+_drop_working_folder()
+
+from .version import __version__  # noqa: E402
 
 __all__ = ["__version__", "load", "translate_file", "translate_source"]
 
