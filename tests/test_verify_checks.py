@@ -335,7 +335,7 @@ REAL_WORLD = [
     ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
      "if (learn != true) {"),
     ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
-    ("real_world_constructs_11.py", {"alias_draw", "chained", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
+    ("real_world_constructs_11.py", {"alias_draw", "chained", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
 ]
 
 
@@ -458,4 +458,17 @@ def test_a_chained_assignment_evaluated_once_per_target_is_rejected():
     # the old order of evaluation: a[i] incremented, then v computed again from the new a[i]
     wrong = text.replace("double v = a[i] + 1.0;", "double v = a[i] += 1.0;").replace("a[i] = v;", "v = a[i] + 1.0;")
     rejected = verify(path, kernel="chained", cu_text=wrong, dists=())
+    assert rejected.verdict == "NOT EQUIVALENT"
+
+
+@pytest.mark.needs("g++")
+def test_string_tags_compared_as_other_strings_are_rejected():
+    """A ray tracer's `hit == "light"`: each literal is the number its bytes spell. The test given the other tag's
+    number, what a translation that numbered literals per function could print, is caught."""
+    path = F / "real_world_constructs_11.py"
+    text = translation(path)
+    light, tri = "0x6c69676874ull", "0x747269ull"
+    assert f"if (hit == {light})" in text and f"hit != {tri}" in text, text
+    wrong = text.replace(f"if (hit == {light})", f"if (hit == {tri})")
+    rejected = verify(path, kernel="tagged", cu_text=wrong, dists=())
     assert rejected.verdict == "NOT EQUIVALENT"

@@ -2,11 +2,13 @@
 per use: an int index rebound to a float on one branch (a spectrograph simulator's alias sampling: `k` indexes as
 an int, then `k = alias[k]` makes it a float after the join), and a counter whose int value feeds a hash before a
 float rebinding; `.T` of a 2-D array; a chained assignment whose value reads a target (`a[i] = v = a[i] + 1.0`,
-a FEM code's): Python evaluates the value once, then binds the targets left to right."""
+a FEM code's): Python evaluates the value once, then binds the targets left to right; a string used as a tag
+(`hit = ""`, `hit = "tri"`, `if hit == "light":`) and a local array made on the branch that goes on and read after
+the if (a ray tracer's, whose other branches leave the loop)."""
 import math
 
 import numpy as np
-from numba import cuda, float32
+from numba import cuda, float32, float64
 
 
 @cuda.jit("void(float64[::1], float32[::1], float64[::1], int64[::1])")
@@ -94,3 +96,52 @@ def example_chained(rng, size="small"):
     return dict(kernel=chained, griddim=math.ceil(n / 32), blockdim=32,
                 args=[a, np.zeros(n), np.zeros(n, np.float32)],
                 expected={0: v, 1: v + (w - small.astype(np.float64)), 2: small})
+
+
+@cuda.jit(device=True)
+def shade(p, scratch):
+    scratch[0] = p * 2.0
+    scratch[1] = p + 1.0
+
+
+@cuda.jit("void(float64[::1], int64[::1], float64[::1])")
+def tagged(x, kinds, acc):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        total = 0.0
+        for depth in range(3):
+            hit = ""
+            v = x[i] * (depth + 1)
+            if v > 1.5:
+                hit = "light"
+            elif v > 0.0:
+                hit = "tri"
+            if hit == "light":
+                kinds[i] += 100
+                break
+            elif hit != "tri":
+                kinds[i] += 1
+                break
+            else:
+                scratch = cuda.local.array(2, float64)
+                shade(v, scratch)
+            total += scratch[0] + scratch[1]
+        acc[i] = total
+
+
+def example_tagged(rng, size="small"):
+    n = {"small": 40}.get(size, size) if isinstance(size, str) else int(size)
+    x = rng.standard_normal(n)
+    kinds, acc = np.zeros(n, np.int64), np.zeros(n)
+    for i in range(n):
+        for depth in range(3):
+            v = x[i] * (depth + 1)
+            if v > 1.5:
+                kinds[i] += 100
+                break
+            if not v > 0.0:
+                kinds[i] += 1
+                break
+            acc[i] += v * 2.0 + (v + 1.0)
+    return dict(kernel=tagged, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n, np.int64), np.zeros(n)],
+                expected={1: kinds, 2: acc})

@@ -38,8 +38,11 @@ UNSUPPORTED_EXPRS = {
     cst.Set: ("set literal", "kernels cannot use sets", "use scalars or arrays"),
     cst.List: ("list literal", "kernels cannot build Python lists", "use a tuple of constants or cuda.local.array"),
     cst.FormattedString: ("f-string", "strings exist only as print() arguments", "print the values: print('x =', x)"),
-    cst.SimpleString: ("string", "strings exist only as print() arguments", "remove the string or print it"),
-    cst.ConcatenatedString: ("string", "strings exist only as print() arguments", "remove the string or print it"),
+    cst.SimpleString: ("string", "strings exist only as print() arguments, and as a local's values only compared "
+                       "with == or != (a tag of up to 8 bytes)", "use an integer flag, or compare the name only"),
+    cst.ConcatenatedString: ("string", "strings exist only as print() arguments, and as a local's values only "
+                             "compared with == or != (a tag of up to 8 bytes)", "use an integer flag, or compare the "
+                             "name only"),
     cst.NamedExpr: ("assignment expression (:=)", "not supported", "assign on its own line first"),
     cst.Await: ("await", "kernels are not coroutines", "remove it"),
     cst.Yield: ("yield", "kernels cannot be generators", "write results into an output array"),
@@ -117,6 +120,7 @@ class ExprLowerer:
         self.info = info
         self.fn = fn_info
         self.scope: dict = {}  # name -> ArrayVar | Dim3 | TupleValue
+        self.tag_strings: dict = {}  # id(string literal) -> its number, for string tags (strtags.py)
         self.scalar_names: set = set()  # names assigned as scalars anywhere in the function
         self.helpers: set = set()
         self.foreign: dict = {}  # symbol -> frontend.ffi.Foreign of the cuda.declare_device functions it calls
@@ -155,6 +159,11 @@ class ExprLowerer:
 
     def value(self, node):
         """An ir.Expr, or a translation-time object (array, dim3, tuple)."""
+        tag = self.tag_strings.get(id(node))
+        if tag is not None:  # a string tag's literal (strtags.py): the number its bytes spell
+            e = ir.Const(tag, T.UINT64)
+            e.node, e.hex = node, True
+            return e
         for cls, (construct, message, hint) in UNSUPPORTED_EXPRS.items():
             if isinstance(node, cls):
                 raise Unsupported(node, construct, message, hint)

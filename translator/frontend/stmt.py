@@ -21,6 +21,7 @@ from .reads import NameReadLowerer
 from .cachehints import CacheHintLowerer
 from .recordfields import RecordLowerer
 from .returns import ReturnLowerer
+from .strtags import string_tag_literals
 from .raising import RaiseLowerer
 from .tupleassign import TupleAssignLowerer
 from .shapes import nest, type_shape
@@ -52,6 +53,7 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, CallLowerer, DeviceCall
         super().__init__(info, fn_info)
         self.param_types = param_types
         self.assign_counts = assignment_counts(fn_info.node)
+        self.tag_strings = string_tag_literals(fn_info.node, set(fn_info.params))
         for made in info.lambdas.values():  # `f = lambda v: ...` binds a function of the kernel, not a variable
             if self.defines(made):
                 self.assign_counts.pop(made.name.value, None)

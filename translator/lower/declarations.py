@@ -43,7 +43,54 @@ def _mentions_var(e, var) -> bool:
     return any(isinstance(n, ir.Name) and n.var is var for n in walk_expr(e))
 
 
+def _arrays_mentioned(s) -> set:
+    """ids of the arrays a statement itself (not its nested blocks) reads, writes, views or declares."""
+    out = set()
+
+    def add(arr):
+        while arr is not None:
+            out.add(id(arr))
+            arr = arr.base
+
+    for e in stmt_exprs(s):
+        for node in walk_expr(e):
+            if isinstance(node, (ir.Load, ir.ArrayRef)):
+                add(node.array)
+    if isinstance(s, ir.ArrayDecl):
+        add(s.array)
+    elif isinstance(s, ir.ArrayBind):
+        for src in (s.source, s.orelse):
+            add(src)
+    return out
+
+
+def hoist_arrays(fn: ir.Function) -> None:
+    """A local or shared array made inside a block and used after it (a ray tracer's `hit_point`, made on the
+    branch that goes on and read after the if, the other branches having left the loop): Numba allocates every
+    such array once, at the function's entry, so C declares it before the top-level statement that holds it."""
+    for k in range(len(fn.body) - 1, -1, -1):
+        top = fn.body[k]
+        inner = [(s, blk) for sub in sub_blocks(top) for s, blk in _with_blocks(sub)
+                 if isinstance(s, ir.ArrayDecl) and s.array.kind in ("local", "shared")]
+        hoisted = []
+        for decl, block in inner:
+            inside = {id(x) for x in walk_statements(block)}
+            if any(id(decl.array) in _arrays_mentioned(x) for x in walk_statements([top]) if id(x) not in inside):
+                block.remove(decl)
+                hoisted.append(decl)
+        fn.body[k:k] = hoisted
+
+
+def _with_blocks(body):
+    """(statement, the block holding it) for every statement of BODY, nested ones included."""
+    for s in body:
+        yield s, body
+        for sub in sub_blocks(s):
+            yield from _with_blocks(sub)
+
+
 def plan_declarations(fn: ir.Function) -> None:
+    hoist_arrays(fn)
     found: dict = {}
     _occurrences(fn.body, [], found, [])
     inserts: dict = {}  # id(block) -> (block, {index: [vars]})
