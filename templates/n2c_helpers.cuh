@@ -283,6 +283,14 @@ __device__ __forceinline__ bool array_all(const T *a, int64_t n, int64_t step = 
 template <typename T>
 __device__ __forceinline__ bool array_any(const T *a, int64_t n, int64_t step = 1) { return array_truth<2>(a, n, step); }
 
+// @helper slice_bound
+// A slice bound read at run time (`a[b[k]:b[k + 1]]`), as Python takes it: a negative one counts from the end,
+// and one still before the start is the start. (One past the end is clipped where the length is computed.)
+__device__ __forceinline__ int64_t slice_bound(int64_t bound, int64_t extent)
+{
+    return bound < 0 ? (bound + extent > 0 ? bound + extent : 0) : bound;
+}
+
 // @helper slice_len
 // The length of a[start:stop] (step 1, bounds not negative): Python clips the stop at the extent, and a slice
 // that starts at or past its stop is empty.

@@ -2070,3 +2070,73 @@ def test_names_a_module_makes_with_globals_update_name_the_import_mode():
     assert "mod.py:10:25: error: unknown name 'tIdx': no statement of this file binds it: the module makes names " \
            "when it runs (exec, globals())" in text
     assert "translate with --import-module" in text
+
+
+def test_spellings_numba_reads_that_numba2cuda_refused():
+    """Three refusals of kernels Numba compiles (realworld34): `cuda.jit(None, device=True)` (no signature, as
+    func_or_sig=None), a signature's `nb.f8[:, ::]` (a slice with neither bounds nor step: `[:, :]`), and
+    `dtype=nb.size_t` (numba.types' name of uintp)."""
+    cu = translate('''
+        import numba as nb
+        from numba import cuda
+
+        @cuda.jit(None, device=True)
+        def bump(x):
+            return x + 1.0
+
+        @cuda.jit((nb.f8[:, ::], nb.int64[::1]))
+        def k(a, out):
+            idx = cuda.local.array(4, dtype=nb.size_t)
+            for i in range(4):
+                idx[i] = i * 2
+            out[0] = idx[3] + nb.ssize_t(1)
+            a[0, 0] = bump(a[0, 0])
+        ''')
+    assert "uint64_t idx[4];" in cu and "double bump(double x)" in cu and "__global__ void k(double *a" in cu
+
+
+def test_a_kernels_cpu_twin_on_the_other_branch_leaves_the_kernel():
+    """A particle pusher defines `field_function` as a cuda.jit kernel under `if _use_gpu:` and as an
+    @njit(parallel=True) function under `else:`; the second definition replaced the kernel, and `--kernel
+    field_function` said it "is a device function"."""
+    src = '''
+        import os
+        import numba
+        from numba import cuda
+
+        _use_gpu = os.environ.get("USE_GPU", "1") == "1"
+
+        if _use_gpu:
+            @cuda.jit("void(float64[::1], float64[::1])")
+            def scale(x, out):
+                i = cuda.grid(1)
+                if i < x.shape[0]:
+                    out[i] = 2 * x[i]
+        else:
+            @numba.njit(parallel=True)
+            def scale(x, out):
+                for i in numba.prange(x.shape[0]):
+                    out[i] = 2 * x[i]
+        '''
+    assert kernels(src, kernels=["scale"]) == ["scale"]
+    assert "out[i] = 2 * x[i];" in translate(src, kernels=["scale"])
+
+
+def test_a_tuple_type_made_of_a_list_of_types():
+    """`types.Tuple([boolean, float64])` (an ODE solver's result type) is one argument to Numba, as a tuple is."""
+    cu = translate('''
+        import numba as nb
+        from numba import cuda
+
+        @cuda.jit(nb.types.Tuple([nb.boolean, nb.float64])(nb.float64[:], nb.int32), device=True)
+        def check(a, i):
+            return a[i] > 0.0, a[i] * 2.0
+
+        @cuda.jit("void(float64[::1], float64[::1])")
+        def k(a, out):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                ok, v = check(a, i)
+                out[i] = v if ok else -1.0
+        ''')
+    assert "check(" in cu and "__global__ void k(" in cu

@@ -918,3 +918,35 @@ def test_a_value_the_main_block_sets_for_a_device_function_is_read_from_the_run(
         translate(path, types=types)
     assert "error: module variable 'STEP'" in exc.value.text and "block raised IndexError" in exc.value.text
     assert "--import-module" not in exc.value.text.split("error:", 1)[1]
+
+
+def test_a_kernel_made_of_an_imported_function_and_called_from_device_code(tmp_path):
+    """A particle pusher makes `boris_gpu = cuda.jit(boris)` of a function it imports from a sibling module and calls
+    it from its kernel: the import mode raised KeyError ('helpers.py:kick_gpu.device'), an internal error, where the
+    static reading translated it."""
+    pkg = tmp_path / "pusher"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    write(pkg, """
+        M = 2.0
+
+
+        def kick(u, q):
+            return u + q / M
+    """, "helpers.py")
+    path = write(pkg, """
+        from numba import cuda
+        from .helpers import kick
+
+        kick_gpu = cuda.jit(kick)
+
+
+        @cuda.jit("void(float64[::1], float64)")
+        def push(u, q):
+            i = cuda.grid(1)
+            if i < u.size:
+                u[i] = kick_gpu(u[i], q)
+    """, "kern.py")
+    for mode in (None, "sim"):
+        cu = translate(path, import_module=mode, kernels=["push"])
+        assert "u[i] = kick_gpu(u[i], q);" in cu, cu

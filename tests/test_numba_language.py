@@ -2057,3 +2057,66 @@ def classify(m, out):
     out = np.zeros(4, np.int64)
     module.classify[1, 4](m, out)
     assert out.tolist() == [97001, 97000, 97000, 97001]
+
+
+@pytest.mark.needs("g++")
+def test_slice_bounds_read_at_run_time_are_normalised_as_python_does():
+    """A trading-network model slices CSR rows `L1[L2[i]:L2[i + 1]]`; the bounds were taken as non-negative, so a
+    negative one gave a view 13 long instead of 3, read before the array's start (exit 0, nvcc fine)."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(int32[::1], int32[::1], int64[::1])")
+def k(a, b, out):
+    v = a[b[0]:b[1]]
+    out[0] = v.shape[0]
+    out[1] = v[1]
+    out[2] = v[-1]
+''')
+    a = np.arange(10, dtype=np.int32)
+    for b in ([-3, 10], [-100, 2], [2, -4], [3, 7]):
+        out = np.full(3, -1, np.int64)
+        module.k[1, 1](a, np.array(b, np.int32), out)
+        view = a[b[0]:b[1]]
+        assert out.tolist() == [len(view), view[1], view[-1]], b
+    assert "n2c::slice_bound(" in kernel_text(module.cu, "k")
+
+
+@pytest.mark.needs("g++")
+def test_bit_reversal_shifts_and_nested_array_indices_as_numba_types_them():
+    """Three exits 0 that computed something else than Numba (realworld33's FFT kernels, Advent of Code):
+    cuda.brev of an int64 is numba-cuda's 32-bit brev (it registers uint32 and uint64, and an int64 resolves to
+    uint32: brev.b32 in its PTX), not a 64-bit one; `1 << n` shifts an int64 as Numba does, where C's literal
+    is an int; and a record's nested array wraps a negative index as a plain array does."""
+    rec = np.dtype([("n", np.int32), ("vals", np.int32, 4)])
+    module = load_cpu(source=HEAD + '''
+rec = np.dtype([("n", np.int32), ("vals", np.int32, 4)])
+
+
+@cuda.jit("void(int64[::1], int64, uint64[::1])")
+def bits(out, s, u):
+    idx = cuda.grid(1)
+    if idx == 1:
+        out[0] = cuda.brev(idx) >> (32 - s)
+        out[1] = 1 << (s + 37)
+        out[2] = (1 << (s + 37)) - 1
+        u[1] = cuda.brev(u[0])
+
+
+@cuda.jit
+def nested(entries, out):
+    i = cuda.grid(1)
+    if i < len(entries):
+        e = entries[i]
+        out[i] = e["vals"][e["n"] - 1]
+NUMBA2CUDA_TYPES = {"nested": "entries=rec[::1], out=int64[::1]"}
+''')
+    out = np.zeros(3, np.int64)
+    u = np.array([1, 0], np.uint64)
+    module.bits[1, 2](out, 3, u)
+    assert out.tolist() == [4, 1 << 40, (1 << 40) - 1]
+    assert int(u[1]) == 1 << 63
+    entries = np.zeros(3, rec)
+    entries["n"] = [0, 1, 4]
+    entries["vals"] = np.arange(12).reshape(3, 4)
+    got = np.zeros(3, np.int64)
+    module.nested[1, 3](entries, got)
+    assert got.tolist() == [3, 4, 11]

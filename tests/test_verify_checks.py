@@ -335,7 +335,7 @@ REAL_WORLD = [
     ("real_world_constructs_9.py", {"gated", "totals", "walk"}, "gated", "if (learn == true) {", 1,
      "if (learn != true) {"),
     ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
-    ("real_world_constructs_11.py", {"alias_draw", "chained", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
+    ("real_world_constructs_11.py", {"alias_draw", "chained", "column_sums", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
 ]
 
 

@@ -4,7 +4,8 @@ an int, then `k = alias[k]` makes it a float after the join), and a counter whos
 float rebinding; `.T` of a 2-D array; a chained assignment whose value reads a target (`a[i] = v = a[i] + 1.0`,
 a FEM code's): Python evaluates the value once, then binds the targets left to right; a string used as a tag
 (`hit = ""`, `hit = "tri"`, `if hit == "light":`) and a local array made on the branch that goes on and read after
-the if (a ray tracer's, whose other branches leave the loop)."""
+the if (a ray tracer's, whose other branches leave the loop); the columns of a 2-D array as the rows of its transpose
+(a sudoku solver's `for col in b.T:`)."""
 import math
 
 import numpy as np
@@ -145,3 +146,28 @@ def example_tagged(rng, size="small"):
             acc[i] += v * 2.0 + (v + 1.0)
     return dict(kernel=tagged, griddim=math.ceil(n / 32), blockdim=32, args=[x, np.zeros(n, np.int64), np.zeros(n)],
                 expected={1: kinds, 2: acc})
+
+
+@cuda.jit(device=True)
+def column_total(v):
+    t = 0
+    for x in v:
+        t += x
+    return t
+
+
+@cuda.jit("void(int16[:, ::1], int64[::1], int64[::1])")
+def column_sums(a, sums, lasts):
+    if cuda.grid(1) == 0:
+        k = 0
+        for col in a.T:
+            sums[k] = column_total(col)
+            lasts[k] = col[-1]
+            k += 1
+
+
+def example_column_sums(rng, size="small"):
+    rows, cols = {"small": (5, 7)}.get(size, (5, 7)) if isinstance(size, str) else (5, int(size))
+    a = rng.integers(-100, 100, (rows, cols)).astype(np.int16)
+    return dict(kernel=column_sums, griddim=1, blockdim=32, args=[a, np.zeros(cols, np.int64), np.zeros(cols, np.int64)],
+                expected={1: a.sum(axis=0).astype(np.int64), 2: a[-1, :].astype(np.int64)})

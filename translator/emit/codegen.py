@@ -113,7 +113,8 @@ class CPrinter(ExprPrinter):
         if arr.kind == "alias":
             const = "" if arr.written else "const "
             return [f"{const}{t} *{arr.name};" + self.comment(s)] + \
-                [f"int64_t {arr.name}_shape{d};" for d in sorted(arr.shape_used)]
+                [f"int64_t {arr.name}_shape{d};" for d in sorted(arr.shape_used)] + \
+                ([f"int64_t {self.expr(arr.step)};"] if arr.step is not None else [])
         if arr.kind == "dynamic":
             out = []
             if not self.declared_dynamic:
@@ -140,6 +141,11 @@ class CPrinter(ExprPrinter):
             extents = [pick(self.extent(s.source, d), self.extent(s.orelse, d)) for d in sorted(alias.shape_used)]
         out = [f"{alias.name} = {pointer};" + self.comment(s)]
         out += [f"{alias.name}_shape{d} = {e};" for d, e in zip(sorted(alias.shape_used), extents)]
+        if alias.step is not None:  # a strided binding's step, 1 for a contiguous one
+            steps = [self.expr(src.step) if src.step is not None else "1" for src in (s.source, s.orelse)
+                     if src is not None]
+            step = steps[0] if s.cond is None else f"{self.wrap(s.cond, PRECEDENCE['?:'] + 1)} ? {steps[0]} : {steps[1]}"
+            out.append(f"{self.expr(alias.step)} = {step};")
         return out
 
     def _base_pointer(self, arr):

@@ -257,6 +257,14 @@ class AssignLowerer:
         elif not (isinstance(alias, ir.ArrayVar) and alias.kind == "alias"):
             raise self.rebinding(node, [name], f"'{name}' reassigned", "it already names an array or a cuda object")
         for src in sources:
+            if src.pitch is not None and any(p is not None for p in src.pitch[1:]):
+                raise self.rebinding(node, [name], f"'{name}' bound to a window", "a name bound to several arrays "
+                                     "is a pointer with extents, and a window's rows lie further apart than its "
+                                     "extents say", "index the window where it is made, or use a separate name")
+            if src.step is not None and alias.step is None:
+                # a column (`for col in b.T`, `c = a[:, j]` on one branch): its elements lie a step apart, kept
+                # beside the pointer and the extents (1 where a binding is contiguous)
+                alias.step = ir.PitchOf(alias, alias.ndim)
             if (src.dtype, src.ndim, src.fortran) != (alias.dtype, alias.ndim, alias.fortran):
                 raise self.rebinding(node, [name], f"'{name}' bound to arrays of different types",
                                      f"{alias.dtype} {alias.ndim}-D{' column-major' * alias.fortran} here and "

@@ -65,6 +65,8 @@ def _call_args(call: cst.Call):
     first = kwargs.pop("func_or_sig", None)
     if first is not None and not args and not (isinstance(first, cst.Name) and first.value == "None"):
         args = [first]
+    if args and isinstance(args[0], cst.Name) and args[0].value == "None":
+        args = args[1:]  # `cuda.jit(None, device=True)`: no signature, as func_or_sig=None says
     return args, kwargs
 
 

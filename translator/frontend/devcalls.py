@@ -128,6 +128,11 @@ class DeviceCallLowerer:
             # the program instantiates by key from the module's table (a nested scope's view chains to it)
             for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
                 table[twin.key] = twin
+            # and where the program looks it up: under --import-module a sibling module's kernel (`kick_gpu =
+            # cuda.jit(kick)` of an imported function) is lowered in a view of its own module
+            root = self.info.module_info.functions
+            for table in root.maps if isinstance(root, ChainMap) else [root]:
+                table.setdefault(twin.key, twin)
         return twin
 
     def call_shape(self, call: ir.DeviceCall):

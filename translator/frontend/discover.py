@@ -59,6 +59,7 @@ class Discoverer:
         self.sites: list = []  # (view, call, bound name, key prefix)
         self.made_at: dict = {}  # cuda.jit(...)(fn) call -> the FunctionInfo it made
         self.candidates: list = []  # (def, its scope view): functions that may be kernel factories
+        self.branch_depth = 0  # > 0 inside an if or try: a definition there is one of several the module may make
         info.plain_functions = ChainMap(info.plain_functions)
         info.failed_functions = ChainMap(info.failed_functions)
         # names a function declares `global`: `global f_gpu; f_gpu = cuda.jit(device=True)(f)` in a setup
@@ -81,8 +82,10 @@ class Discoverer:
             elif isinstance(stmt, cst.SimpleStatementLine):
                 self.find_sites(view, stmt, prefix)
             else:
+                self.branch_depth += isinstance(stmt, (cst.If, cst.Try))
                 for block in _blocks(stmt):
                     self.walk(view, block, enclosing, prefix)
+                self.branch_depth -= isinstance(stmt, (cst.If, cst.Try))
 
     def definition(self, view, fn: cst.FunctionDef, enclosing, prefix) -> None:
         name = fn.name.value
@@ -93,6 +96,13 @@ class Discoverer:
                 site = dec
                 break
         if jit is None and cpu_jit(view, fn):
+            kernel = self.info.functions.get(prefix + name)
+            if self.branch_depth and kernel is not None and not kernel.is_device:
+                # `if _use_gpu: @cuda.jit def f` ... `else: @njit(parallel=True) def f` (a particle pusher): the
+                # CPU twin of the kernel, the other arm of a choice Numba's GPU run takes the CUDA way
+                self.info.notices.append(self.info.reporter.make(fn.name, f"'{name}'", "a CPU-jitted twin of the "
+                                                                 "kernel on another branch: the kernel is translated"))
+                return
             jit = ([], {"device": cst.Name("True")})  # a @numba.jit function a kernel calls: a device function
         if jit is None:
             try:

@@ -10,6 +10,7 @@ import itertools
 import libcst as cst
 
 from ..errors import Unsupported
+from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir.records import numba_alignment, opaque
 from ..ir import typesys as T
@@ -71,6 +72,9 @@ class RecordLowerer:
             if isinstance(i, ir.Const) and isinstance(i.value, int) and i.value < 0:
                 indices[k] = ir.Const(i.value + n, i.type)
                 indices[k].node = i.node
+            elif not (isinstance(i, ir.Const) and isinstance(i.value, int)):
+                # Numba wraps a negative index of a nested array too (a password policy's `pw[lo - 1]`)
+                indices[k] = ir.Call(intrinsics.WRAP_INDEX, [i, ir.Const(n, T.INT64)])
         out = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, indices)
         return out
 

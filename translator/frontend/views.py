@@ -52,6 +52,9 @@ class ArrayViewLowerer:
         return out
 
     def row_view(self, base: ir.ArrayVar, indices, node):
+        column = self.column_of_transpose(base, indices)
+        if column is not None:
+            return column
         self.no_view_of_fortran(base, node)
         if base.kind == "dynamic":
             raise Unsupported(node, "partial indexing", f"'{base.name}' cannot be viewed row by row",
@@ -74,6 +77,21 @@ class ArrayViewLowerer:
             view.pitch = [None] + base.pitch[len(indices) + 1:]
         view.step = base.step
         view.row_of = (base, list(indices))
+        return view
+
+    def column_of_transpose(self, base: ir.ArrayVar, indices):
+        """Row k of `a.T` is `a[:, k]` (a sudoku solver's `for col in b.T:`): a strided view of the array
+        transposed, its elements a row apart, where that array lies row by row. None for other arrays."""
+        source = base.base
+        if not (base.fortran and base.kind == "view" and base.offset is None and len(indices) == 1 and source is not None
+                and source.ndim == 2 and not source.fortran and source.pitch is None and source.step is None):
+            return None
+        k = indices[0]
+        if not (isinstance(k, ir.Const) and isinstance(k.value, int) and k.value >= 0):
+            k = ir.Call(intrinsics.WRAP_INDEX, [k, self.shape_of(source, 1)])  # b.T[-1] is b's last column
+        view = ir.ArrayVar("", source.dtype, [self.shape_of(source, 0)], "view", base=source, offset=k)
+        view.pitch = [None]
+        view.step = self.step_extent(source, 1)
         return view
 
     def no_view_of_fortran(self, base: ir.ArrayVar, node):
@@ -257,6 +275,10 @@ class ArrayViewLowerer:
             if isinstance(bound, ir.Const) and bound.value < 0:
                 raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
                                   "write the bound as n - k")
+        # a bound read at run time may be negative (CSR offsets of a graph library are not, but Numba does not
+        # know that): normalised as Python's slice normalises it, where the legalizer cannot prove it is not
+        start, stop = (b if isinstance(b, ir.Const) or b is extent else ir.Call(intrinsics.SLICE_BOUND, [b, extent])
+                       for b in (start, stop))
         consts = [b.value if isinstance(b, ir.Const) and isinstance(b.value, int) else None
                   for b in (start, stop, extent)]
         if None not in consts:

@@ -106,9 +106,11 @@ _add("cuda.clz", lambda ts: "__clzll" if ts[0].bits == 64 else "__clz", _bits_sa
      arg_types=lambda ts: [T.INT64 if ts[0].bits == 64 else T.INT32], c_result=lambda ts: T.INT32)
 _add("cuda.ffs", lambda ts: "__ffsll" if ts[0].bits == 64 else "__ffs", _fixed(T.UINT32), 1,
      arg_types=lambda ts: [T.INT64 if ts[0].bits == 64 else T.INT32], c_result=lambda ts: T.INT32)
-_add("cuda.brev", lambda ts: "__brevll" if ts[0].bits == 64 else "__brev",
-     lambda ts: T.UINT64 if ts[0].bits == 64 else T.UINT32, 1,
-     arg_types=lambda ts: [T.UINT64 if ts[0].bits == 64 else T.UINT32])
+# numba-cuda registers brev for uint32 and uint64 only, and its overload resolution sends every other integer,
+# int64 included, to uint32 (compile_ptx: brev.b32 for int64, brev.b64 for uint64 only)
+_add("cuda.brev", lambda ts: "__brevll" if ts[0] == T.UINT64 else "__brev",
+     lambda ts: T.UINT64 if ts[0] == T.UINT64 else T.UINT32, 1,
+     arg_types=lambda ts: [T.UINT64 if ts[0] == T.UINT64 else T.UINT32])
 _add("cuda.fma", _math_c("fma"), _float_of, 3, arg_types=_math_arg_types)
 _add("cuda.cbrt", _math_c("cbrt"), _float_of, 1, arg_types=_math_arg_types)
 
@@ -405,3 +407,6 @@ def lookup(key: str) -> Intrinsic | None:
 # does unless the legalizer proves it non-negative, where it is the index itself.
 WRAP_INDEX = Intrinsic("n2c.wrap", "n2c::wrap", lambda ts: T.INT64, (2, 2), helper="wrap",
                        arg_types=lambda ts: [T.INT64, T.INT64])
+# A slice's bound read at run time, normalised as Python's slice does, unless the legalizer proves it non-negative.
+SLICE_BOUND = Intrinsic("n2c.slice_bound", "n2c::slice_bound", lambda ts: T.INT64, (2, 2), helper="slice_bound",
+                        arg_types=lambda ts: [T.INT64, T.INT64])

@@ -94,6 +94,9 @@ ALIASES = {
     "u1": UINT8, "u2": UINT16, "u4": UINT32, "u8": UINT64, "uintp": UINT64, "uintc": UINT32, "byte": UINT8,
     "f4": FLOAT32, "f8": FLOAT64, "float_": FLOAT64, "double": FLOAT64, "single": FLOAT32,
     "f2": FLOAT16, "half": FLOAT16, "c8": COMPLEX64, "c16": COMPLEX128, "complex_": COMPLEX128, "csingle": COMPLEX64, "cdouble": COMPLEX128,
+    # C's names, as numba.types (and NumPy, where it has them) spell them: a RANSAC library's `dtype=nb.size_t`
+    "size_t": UINT64, "ssize_t": INT64, "uchar": UINT8, "short": INT16, "ushort": UINT16, "long_": INT64,
+    "ulong": UINT64, "longlong": INT64, "ulonglong": UINT64, "uint": UINT64,
 }
 
 C_NAMES = {
@@ -204,7 +207,8 @@ def _record_type(text: str):
 def _array_of(dtype, shown: str, dims_text: str) -> Array:
     if dims_text.replace(" ", "") == "()":
         return Array(dtype, 0, "C")
-    dims = [d.replace(" ", "") for d in dims_text.split(",")]
+    # `f8[:, ::]` is `f8[:, :]` to Numba (a slice with neither bounds nor step): a sum-rate model's signatures
+    dims = [":" if d.replace(" ", "") == "::" else d.replace(" ", "") for d in dims_text.split(",")]
     if not all(d in (":", "::1") for d in dims):
         raise TypeStringError(f"array dimensions must be ':' or '::1' (or '()' for a 0-d array), got '[{dims_text}]'")
     if len(dims) > 1 and dims[0] == "::1" and all(d == ":" for d in dims[1:]):
@@ -307,7 +311,8 @@ def parse_tuple_type(text: str) -> Tuple:
             raise TypeStringError(f"UniTuple takes a type and a count, got '{text}'")
         items = [parse_type(parts[0])] * int(parts[1])
     else:
-        if len(parts) != 1 or not parts[0].startswith("("):  # Numba: "Tuple.__new__() takes 2 positional arguments"
+        if len(parts) != 1 or not parts[0].startswith(("(", "[")):  # Numba: "Tuple.__new__() takes 2 positional
+            # arguments"; a list of types is one argument too (Tuple([boolean, float64]), an ODE solver's result)
             spelt = ", ".join(parts) + ("," if len(parts) == 1 else "") if any(parts) else "int64, float32"
             raise TypeStringError(f"'{text}': Numba spells a tuple of types Tuple(({spelt})) (one argument, a tuple), "
                                   f"or UniTuple(t, n) when all items share a type; '{text}' fails in Numba")

@@ -216,7 +216,9 @@ class Legalizer:
         R = e.type
         op = e.op
         if op in ("<<", ">>"):
-            e.left = cast_to(e.left, R) if T.c_promote(e.left.ctype) != R else e.left
+            # C gives a shift its left operand's type, not the common one: `1 << n` of an int literal is an int
+            # shift (undefined past bit 31), where Numba shifts an int64
+            e.left = _exact(e.left, R) if T.c_promote(e.left.ctype) != R else e.left
             return e
         if op == "**":
             return self.power(e)
@@ -321,8 +323,8 @@ class Legalizer:
 
     def x_Call(self, e):
         e.args = [self.expr(a) for a in e.args]
-        if e.intrinsic is intrinsics.WRAP_INDEX and self.bounds.at_least(e.args[0], 0):
-            return e.args[0]  # a row index known not to be negative needs no wraparound
+        if e.intrinsic in (intrinsics.WRAP_INDEX, intrinsics.SLICE_BOUND) and self.bounds.at_least(e.args[0], 0):
+            return e.args[0]  # a row index or slice bound known not to be negative needs no wraparound
         ts = [a.type for a in e.args]
         entry = e.intrinsic
         if entry.arg_types is not None:
