@@ -203,52 +203,6 @@ def _evaluate(info: ModuleInfo, node, local_consts: dict | None = None):
     raise ConstEvalError(type(node).__name__)
 
 
-def string_value(info: ModuleInfo, node, depth: int = 0) -> str:
-    """A string a module computes from constants: `"void(float{}[:])".format(bits)` (a scaling library picks
-    float32 or float64 signatures so), an f-string, `+` and `%` of strings. Raises ConstEvalError otherwise."""
-    if depth > 8:
-        raise ConstEvalError("string")
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        if isinstance(value, str):
-            return value
-        raise ConstEvalError("bytes")
-    if isinstance(node, cst.Name) and node.value in info.value_nodes:
-        return string_value(info, info.value_nodes[node.value], depth + 1)
-    if isinstance(node, cst.FormattedString):
-        out = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                out.append(part.value)
-                continue
-            value = _plain_or_tuple(const_eval(info, part.expression))
-            value = repr(value) if part.conversion == "r" else str(value) if part.conversion == "s" else value
-            spec = "".join(p.value for p in part.format_spec or [] if isinstance(p, cst.FormattedStringText))
-            if part.format_spec and len(spec) != sum(len(getattr(p, "value", "x")) for p in part.format_spec):
-                raise ConstEvalError("a computed format spec")
-            out.append(format(value, spec))
-        return "".join(out)
-    try:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format" \
-                and not any(a.star for a in node.args):
-            template = string_value(info, node.func.value, depth + 1)
-            args = [_plain_or_tuple(const_eval(info, a.value)) for a in node.args if a.keyword is None]
-            kwargs = {a.keyword.value: _plain_or_tuple(const_eval(info, a.value)) for a in node.args if a.keyword}
-            return template.format(*args, **kwargs)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "str" \
-                and "str" not in info.value_nodes and len(node.args) == 1 \
-                and node.args[0].keyword is None and not node.args[0].star:
-            return str(_plain_or_tuple(const_eval(info, node.args[0].value)))
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-            return string_value(info, node.left, depth + 1) + string_value(info, node.right, depth + 1)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            right = _plain_or_tuple(const_eval(info, node.right))
-            return string_value(info, node.left, depth + 1) % right
-    except (IndexError, KeyError, ValueError, TypeError) as exc:
-        raise ConstEvalError(str(exc)) from None
-    raise ConstEvalError("string")
-
-
 def _library_entry(info: ModuleInfo, node: cst.Subscript):
     """A number of a constants library's table, by literal keys (`physical_constants[name][0]`: scipy's CODATA
     values as (value, unit, uncertainty)), else None."""
@@ -433,7 +387,7 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
         import builtins
 
         fn = getattr(builtins, canon) if canon in _BUILTINS else getattr(math, canon[5:])
-        values = [_plain_or_tuple(const_eval(info, a.value, local_consts)) for a in args]
+        values = [plain_or_tuple(const_eval(info, a.value, local_consts)) for a in args]
         if kwargs or len(values) > 3:
             raise ConstEvalError(canon)
         try:
@@ -450,9 +404,9 @@ def _const_call(info: ModuleInfo, node: cst.Call, local_consts):
     raise ConstEvalError(canon or "call")
 
 
-def _plain_or_tuple(v):
+def plain_or_tuple(v):
     if isinstance(v, tuple):
-        return tuple(_plain_or_tuple(x) for x in v)
+        return tuple(plain_or_tuple(x) for x in v)
     return _plain(v)
 
 

@@ -1,5 +1,6 @@
 """Tuples in assignments (`a, b = f(...)`, `u[i], v[i] = ...`, tuple variables, a device function's tuple result
-kept in a name) -> KernelIR statements: one local per item.
+kept in a name) -> KernelIR statements: one local per item; and assignments of one value to several targets
+(`a[i] = v = a[i] + 1.0`).
 
 A mixin of stmt.FunctionLowerer, next to assign.AssignLowerer, which dispatches here.
 """
@@ -14,12 +15,43 @@ from ..ir.facts import decided_test, mentions
 from .assign import is_stable
 from .expr import TupleValue, const_expr
 from .names import dotted
+from .scan import find_nodes
 from .shapes import count_numbers, flatten, nest, shape_of
 
 
 class TupleAssignLowerer:
     """Needs, from the class it is mixed into: info, scope, scalar_names, assign_counts, tuple_vars, block_local,
     tmp_count, fresh_name, value(), poison(), bind(), assign(), index_array()."""
+
+    def chained_assign(self, stmt: cst.Assign) -> list:
+        """`a[i] = v = a[i] + 1.0`, `v = out[i] = draw(states, i)`: Python evaluates the value once, then binds the
+        targets left to right. The value goes to a name target that no other target mentions (else to a fresh
+        local), and the others take that name; a literal is written to each."""
+        targets = [t.target for t in stmt.targets]
+        value = stmt.value
+        literal = isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)) or (
+            isinstance(value, cst.UnaryOperation) and isinstance(value.expression, (cst.Integer, cst.Float))) or (
+            isinstance(value, cst.Name) and value.value in ("True", "False", "None"))
+        if literal:
+            return [s for t in targets for s in self.assign(t, value, stmt)]
+
+        def mentions(node, name) -> bool:
+            return bool(find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value == name))
+
+        anchor = next((t for t in targets if isinstance(t, cst.Name) and not any(
+            u is not t and mentions(u, t.value) for u in targets)), None)
+        out = []
+        if anchor is None:
+            anchor = cst.Name(self.fresh_name("chained", 1))
+            out += self.assign(anchor, value, stmt)
+            rest = targets
+        else:
+            out += self.assign(anchor, value, stmt)
+            rest = [t for t in targets if t is not anchor]
+        for t in rest:
+            out += self.assign(t, anchor, stmt)
+        return out
+
 
     def hold_results(self, name, call: ir.DeviceCall, shape, target) -> list:
         """`ray_dir = matmul(R, P)` of a device function returning a tuple of SHAPE (shapes.tuple_shape: a ray
