@@ -950,3 +950,29 @@ def test_a_kernel_made_of_an_imported_function_and_called_from_device_code(tmp_p
     for mode in (None, "sim"):
         cu = translate(path, import_module=mode, kernels=["push"])
         assert "u[i] = kick_gpu(u[i], q);" in cu, cu
+
+
+def test_a_value_the_failed_import_would_give_does_not_name_the_flag_again(tmp_path, capsys):
+    """Advent of Code day 8 computes `n_instrs` when it runs; under --import-module its import raised (a NumPy 2
+    OverflowError), and the message still said "translate with --import-module", which the user had just done."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        def count():
+            return 8
+
+        n_instrs = count()
+        bad = np.uint16(-12)
+
+        @cuda.jit("void(int64[::1])")
+        def k(a):
+            i = cuda.grid(1)
+            if i < n_instrs:
+                a[i] = i
+    """)
+    rc = main(["translate", "--import-module", str(path), "-o", str(tmp_path / "out.cu")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "importing the module raised OverflowError" in err
+    assert "hint: make the module importable for --import-module (importing the module raised OverflowError" in err
+    assert "translate with --import-module" not in err

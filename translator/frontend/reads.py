@@ -179,6 +179,10 @@ class NameReadLowerer:
         elif name in self.info.needs_run and self.info.module_info.imported is not None:
             # the import mode ran what sets it: what each run did instead
             hint = run_hint(self.info, self.fn.node) or "pass it as a kernel argument"
+        elif name in self.info.needs_run and self.info.module_info.import_failed is not None:
+            # --import-module was asked for and the import failed: naming the flag again would send the user round
+            hint = (f"make the module importable for --import-module ({self.info.module_info.import_failed.message}),"
+                    " or pass it as a kernel argument")
         elif name in self.info.needs_run:
             hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                     "the value), or pass it as a kernel argument")
