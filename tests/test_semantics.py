@@ -75,6 +75,11 @@ def per_use_types(x, n):
     return wrapped, k, shifted, s
 
 
+def operands_of_and_or(x, y):
+    # `a and b` / `a or b` of numbers are one of the operands (Numba's phi of both), not a bool
+    return (x and y), (x or y), (x or 2.5), (np.float32(0.0) and x), ((x > 0) or y)
+
+
 def negative_step_ranges(a, b):
     total = 0
     count = 0
@@ -145,6 +150,7 @@ CASES = [
     (accumulators, "float32"),
     (redefined_variable, "float32"),
     (per_use_types, "int64f"),
+    (operands_of_and_or, "float32"),
     (negative_step_ranges, "int64"),
     (loop_variable_after_loop, "int64"),
     (int32_overflow_promotes, "int32"),

@@ -250,8 +250,16 @@ class Typer:
         return T.underlying(ts[0]) if ts[0].is_complex else ts[0]
 
     def t_BoolOp(self, e):
-        self._scalars(e, *e.values)
-        return T.BOOL
+        """`a or b` is one of its operands (Numba joins them at a phi node): a bool of bools, else their
+        unification (`n or 3`, `a[i] and b[i]`)."""
+        ts = self._scalars(e, *e.values)
+        if ts is None or all(t == T.BOOL for t in ts):
+            return T.BOOL
+        try:
+            return reduce(T.unify, ts)
+        except TypeError:
+            raise TypeErrorAt(e.node, f"'{e.op}' of {' and '.join(map(str, ts))}", "Python returns one of the "
+                              "operands, and these have no common type", "convert them to one type") from None
 
     def t_IfExp(self, e):
         ts = self._scalars(e, e.cond, e.then, e.orelse)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import nodes as ir
+from ..ir.facts import is_pure
 from ..ir import typesys as T
 from ..analysis.bounds import Bounds
 from ..analysis.dataflow import sub_blocks
@@ -307,11 +308,22 @@ class Legalizer:
 
     def x_BoolOp(self, e, condition=False):
         e.values = [self.expr(v, condition=condition) for v in e.values]
-        if not condition and any(v.type != T.BOOL for v in e.values):
-            raise Unsupported(e.node, f"'{e.op}' of non-boolean values",
-                              "Python returns one of the operands, not a bool",
-                              "write a conditional expression: a if a else b")
-        return e
+        if condition or all(v.type == T.BOOL for v in e.values):
+            return e  # C's && and || test numbers for truth as Python does; as a value, bools stay bools
+        # `x = n or 3`: the first operand that is true (`or`) or false (`and`), else the last, in Numba's type
+        if not all(is_pure(v) for v in e.values[:-1]):
+            raise Unsupported(e.node, f"'{e.op}' of non-boolean values with a call",
+                              "Python returns one of the operands, which would be evaluated twice here",
+                              "assign the operand to a variable first")
+        R = e.type
+        out = cast_to(e.values[-1], R)
+        for v in reversed(e.values[:-1]):
+            pick = cast_to(v, R)
+            pick_then = e.op == "or"
+            chosen = ir.IfExp(v, pick if pick_then else out, out if pick_then else pick)
+            chosen.type, chosen.node = R, e.node
+            out = chosen
+        return out
 
     def x_IfExp(self, e):
         e.cond = self.expr(e.cond, condition=True)
