@@ -27,7 +27,7 @@ class Variables:
         self.converted = converted
         self.var_of_web: dict[int, ir.Variable] = {}
         self.typed_vars: dict = {}  # (web, type) -> its C variable, in a web whose uses see several types
-        self._reached: dict | None = None  # see _use_types
+        self.reached: dict = {}  # see _use_types
 
     def make(self):
         """One C variable per Python name, unless its webs have different types."""
@@ -38,6 +38,7 @@ class Variables:
             if w not in by_name[name]:
                 by_name[name].append(w)
         taken = {p.name for p in self.fn.params}
+        self.reached = self._use_types()
         for w, name in self._loop_local_webs().items():
             # a loop counter used only inside its loop gets its own C variable, declared in the for header
             var = ir.Variable(name, _c_identifier(name, set()), self.web_types.get(w), loop_counter=True)
@@ -67,24 +68,22 @@ class Variables:
 
     def _use_types(self) -> dict:
         """web -> {def id -> the types of the uses it reaches}, for the webs whose uses see different types."""
-        if self._reached is None:
-            reached: dict = {}
-            for n in walk_body(self.fn.body):
-                if isinstance(n, ir.Name) and n.defs and n.type is not None:
-                    for d in n.reach:
-                        reached.setdefault(self.web_of[d], {}).setdefault(d, set()).add(n.type)
-            # a parameter or a loop counter keeps its web's one type: C declares it where it is made
-            fixed = {self.web_of[d] for d, site in enumerate(self.defs.sites) if site[0] in ("param", "for")}
-            self._reached = {w: by_def for w, by_def in reached.items()
-                             if w not in fixed and len(set().union(*by_def.values())) > 1}
-        return self._reached
+        reached: dict = {}
+        for n in walk_body(self.fn.body):
+            if isinstance(n, ir.Name) and n.defs and n.type is not None:
+                for d in n.reach:
+                    reached.setdefault(self.web_of[d], {}).setdefault(d, set()).add(n.type)
+        # a parameter or a loop counter keeps its web's one type: C declares it where it is made
+        fixed = {self.web_of[d] for d, site in enumerate(self.defs.sites) if site[0] in ("param", "for")}
+        return {w: by_def for w, by_def in reached.items()
+                if w not in fixed and len(set().union(*by_def.values())) > 1}
 
     def _typed_variables(self, w, var, taken) -> None:
         """A web whose uses see different types (an int rebound to a float on one branch) gets a C variable
         per type: each use reads the one of its type, and each definition writes those of the uses it reaches
         (converted as Numba's phi converts). VAR, the web's own, holds the web's type; the others are named
         after theirs (`k_i64`)."""
-        by_def = self._use_types().get(w)
+        by_def = self.reached.get(w)
         if by_def is None:
             return
         self.typed_vars[(w, var.type)] = var
@@ -99,7 +98,7 @@ class Variables:
         """(the variable definition D writes, the variables it copies its value to) in a web of several
         variables; None in a web of one."""
         w = self.web_of[d]
-        by_def = self._use_types().get(w)
+        by_def = self.reached.get(w)
         if by_def is None:
             return None
         wanted = by_def.get(d, set())
@@ -115,7 +114,7 @@ class Variables:
         """After each definition in a web of several variables, its value converted into the others it reaches:
         Numba converts at the phi node, which is where the paths meet; converting at the definition gives every
         use the same value, as no other definition of the name intervenes on the way."""
-        if not self._use_types():
+        if not self.reached:
             return
 
         def copies(s, target, first, others):

@@ -15,11 +15,10 @@ def at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -
     launch; Numba keeps what it saw for every later launch): a name the enclosing function assigns several times
     (in straight-line code) holds the value it had then; an array changed in place before then (or when that
     moment is unknown) is not a constant."""
-    changing = {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+    changing = _changing(view)
     if not changing and not view.mutations:
         return view
-    line = view.reporter.location(fi.node).line if fi.signatures else first_launch(view, fi, enclosing)
-    compiled = view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant))
+    compiled, line = _compiled_at(view, fi, enclosing)
     for name, lines in view.mutations.items():
         if line is None or min(lines) < line:
             compiled.constants.pop(name, None)
@@ -32,12 +31,24 @@ def at_compile(view: ModuleInfo, fi: FunctionInfo, enclosing: cst.FunctionDef) -
 def module_at_compile(view: ModuleInfo, fi: FunctionInfo) -> ModuleInfo:
     """VIEW as a module-level kernel sees it when it compiles: a name the module binds several times in straight-line
     code (`W = np.array(...)` then `W = 0.25 * W`, as a notebook exported to .py does) holds its value then."""
-    changing = {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+    changing = _changing(view)
     if not changing:
         return view
-    line = view.reporter.location(fi.node).line if fi.signatures else first_launch(view, fi, None)
-    compiled = view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant))
+    compiled, line = _compiled_at(view, fi, None)
     return _bound_then(compiled, changing, line)
+
+
+def _changing(view: ModuleInfo) -> dict:
+    """The names VIEW binds several times in straight-line code, none of whose values is a constant: name -> its
+    bindings' (line, expression)."""
+    return {n: h for n, h in view.history.items() if h and len(h) > 1 and n in view.nonconstant}
+
+
+def _compiled_at(view: ModuleInfo, fi: FunctionInfo, enclosing):
+    """(a copy of VIEW's name tables to change, the line the kernel compiles at): its definition with a signature,
+    else its first launch (None where unknown)."""
+    line = view.reporter.location(fi.node).line if fi.signatures else first_launch(view, fi, enclosing)
+    return view.view(constants=dict(view.constants), nonconstant=dict(view.nonconstant)), line
 
 
 def _bound_then(compiled: ModuleInfo, changing: dict, line) -> ModuleInfo:

@@ -124,15 +124,12 @@ class DeviceCallLowerer:
         twin = self.info.functions.get(f"{kernel.key}.device")
         if twin is None:
             twin = kernel.device_copy()
-            functions = self.info.functions
-            # the program instantiates by key from the module's table (a nested scope's view chains to it)
-            for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
-                table[twin.key] = twin
-            # and where the program looks it up: under --import-module a sibling module's kernel (`kick_gpu =
-            # cuda.jit(kick)` of an imported function) is lowered in a view of its own module
-            root = self.info.module_info.functions
-            for table in root.maps if isinstance(root, ChainMap) else [root]:
-                table.setdefault(twin.key, twin)
+            # the program instantiates by key from the module's table (a nested scope's view chains to it), which
+            # under --import-module a sibling module's kernel (`kick_gpu = cuda.jit(kick)` of an imported function)
+            # is not: the view's tables and the module's both get it
+            for functions in (self.info.functions, self.info.module_info.functions):
+                for table in functions.maps if isinstance(functions, ChainMap) else [functions]:
+                    table.setdefault(twin.key, twin)
         return twin
 
     def call_shape(self, call: ir.DeviceCall):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .scan import find_nodes
+
 MAX_TAG_BYTES = 8
 
 
@@ -101,13 +103,4 @@ def _names(target) -> list:
 
 
 def _all(node, kind) -> list:
-    found = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n) -> bool:
-            if isinstance(n, kind):
-                found.append(n)
-            return True
-
-    node.visit(V())
-    return found
+    return find_nodes(node, lambda n: isinstance(n, kind))

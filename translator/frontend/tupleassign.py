@@ -35,20 +35,15 @@ class TupleAssignLowerer:
         if literal:
             return [s for t in targets for s in self.assign(t, value, stmt)]
 
-        def mentions(node, name) -> bool:
-            return bool(find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value == name))
+        def reads(node, name) -> bool:
+            return bool(find_nodes(node, lambda n: isinstance(n, cst.Name) and n.value == name, first=True))
 
         anchor = next((t for t in targets if isinstance(t, cst.Name) and not any(
-            u is not t and mentions(u, t.value) for u in targets)), None)
-        out = []
+            u is not t and reads(u, t.value) for u in targets)), None)
         if anchor is None:
             anchor = cst.Name(self.fresh_name("chained", 1))
-            out += self.assign(anchor, value, stmt)
-            rest = targets
-        else:
-            out += self.assign(anchor, value, stmt)
-            rest = [t for t in targets if t is not anchor]
-        for t in rest:
+        out = self.assign(anchor, value, stmt)
+        for t in (t for t in targets if t is not anchor):
             out += self.assign(t, anchor, stmt)
         return out
 

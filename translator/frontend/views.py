@@ -67,8 +67,7 @@ class ArrayViewLowerer:
                 stride = s if stride is None else ir.BinOp("*", stride, s)
             if isinstance(idx, ir.Const) and idx.value == 0 and not idx.name:
                 continue  # row 0 starts where the array does
-            if not (isinstance(idx, ir.Const) and isinstance(idx.value, int) and idx.value > 0):
-                idx = ir.Call(intrinsics.WRAP_INDEX, [idx, self.shape_of(base, d)])  # a[-1] is the last row
+            idx = _wrapped(idx, lambda: self.shape_of(base, d))  # a[-1] is the last row
             term = idx if stride is None else ir.BinOp("*", idx, stride)  # stride None: a record's own element
             offset = term if offset is None else ir.BinOp("+", offset, term)
         shape = [self.shape_of(base, k) for k in range(len(indices), base.ndim)]
@@ -83,12 +82,11 @@ class ArrayViewLowerer:
         """Row k of `a.T` is `a[:, k]` (a sudoku solver's `for col in b.T:`): a strided view of the array
         transposed, its elements a row apart, where that array lies row by row. None for other arrays."""
         source = base.base
-        if not (base.fortran and base.kind == "view" and base.offset is None and len(indices) == 1 and source is not None
-                and source.ndim == 2 and not source.fortran and source.pitch is None and source.step is None):
+        if not (base.fortran and base.kind == "view" and base.offset is None and len(indices) == 1
+                and source is not None and source.ndim == 2 and not source.fortran and source.pitch is None
+                and source.step is None):
             return None
-        k = indices[0]
-        if not (isinstance(k, ir.Const) and isinstance(k.value, int) and k.value >= 0):
-            k = ir.Call(intrinsics.WRAP_INDEX, [k, self.shape_of(source, 1)])  # b.T[-1] is b's last column
+        k = _wrapped(indices[0], lambda: self.shape_of(source, 1))  # b.T[-1] is b's last column
         view = ir.ArrayVar("", source.dtype, [self.shape_of(source, 0)], "view", base=source, offset=k)
         view.pitch = [None]
         view.step = self.step_extent(source, 1)
@@ -212,9 +210,8 @@ class ArrayViewLowerer:
                 stride = self.step_extent(base, d)
                 step = stride if step is None else ir.BinOp("*", step, stride)
             if isinstance(el.slice, cst.Index):
-                start, length = self.expr(el.slice.value), None
-                if not (isinstance(start, ir.Const) and isinstance(start.value, int) and start.value >= 0):
-                    start = ir.Call(intrinsics.WRAP_INDEX, [start, self.shape_of(base, d)])  # a[:, -1]: the last
+                # a[:, -1]: the last column
+                start, length = _wrapped(self.expr(el.slice.value), lambda: self.shape_of(base, d)), None
             else:
                 start, length = self.slice_bounds(el.slice, self.shape_of(base, d), node)
             if offset is not None and d:
@@ -296,6 +293,15 @@ SLICE_START = intrinsics.Intrinsic("slice_start", lambda ts: "n2c::slice_start",
                                    helper="slice_step", arg_types=lambda ts: [T.INT64] * 3)
 SLICE_COUNT = intrinsics.Intrinsic("slice_count", lambda ts: "n2c::slice_count", lambda ts: T.INT64, (4, 4),
                                    helper="slice_step", arg_types=lambda ts: [T.INT64] * 4)
+
+
+def _wrapped(index: ir.Expr, extent) -> ir.Expr:
+    """INDEX wrapped around the dimension EXTENT() gives as Numba wraps a negative index, unless it is a constant
+    that is not negative (the extent is not asked then: a pointer has none); the legalizer drops the wrap where it
+    proves the index is not negative."""
+    if isinstance(index, ir.Const) and isinstance(index.value, int) and index.value >= 0:
+        return index
+    return ir.Call(intrinsics.WRAP_INDEX, [index, extent()])
 
 
 def _stepped(offset, base: ir.ArrayVar):

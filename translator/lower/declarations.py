@@ -72,10 +72,13 @@ def hoist_arrays(fn: ir.Function) -> None:
         top = fn.body[k]
         inner = [(s, blk) for sub in sub_blocks(top) for s, blk in _with_blocks(sub)
                  if isinstance(s, ir.ArrayDecl) and s.array.kind in ("local", "shared")]
+        if not inner:
+            continue
+        mentioned = [(id(x), _arrays_mentioned(x)) for x in walk_statements([top])]  # once per statement
         hoisted = []
         for decl, block in inner:
             inside = {id(x) for x in walk_statements(block)}
-            if any(id(decl.array) in _arrays_mentioned(x) for x in walk_statements([top]) if id(x) not in inside):
+            if any(id(decl.array) in arrays for key, arrays in mentioned if key not in inside):
                 block.remove(decl)
                 hoisted.append(decl)
         fn.body[k:k] = hoisted

@@ -319,8 +319,7 @@ class Legalizer:
         out = cast_to(e.values[-1], R)
         for v in reversed(e.values[:-1]):
             pick = cast_to(v, R)
-            pick_then = e.op == "or"
-            chosen = ir.IfExp(v, pick if pick_then else out, out if pick_then else pick)
+            chosen = ir.IfExp(v, pick, out) if e.op == "or" else ir.IfExp(v, out, pick)
             chosen.type, chosen.node = R, e.node
             out = chosen
         return out
