@@ -137,6 +137,18 @@ def builtins_and_math(x, y):
     return m1, m2, r, t, abs(y - x), math.ceil(x / 0.3), math.floor(y), math.sqrt(abs(x)), math.exp(y / 4)
 
 
+def float32_with_small_integers(x, y):
+    # float32 with uint8 (or int8, int16, bool) is float32 arithmetic in Numba; uint16 and wider is float64
+    s = 0.0
+    s += x * y
+    return s, x + y, x / (y + np.uint8(1)), x * np.int16(y), x - (y > 3), x * np.uint16(y)
+
+
+def uint64_against_signed(u, n):
+    # no integer type holds both a uint64 and an int64: Numba compares them (and a literal) as float64
+    return u >= n, u == n, u >= 5, u > -1, u == np.uint64(n)
+
+
 def nan_min_max(x, y):
     z = x / y if y != 0 else math.nan  # y == 0 gives NaN: min/max keep Python's order
     return min(z, x), max(x, z), min(x, z)
@@ -158,6 +170,8 @@ CASES = [
     (chained_and_conditional, "int64"),
     (builtins_and_math, "float32"),
     (nan_min_max, "float32"),
+    (float32_with_small_integers, "float32uint8"),
+    (uint64_against_signed, "uint64int64"),
 ]
 
 
@@ -170,6 +184,14 @@ def inputs(kind, rng):
         a = rng.integers(-2**31, 2**31, 200).astype(np.int32)
         b = rng.integers(-2**31, 2**31, 200).astype(np.int32)
         return a, b
+    if kind == "uint64int64":
+        u = np.array([2**63 + 5, 2**53 + 1, 5, 0, 2**64 - 1, 7, 2**63], dtype=np.uint64)
+        n = np.array([5, 2**53, 5, -1, -1, 8, -2**63], dtype=np.int64)
+        return u, n
+    if kind == "float32uint8":
+        x = np.concatenate([rng.standard_normal(100), [0.1, 0.7, 0.3, -0.0]]).astype(np.float32)
+        y = np.concatenate([rng.integers(0, 256, 100), [3, 255, 7, 0]]).astype(np.uint8)
+        return x, y
     if kind == "int64f":
         x = np.concatenate([rng.standard_normal(100), [0.0, -0.0, 1.5, -2.5]]).astype(np.float32)
         n = np.arange(-52, 52, dtype=np.int64)
@@ -265,3 +287,57 @@ def test_a_counter_that_fits_32_bits_is_an_int_and_reads_as_numbas_int64():
     out = np.zeros(3, np.int64)
     module.count[1, 1](np.array([1.0, -1.0, 2.0, 3.0, 5.0]), 5, 7, out)
     assert out.tolist() == [4 * 10**9, 10, 11]
+
+
+def test_operator_result_types_are_numba_cudas():
+    """Every + - * / // % ** and comparison between two of Numba's scalar types, and every unification of two (a variable given
+    both), typed as numba-cuda's own CUDA typing context types them: float32 * uint8 is float32, * uint16 float64."""
+    import operator
+
+    from numba import types
+    from numba.core.errors import TypingError
+    from numba.cuda.descriptor import cuda_target
+
+    from translator.ir import typesys as T
+
+    ctx = cuda_target.typing_context
+    ctx.refresh()
+    ops = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+    ours = {"/": lambda a, b: T.truediv_result(a, b), "**": T.pow_result}
+    names = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
+             "float64", "complex64", "complex128"]
+    numba_type = {n: getattr(types, "boolean" if n == "bool" else n) for n in names}
+
+    def resolve(fn, an, bn):
+        try:
+            return ctx.resolve_function_type(fn, (numba_type[an], numba_type[bn]), {})
+        except TypingError:
+            return None
+
+    wrong, checked = [], 0
+    for an in names:
+        for bn in names:
+            a, b = T.SCALARS[an], T.SCALARS[bn]
+            for op, fn in ops.items():
+                resolved = resolve(fn, an, bn)
+                if resolved is None:  # complex // and %: numba2cuda refuses them too (test_language)
+                    continue
+                checked += 1
+                got = ours.get(op, lambda a, b, op=op: T.arith_result(a, b, op))(a, b)
+                if got.name != str(resolved.return_type):
+                    wrong.append(f"{an} {op} {bn}: numba-cuda {resolved.return_type}, numba2cuda {got.name}")
+            for op in (operator.lt, operator.eq):
+                resolved = resolve(op, an, bn)
+                if resolved is None:  # complex < x
+                    continue
+                checked += 1
+                common = T.compare_common(a, b).name
+                if {str(t) for t in resolved.args} != {common}:
+                    wrong.append(f"{an} {op.__name__} {bn}: numba-cuda compares as {resolved.args}, numba2cuda "
+                                 f"as {common}")
+            unified = ctx.unify_pairs(numba_type[an], numba_type[bn])
+            if T.unify(a, b).name != str(unified):
+                wrong.append(f"unify({an}, {bn}): numba-cuda {unified}, numba2cuda {T.unify(a, b).name}")
+    assert checked > 1000
+    assert not wrong, "\n".join(wrong)

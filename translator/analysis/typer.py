@@ -201,11 +201,11 @@ class Typer:
         if (a.is_complex or b.is_complex) and op not in ("+", "-", "*", "/", "**"):
             raise TypeErrorAt(e.node, f"'{op}' on a complex number", "complex numbers have +, -, *, / and ** 2 only")
         if op in "+-*":
-            return T.arith_result(a, b)
+            return T.arith_result(a, b, op)
         if op == "/":
             return T.truediv_result(a, b)
         if op in ("//", "%"):
-            return T.arith_result(a, b)
+            return T.arith_result(a, b, op)
         if op == "**":
             return T.pow_result(a, b)
         if a.is_float or b.is_float:

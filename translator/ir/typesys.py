@@ -119,6 +119,10 @@ def int_of(bits: int, signed: bool) -> Scalar:
     return SCALARS[("int" if signed else "uint") + str(bits)]
 
 
+def float_of(bits: int) -> Scalar:
+    return SCALARS[f"float{bits}"]
+
+
 # ---------------------------------------------------------------- type strings
 
 class TypeStringError(ValueError):
@@ -455,10 +459,26 @@ def complex_of(f: Scalar) -> Scalar:
     return COMPLEX64 if f == FLOAT32 else COMPLEX128
 
 
+def _int_float_bits(t: Scalar) -> int:
+    """The narrowest float an integer (or bool) converts to safely in Numba's overload resolution: bool and int8
+    fit a float16, uint8 and int16 a float32, anything wider only a float64 (numba's typeconv rules)."""
+    if t.is_float:
+        return t.bits
+    if t.kind == "b" or t == INT8:
+        return 16
+    return 32 if t in (UINT8, INT16) else 64
+
+
+def _float_operator(a: Scalar, b: Scalar, narrowest: int) -> Scalar:
+    # The overload Numba picks is the narrowest float signature both operands convert to safely. numba-cuda
+    # registers + - * / for float16 too; //, % and ** start at float32.
+    return float_of(max(narrowest, _int_float_bits(a), _int_float_bits(b)))
+
+
 def _complex_arith(a: Scalar, b: Scalar) -> Scalar:
-    # complex64 with float32 (or a small integer) stays complex64; any wider part makes it complex128
+    # complex64 with float32 (or bool, int8, uint8, int16) stays complex64; anything wider makes it complex128
     parts = [underlying(t) if t.is_complex else t for t in (a, b)]
-    return complex_of(unify(*parts))
+    return complex_of(_float_operator(*parts, 32))
 
 
 def _machine_int(*ts: Scalar) -> Scalar:
@@ -470,22 +490,18 @@ def _as_numeric(t: Scalar) -> Scalar:
     return INT64 if t.kind == "b" else t
 
 
-def arith_result(a: Scalar, b: Scalar) -> Scalar:
-    """+ - * // % between scalars, as Numba types them."""
+def arith_result(a: Scalar, b: Scalar, op: str = "+") -> Scalar:
+    """+ - * // % between scalars, as Numba types them: float32 * uint8 is float32, float32 * uint16 float64."""
     if a.is_complex or b.is_complex:
-        return _complex_arith(a, b)  # NumPy's promotion: complex64 + int16 stays complex64, + int32 does not
+        return _complex_arith(a, b)
     if a.is_float or b.is_float:
-        if a.is_float and b.is_float:
-            return a if a.bits >= b.bits else b
-        return FLOAT64
+        return _float_operator(a, b, 16 if op in ("+", "-", "*", "/") else 32)
     return _machine_int(_as_numeric(a), _as_numeric(b))
 
 
 def truediv_result(a: Scalar, b: Scalar) -> Scalar:
-    if a.is_complex or b.is_complex:
-        return arith_result(a, b)
-    if a.is_float and b.is_float:
-        return arith_result(a, b)
+    if a.is_complex or b.is_complex or a.is_float or b.is_float:
+        return arith_result(a, b, "/")
     return FLOAT64
 
 
@@ -493,8 +509,10 @@ def pow_result(a: Scalar, b: Scalar) -> Scalar:
     if a.is_complex or b.is_complex:
         return arith_result(a, b)
     if a.is_float and b.kind in "iub":
-        return a  # float32 ** int stays float32 (Numba avoids double precision here)
-    return arith_result(a, b)
+        return float_of(max(32, a.bits))  # float32 ** int stays float32 (Numba avoids double precision here)
+    if a.kind == "b" and b == INT32:
+        return FLOAT32  # numba-cuda's pow(float32, int32) is the nearer overload for a bool base (bool -> float32 is safe)
+    return arith_result(a, b, "**")
 
 
 def shift_result(a: Scalar) -> Scalar:
@@ -518,12 +536,11 @@ def unary_result(op: str, a: Scalar) -> Scalar:
 
 
 def compare_common(a: Scalar, b: Scalar) -> Scalar:
-    """The type both operands of a comparison are converted to."""
-    if a.is_float or b.is_float:
+    """The type both operands of a comparison are converted to: NumPy's promotion for integers, so a uint64
+    compared with a signed integer (a literal too) is compared as float64, as Numba compiles it."""
+    if a.is_float or b.is_float or a.is_complex or b.is_complex:
         return arith_result(a, b)
-    if a.kind == b.kind:
-        return a if a.bits >= b.bits else b
-    return INT64
+    return unify(a, b)
 
 
 _PROMOTE_ORDER = ["b", "u", "i", "f"]
@@ -542,14 +559,14 @@ def unify(a, b):
     if b.kind == "b":
         return a
     if a.is_complex or b.is_complex:
-        return _complex_arith(a, b)
+        return complex_of(unify(*(underlying(t) if t.is_complex else t for t in (a, b))))
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
             return a if a.bits >= b.bits else b
         other = b if a.is_float else a
         flt = a if a.is_float else b
-        # float32 holds int8/int16/uint8/uint16 exactly; anything wider goes to float64 (NumPy's rule)
-        return flt if other.bits < 32 and flt.bits >= 32 else FLOAT64
+        # NumPy's promotion: the narrowest float holding every value of the integer exactly
+        return float_of(max(flt.bits, {8: 16, 16: 32}.get(other.bits, 64)))
     if a.kind == b.kind:
         return a if a.bits >= b.bits else b
     s, u = (a, b) if a.kind == "i" else (b, a)
