@@ -341,3 +341,45 @@ def test_operator_result_types_are_numba_cudas():
                 wrong.append(f"unify({an}, {bn}): numba-cuda {unified}, numba2cuda {T.unify(a, b).name}")
     assert checked > 1000
     assert not wrong, "\n".join(wrong)
+
+
+def test_math_function_types_are_numba_cudas():
+    """math.* and cuda.fma/cbrt of every scalar type (but float16, which numba-cuda's fp16 overloads take first)
+    typed as numba-cuda's typing context types them, by the signature lists tools/numba_math_cases.py copies from
+    it: math.floor(float32) is float32, math.fmod(float32, int8) float32, math.pow(int8, int8) float32."""
+    import itertools
+
+    from numba import types
+    from numba.core.errors import TypingError
+    from numba.cuda import cudadecl
+    from numba.cuda.descriptor import cuda_target
+
+    from translator.ir import intrinsics
+    from translator.ir import typesys as T
+    from translator.ir.numba_cases import CASES
+
+    ctx = cuda_target.typing_context
+    ctx.refresh()
+    names = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"]
+    stubs = {"cuda.fma": cudadecl.Cuda_fma, "cuda.cbrt": cudadecl.Cuda_cbrt}
+    wrong, checked = [], 0
+    for key in CASES:
+        fn = types.Function(stubs[key]) if key in stubs else getattr(math, key.split(".")[1])
+        entry = intrinsics.TABLE[key]
+        for combo in itertools.product(names, repeat=entry.nargs[0]):
+            if len(combo) == 3 and len(set(combo)) > 1:
+                continue
+            try:
+                resolved = ctx.resolve_function_type(fn, tuple(getattr(types, "boolean" if n == "bool" else n)
+                                                               for n in combo), {})
+            except TypingError:
+                resolved = None
+            ours = entry.result([T.SCALARS[n] for n in combo])
+            theirs = None if resolved is None else resolved.return_type
+            if isinstance(theirs, types.UniTuple):
+                theirs = f"Tuple({theirs.dtype}, {theirs.dtype})"
+            checked += 1
+            if str(theirs) != str(ours):
+                wrong.append(f"{key}{combo}: numba-cuda {theirs}, numba2cuda {ours}")
+    assert checked > 1300
+    assert not wrong, "\n".join(wrong[:40])

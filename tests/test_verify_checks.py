@@ -312,6 +312,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   thread's index it reads of the kernel is caught.
 # - real_world_constructs_11.py: a name typed per use as Numba's phi nodes type it (an int index rebound to a float
 #   on one branch); the float written into the int variable, which the uses before the join read, is caught.
+# - real_world_constructs_12.py: float32 by uint8 in float32, uint64 against int64 compared as float64, math.*
+#   typed by numba-cuda's declarations; the convolution's product in double (the old typing) is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -336,6 +338,8 @@ REAL_WORLD = [
      "if (learn != true) {"),
     ("real_world_constructs_10.py", {"lock_order"}, "lock_order", "first = i;", 1, "first = j;"),
     ("real_world_constructs_11.py", {"alias_draw", "chained", "column_sums", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
+    ("real_world_constructs_12.py", {"convolve", "math_types", "offsets"}, "convolve",
+     "s += mask[k * mask_shape1 + m] * image[", 1, "s += (double)mask[k * mask_shape1 + m] * image["),
 ]
 
 
@@ -434,6 +438,21 @@ def test_the_simulators_reductions_add_as_numba_cuda_does():
     with_nan = np.array([np.nan, 2.0, -1.0, np.nan, 5.0])
     assert np.isnan(np_.max(with_nan)) and np_.nanmax(with_nan) == 5.0 and np_.nanmin(with_nan) == -1.0
     assert np_.method(a, "sum") == c and np_.sum(a, axis=0) == np.sum(a, axis=0)  # axis=: NumPy's own
+
+
+@pytest.mark.needs("g++")
+def test_math_floor_as_pythons_int_and_uint64_compared_as_int64_are_rejected():
+    """numba-cuda's math.floor of a float32 is a float32, and a uint64 meets an int64 as float64. The old
+    translations, the floor through int64 (wrong past 2**63, and its product in double) and the uint64 cast to
+    int64 (2**63 + 5 >= 5 false), are caught against Numba's reference."""
+    path = F / "real_world_constructs_12.py"
+    text = translation(path)
+    floor, compare = "float f = floorf(x[i]);", "if ((double)starts[i] >= 5) {"
+    assert text.count(floor) == 1 and text.count(compare) == 1, text
+    wrong = text.replace(floor, "int64_t f = (int64_t)floorf(x[i]);")
+    assert verify(path, kernel="math_types", cu_text=wrong, dists=("specials",)).verdict == "NOT EQUIVALENT"
+    wrong = text.replace(compare, "if ((int64_t)starts[i] >= 5) {")
+    assert verify(path, kernel="offsets", cu_text=wrong, dists=()).verdict == "NOT EQUIVALENT"
 
 
 @pytest.mark.needs("g++")

@@ -157,8 +157,9 @@ class Typer:
         for i in e.indices + (e.sub or []):
             t = self.type_of(i)
             if t is not None and not (isinstance(t, T.Scalar) and (t.is_int or t.kind == "b")):
-                raise TypeErrorAt(i.node or e.node, "array index", f"indices must be integers, got {t}",
-                                  "convert with int(...)")
+                raise TypeErrorAt(i.node or e.node, "array index", f"indices must be integers, got {t}, which "
+                                  "Numba refuses too", "convert with int(...); numba-cuda's math.floor, math.ceil "
+                                  "and math.trunc return floats, unlike Python's")
         if e.field is not None:  # a record's field; of an array field, the element indexed
             t = e.array.dtype.field_type(e.field)
             if e.sub is None and not isinstance(t, T.Scalar):

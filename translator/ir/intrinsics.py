@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from . import overloads
 from . import typesys as T
 
 
@@ -29,15 +30,6 @@ def _fixed(t):
     return lambda ts: t
 
 
-def _float_of(ts):
-    # Numba's math functions: float32 in, float32 out; anything else computes in float64
-    return T.FLOAT32 if all(t == T.FLOAT32 for t in ts) else T.FLOAT64
-
-
-def _math_c(name):
-    return lambda ts: name + "f" if _float_of(ts) == T.FLOAT32 else name
-
-
 def _shfl_value(ts):
     t = ts[1]
     return t if t in (T.INT32, T.INT64, T.UINT32, T.UINT64, T.FLOAT32, T.FLOAT64) else None
@@ -45,11 +37,6 @@ def _shfl_value(ts):
 
 def _bits_same(ts):
     return ts[0] if ts[0].is_int else None
-
-
-def _math_arg_types(ts):
-    f = _float_of(ts)
-    return [f] * len(ts)
 
 
 TABLE: dict[str, Intrinsic] = {}
@@ -111,33 +98,40 @@ _add("cuda.ffs", lambda ts: "__ffsll" if ts[0].bits == 64 else "__ffs", _fixed(T
 _add("cuda.brev", lambda ts: "__brevll" if ts[0] == T.UINT64 else "__brev",
      lambda ts: T.UINT64 if ts[0] == T.UINT64 else T.UINT32, 1,
      arg_types=lambda ts: [T.UINT64 if ts[0] == T.UINT64 else T.UINT32])
-_add("cuda.fma", _math_c("fma"), _float_of, 3, arg_types=_math_arg_types)
-_add("cuda.cbrt", _math_c("cbrt"), _float_of, 1, arg_types=_math_arg_types)
+_DECLARED = {}  # key -> C function (float64 spelling): typed by numba-cuda's own signature lists (ir/overloads.py)
+_DECLARED.update({"cuda.fma": "fma", "cuda.cbrt": "cbrt", "math.gamma": "tgamma", "math.modf": "n2c::modf",
+                  "math.degrees": "n2c::degrees", "math.radians": "n2c::radians"})
+_DECLARED.update({f"math.{n}": n for n in (
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma", "fabs", "atan2", "pow", "fmod",
+    "hypot", "copysign", "remainder", "nextafter", "floor", "ceil", "trunc", "ldexp")})
 
-# --- math module: float32 stays float32 (Numba calls the single-precision libdevice function)
-for _name in ("sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
-              "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma",
-              "fabs"):
-    _add(f"math.{_name}", _math_c(_name), _float_of, 1, arg_types=_math_arg_types)
-_add("math.gamma", _math_c("tgamma"), _float_of, 1, arg_types=_math_arg_types)
-for _name in ("atan2", "pow", "fmod", "hypot", "copysign", "remainder", "nextafter"):
-    _add(f"math.{_name}", _math_c(_name), _float_of, 2, arg_types=_math_arg_types)
-for _name in ("floor", "ceil", "trunc"):
-    # Python's math.floor returns an int; Numba types it int64 (the C function returns a float). An integer
-    # argument goes through double, as Numba converts it: floor(int64_t) is a host-only overload under nvcc.
-    _add(f"math.{_name}", _math_c(_name), lambda ts: ts[0] if ts[0].is_int else T.INT64, 1,
-         arg_types=lambda ts: [T.FLOAT64] if ts[0].is_int else _math_arg_types(ts), c_result=_float_of)
+
+def _declared_call(key, ts):
+    """(C argument types, the call's float type) of numba-cuda's chosen signature for KEY. Its integer-only
+    cases (math.sqrt(int64) -> float64) convert the integers to the result's float first, as its lowering does;
+    an integer beside a float (ldexp's exponent, pow's int32 power) stays one."""
+    formals, result = overloads.resolve(key, ts)
+    flt = next((f for f in formals if f.is_float), result.items[0] if isinstance(result, T.Tuple) else result)
+    return ([flt] * len(formals) if all(f.is_int for f in formals) else formals), flt
+
+
+def _add_declared(key, c_base, nargs):
+    helper = c_base[len("n2c::"):] if c_base.startswith("n2c::") else ""
+    suffix = "" if helper in ("degrees", "radians") else "f"  # those two are templates on the float type
+    _add(key, lambda ts: c_base + (suffix if _declared_call(key, ts)[1] == T.FLOAT32 else ""),
+         lambda ts: (overloads.resolve(key, ts) or (None, None))[1], nargs, helper=helper,
+         arg_types=lambda ts: _declared_call(key, ts)[0],
+         tuple_result=key == "math.modf")  # (fractional part, integral part): `f, n = math.modf(x)`
+
+
+for _key, _c in _DECLARED.items():
+    _add_declared(_key, _c, {"cuda.fma": 3}.get(_key, 2 if _key in (
+        "math.atan2", "math.pow", "math.fmod", "math.hypot", "math.copysign", "math.remainder", "math.nextafter",
+        "math.ldexp") else 1))
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"math.{_name}", _name, _fixed(T.BOOL), 1,
          arg_types=lambda ts: [ts[0] if ts[0].is_float else T.FLOAT64])
-# (fractional part, integral part), both of the argument's float type: `f, n = math.modf(x)`
-_add("math.modf", lambda ts: "n2c::modff" if _float_of(ts) == T.FLOAT32 else "n2c::modf",
-     lambda ts: T.Tuple((_float_of(ts), _float_of(ts))), 1, helper="modf", arg_types=_math_arg_types,
-     tuple_result=True)
-_add("math.degrees", "n2c::degrees", _float_of, 1, helper="degrees", arg_types=_math_arg_types)
-_add("math.radians", "n2c::radians", _float_of, 1, helper="radians", arg_types=_math_arg_types)
-_add("math.ldexp", _math_c("ldexp"), lambda ts: _float_of(ts[:1]), 2,
-     arg_types=lambda ts: [_float_of(ts[:1]), T.INT32])
 
 # --- numba.cuda.libdevice: libdevice's functions called by name, each of one fixed type (an `f` suffix is
 # float32, none float64; the argument converts to it, as Numba's declared signature does); in C they are the

@@ -9,8 +9,10 @@ what is done about it (README "Where the simulator is not Numba" lists the same)
     np.float32(x) is float32; Python ints weak        of each kernel and device function is rewritten into
   int8/int16/int32 arithmetic wraps in its width      a call typed by Numba's own typing (sim_numba.py)
   integer // and % by zero raise or warn              Numba's NumPy error model: 0 (MIN // -1: 0)
-  math.* of float32 returns a Python float            `math` is replaced by calls typed by Numba and computed
-                                                      by the C library in the operands' precision
+  math.* of float32 returns a Python float; floor,    `math` is replaced by calls typed by numba-cuda's own
+    ceil and trunc ints (numba.core's CPU typing too)   declarations (numba.cuda.cudamath) and computed by the
+                                                      C library in the operands' precision
+  range() of a float (math.ceil's there) raises       int() toward zero, as Numba converts it
   min/max/abs/round/pow pick or promote as Python     typed by Numba (max(int32, float32) is float64)
   float ** int                                        repeated squaring, as Numba
   complex ** 2 (small integers): NumPy multiplies     numba-cuda's cpow, step by step with the C library

@@ -339,20 +339,20 @@ def unop(i: int, a):
 
 # ---------------------------------------------------------------- builtins and math, typed by Numba
 
-def _typed_call(fn, compute, args):
+def _typed_call(fn, compute, args, typer=None):
     key = (fn, tuple(type(a) for a in args))
     f = _CALL.get(key)
     if f is None:
         with _LOCK:
-            return _typed_call_slow(fn, compute, args, key)
+            return _typed_call_slow(fn, compute, args, key, typer or _signature)
     return f(*args)
 
 
-def _typed_call_slow(fn, compute, args, key):
+def _typed_call_slow(fn, compute, args, key, typer):
     f = _CALL.get(key)
     if f is None:
         types = tuple(_nbtype(type(a)) for a in args)
-        sig = _signature(fn, types) if all(t is not None for t in types) else None
+        sig = typer(fn, types) if all(t is not None for t in types) else None
         f = None
         if sig is not None:
             params = sig.args[0].types if len(sig.args) == 1 and hasattr(sig.args[0], "types") and len(args) > 1 \
@@ -408,10 +408,37 @@ def py_pow(a, b, mod=None):
     return pow(a, b, mod) if mod is not None else binop(6, a, b)
 
 
-class MathModule:
-    """`math` as a kernel sees it on the GPU: every function typed by Numba, computed by the C library."""
+_CUDA_MATH = None
 
-    _INT_RESULT = {"floor", "ceil", "trunc"}
+
+def _cuda_math_cases() -> dict:
+    """{math function: its case lists} as numba-cuda declares them for the GPU (numba.cuda.cudamath), which
+    numba.core's CPU typing does not follow: math.floor(float32) is a float32 there (an int64 on the CPU),
+    math.fmod(float32, int8) a float32 (untyped on the CPU), math.pow(float32, int32) a float32."""
+    global _CUDA_MATH
+    if _CUDA_MATH is None:
+        table = {}
+        try:
+            from numba.cuda import cudamath
+        except ImportError:  # a numba-cuda without that module: the CPU typing stands in
+            cudamath = None
+        for fn, ty in getattr(getattr(cudamath, "registry", None), "globals", ()):
+            table.setdefault(fn, []).extend(t.cases for t in ty.templates if getattr(t, "cases", None))
+        _CUDA_MATH = table
+    return _CUDA_MATH
+
+
+def _math_signature(fn, types):
+    for cases in _cuda_math_cases().get(fn, ()):
+        sig = _context().resolve_overload(fn, cases, types, {})
+        if sig is not None:
+            return sig
+    return _signature(fn, types)
+
+
+class MathModule:
+    """`math` as a kernel sees it on the GPU: every function typed by numba-cuda, computed by the C library."""
+
     _PRED = {"isnan", "isinf", "isfinite"}
 
     def __init__(self):
@@ -441,11 +468,17 @@ class MathModule:
 
         def call(*args):
             try:
-                return _typed_call(real, compute, args)
+                return _typed_call(real, compute, args, _math_signature)
             except (ValueError, OverflowError):  # a domain error in Python is a NaN or Inf in C
                 return np.float64("nan")
         return call
 
 
 MATH = MathModule()
-BUILTINS = {"min": py_min, "max": py_max, "abs": py_abs, "round": py_round, "pow": py_pow}
+def py_range(*args):
+    """range() of a float, which numba-cuda's math.ceil/floor give: Numba converts it to int64 (unsafely, toward
+    zero), where Python's range raises TypeError."""
+    return range(*(int(a) if isinstance(a, (float, np.floating)) else a for a in args))
+
+
+BUILTINS = {"min": py_min, "max": py_max, "abs": py_abs, "round": py_round, "pow": py_pow, "range": py_range}
