@@ -2120,3 +2120,52 @@ NUMBA2CUDA_TYPES = {"nested": "entries=rec[::1], out=int64[::1]"}
     got = np.zeros(3, np.int64)
     module.nested[1, 3](entries, got)
     assert got.tolist() == [3, 4, 11]
+
+
+@pytest.mark.needs("g++")
+def test_a_match_statement_is_the_if_chain_python_makes_of_it():
+    """A collective-motion engine dispatches on an IntEnum with `match`; it was "match statement: not supported".
+    Numba compiles the comparisons CPython's bytecode makes: values, `|`, guards, `case _`."""
+    module = load_cpu(source=HEAD + '''
+from enum import IntEnum
+
+
+class Op(IntEnum):
+    ADD = 0
+    MUL = 1
+
+
+@cuda.jit("void(int64[::1], float64[::1], float64[::1])")
+def apply(ops, x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        match ops[i]:
+            case Op.ADD:
+                out[i] = x[i] + 1.0
+            case Op.MUL | 7:
+                out[i] = x[i] * 2.0
+            case 3 if x[i] > 0:
+                out[i] = -1.0
+            case 4:
+                pass
+            case _:
+                out[i] = 99.0
+''')
+    ops = np.array([0, 1, 7, 3, 3, 4, 5, -1], np.int64)
+    x = np.array([1.0, 2.0, 3.0, 4.0, -4.0, 5.0, 6.0, 7.0])
+    out = np.full(8, 0.5)
+    module.apply[1, 8](ops, x, out)
+
+    def python(op, v):  # the same match, run by Python
+        match op:
+            case 0:
+                return v + 1.0
+            case 1 | 7:
+                return v * 2.0
+            case 3 if v > 0:
+                return -1.0
+            case 4:
+                return 0.5
+            case _:
+                return 99.0
+    assert out.tolist() == [python(o, v) for o, v in zip(ops.tolist(), x.tolist())]

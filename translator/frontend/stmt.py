@@ -14,6 +14,7 @@ from .devcalls import DeviceCallLowerer
 from .ffi import ForeignCallLowerer
 from .debugger import DebuggerStatements
 from .loops import ElementLoopLowerer
+from .matching import MatchLowerer
 from .optionals import OptionalLowerer, ends_in_jump
 from .percall import PerCallLowerer
 from .reads import NameReadLowerer
@@ -41,11 +42,10 @@ UNSUPPORTED_STMTS = {
     cst.Import: ("import statement", "imports belong at module level", "move the import to the top of the file"),
     cst.ImportFrom: ("import statement", "imports belong at module level", "move the import to the top of the file"),
     cst.ClassDef: ("class definition", "classes cannot be defined inside kernels", "use scalars and arrays"),
-    cst.Match: ("match statement", "not supported", "use if/elif/else"),
 }
 
 
-class FunctionLowerer(AssignLowerer, TupleAssignLowerer, ExpressionStatementLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
+class FunctionLowerer(AssignLowerer, TupleAssignLowerer, ExpressionStatementLowerer, MatchLowerer, CallLowerer, DeviceCallLowerer, ForeignCallLowerer,
                       ReturnLowerer, ElementLoopLowerer, ArrayViewLowerer, TupleLowerer, OptionalLowerer,
                       DebuggerStatements, RaiseLowerer, PerCallLowerer, RecordLowerer, CacheHintLowerer, NameReadLowerer,
                       ExprLowerer):
