@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import cmath
+import difflib
 import math
 import os
 import re
@@ -17,6 +18,7 @@ from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import mark_written, root_array
+from ..ir.numba_cases import CUDA_NAMES
 from .bindings import called_at_import, computed_in, factory_of
 from .names import dotted, from_unread_module, resolve, scalar_type_of_name
 from .builtins import BuiltinLowerer
@@ -228,6 +230,13 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
                 hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
                         "the function the run made), or " + hint)
             return Unsupported(node.func, f"call to {name}()", f"'{name}' is defined nowhere in this file{why}", hint)
+        parts = canon.split(".")
+        if len(parts) == 2 and parts[0] == "cuda" and parts[1] not in CUDA_NAMES:
+            # cu_pg_parquet's `cuda.printf(...)`: CUDA C's spelling, which numba.cuda does not have
+            near = difflib.get_close_matches(parts[1], CUDA_NAMES, n=1)
+            hint = _C_SPELLINGS.get(parts[1]) or (f"did you mean cuda.{near[0]}()?" if near else _hint_for(canon))
+            return Unsupported(node.func, f"call to {canon}()", f"numba.cuda has no '{parts[1]}': Numba raises "
+                               "AttributeError when it compiles the kernel", hint)
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
@@ -407,6 +416,11 @@ def _removed_numpy_alias(canon: str) -> tuple[str, str] | None:
     builtin = _REMOVED_NP_ALIASES[attr]
     return (f"np.{attr} was NumPy's alias of Python's {builtin}, removed in NumPy 1.24: numpy has no attribute "
             f"'{attr}', so Numba cannot compile it either", f"write {builtin}(...)")
+
+
+_C_SPELLINGS = {"printf": "write print(...), which numba2cuda translates to printf",
+                "atomicAdd": "write cuda.atomic.add(array, index, value)",
+                "__syncthreads": "write cuda.syncthreads()"}
 
 
 def _hint_for(canon: str) -> str:

@@ -2,7 +2,7 @@
 
 CONVERSIONS[a][k]: how a value of scalar type a converts to SCALARS[k] (e exact, p promote, s safe, u unsafe, - not at all).
 CASES[function]: its typing templates in the order numba-cuda tries them, each a list of
-(argument types, result type)."""
+(argument types, result type). CUDA_NAMES: the public names of numba.cuda."""
 
 SCALARS = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128']
 
@@ -173,3 +173,44 @@ CASES = {'math.sqrt': [[(('int64',), 'float64'),
  'math.modf': [[(('float64',), 'UniTuple(float64 x 2)'), (('float32',), 'UniTuple(float32 x 2)')]],
  'cuda.fma': [[(('float32', 'float32', 'float32'), 'float32'), (('float64', 'float64', 'float64'), 'float64')]],
  'cuda.cbrt': [[(('float32',), 'float32'), (('float64',), 'float64')]]}
+
+# what numba.cuda has: a kernel's cuda.X of another name is an AttributeError when Numba compiles it
+CUDA_NAMES = frozenset(['Archive', 'BaseCUDAMemoryManager', 'CUSource', 'Cubin', 'CudaSupportError', 'Dim3', 'Fatbin', 'GetIpcHandleMixin',
+ 'GridGroup', 'HAS_NUMBA', 'HostOnlyCUDAMemoryManager', 'In', 'InOut', 'IpcHandle', 'KernelRuntimeError', 'LTOIR',
+ 'LinkableCode', 'MappedMemory', 'MemoryInfo', 'MemoryPointer', 'Object', 'Out', 'PTXSource', 'PinnedMemory',
+ 'Reduce', 'activemask', 'alias', 'all_sync', 'any_sync', 'api', 'api_util', 'args', 'as_cuda_array', 'atomic',
+ 'b1', 'ballot_sync', 'bf16', 'bfloat16', 'blockDim', 'blockIdx', 'bool', 'bool_', 'boolean', 'brev', 'byte', 'c16',
+ 'c8', 'cache_hints', 'cbrt', 'cext', 'cg', 'cgutils', 'char', 'char1', 'char2', 'char3', 'char4', 'close',
+ 'cloudpickle', 'clz', 'codegen', 'compile', 'compile_all', 'compile_for_current_device', 'compile_ptx',
+ 'compile_ptx_for_current_device', 'compiler', 'complex128', 'complex64', 'config', 'config_default_cc', 'const',
+ 'contextlib', 'core', 'cpython', 'cuda_error', 'cuda_paths', 'cudadecl', 'cudadrv', 'cudaimpl', 'cudamath',
+ 'current_context', 'datamodel', 'debuginfo', 'declare_device', 'decorators', 'default_stream', 'defer_cleanup',
+ 'deferred_type', 'descriptor', 'detect', 'device_array', 'device_array_like', 'device_init', 'devicearray',
+ 'devices', 'deviceufunc', 'dim3', 'dispatcher', 'double', 'double1', 'double2', 'double3', 'double4', 'driver',
+ 'eq_sync', 'errors', 'event', 'event_elapsed_time', 'extending', 'external_stream', 'f4', 'f8', 'ffi',
+ 'ffi_forced_object', 'ffs', 'flags', 'float1', 'float2', 'float3', 'float32', 'float32x1', 'float32x2',
+ 'float32x3', 'float32x4', 'float4', 'float64', 'float64x1', 'float64x2', 'float64x3', 'float64x4', 'fma', 'fp16',
+ 'fp8', 'from_cuda_array_interface', 'get_current_device', 'gpus', 'grid', 'gridDim', 'grid_group', 'gridsize',
+ 'guvectorize', 'i1', 'i2', 'i4', 'i8', 'implementation', 'importlib', 'initialize', 'int1', 'int16', 'int16x1',
+ 'int16x2', 'int16x3', 'int16x4', 'int2', 'int3', 'int32', 'int32x1', 'int32x2', 'int32x3', 'int32x4', 'int4',
+ 'int64', 'int64x1', 'int64x2', 'int64x3', 'int64x4', 'int8', 'int8x1', 'int8x2', 'int8x3', 'int8x4', 'int_',
+ 'intc', 'intp', 'intrinsics', 'is_available', 'is_bfloat16_supported', 'is_cuda_array', 'is_float16_supported',
+ 'is_fp8_supported', 'is_supported_version', 'itanium_mangler', 'jit', 'kernels', 'laneid', 'lanemask_lt',
+ 'launchconfig', 'ldca', 'ldcg', 'ldcs', 'ldcv', 'ldlu', 'legacy_default_stream', 'libdevice', 'libdevicedecl',
+ 'libdevicefuncs', 'libdeviceimpl', 'list_devices', 'literal', 'literal_unroll', 'local', 'locks', 'long1', 'long2',
+ 'long3', 'long4', 'long_', 'longlong', 'longlong1', 'longlong2', 'longlong3', 'longlong4', 'lowering',
+ 'managed_array', 'mapped', 'mapped_array', 'mapped_array_like', 'match_all_sync', 'match_any_sync', 'mathimpl',
+ 'memory_management', 'misc', 'models', 'nanosleep', 'none', 'np', 'numba_cuda_default_ptx_cc', 'nvvm', 'nvvmutils',
+ 'open_ipc_array', 'optional', 'os', 'per_thread_default_stream', 'pinned', 'pinned_array', 'pinned_array_like',
+ 'popc', 'prepare_shape_strides_dtype', 'printimpl', 'profile_start', 'profile_stop', 'profiling', 'reduce',
+ 'reduction', 'require_context', 'runtime', 'select_device', 'selp', 'serialize', 'set_memory_manager', 'shared',
+ 'shfl_down_sync', 'shfl_sync', 'shfl_up_sync', 'shfl_xor_sync', 'short', 'short1', 'short2', 'short3', 'short4',
+ 'simulator', 'size_t', 'ssize_t', 'stcg', 'stcs', 'stream', 'stubs', 'stwb', 'stwt', 'synchronize', 'syncthreads',
+ 'syncthreads_and', 'syncthreads_count', 'syncthreads_or', 'syncwarp', 'sys', 'target', 'threadIdx', 'threadfence',
+ 'threadfence_block', 'threadfence_system', 'to_device', 'typeconv', 'types', 'typing', 'u1', 'u2', 'u4', 'u8',
+ 'uchar', 'uchar1', 'uchar2', 'uchar3', 'uchar4', 'ufuncs', 'uint', 'uint1', 'uint16', 'uint16x1', 'uint16x2',
+ 'uint16x3', 'uint16x4', 'uint2', 'uint3', 'uint32', 'uint32x1', 'uint32x2', 'uint32x3', 'uint32x4', 'uint4',
+ 'uint64', 'uint64x1', 'uint64x2', 'uint64x3', 'uint64x4', 'uint8', 'uint8x1', 'uint8x2', 'uint8x3', 'uint8x4',
+ 'uintc', 'uintp', 'ulong', 'ulong1', 'ulong2', 'ulong3', 'ulong4', 'ulonglong', 'ulonglong1', 'ulonglong2',
+ 'ulonglong3', 'ulonglong4', 'ushort', 'ushort1', 'ushort2', 'ushort3', 'ushort4', 'utils', 'vector_types',
+ 'vectorize', 'vectorizers', 'void', 'warnings', 'warpsize'])

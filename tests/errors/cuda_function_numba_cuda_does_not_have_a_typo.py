@@ -1,4 +1,4 @@
-# expect: 11:5: call to cuda.sync_threads(): is not supported in kernels
+# expect: 11:5: call to cuda.sync_threads(): numba.cuda has no 'sync_threads': Numba raises AttributeError when it compiles the kernel
 """Calls a cuda.* function that Numba does not have (a typo for syncthreads)."""
 from numba import cuda, float32
 
