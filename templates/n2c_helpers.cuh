@@ -320,11 +320,14 @@ __device__ __forceinline__ int64_t slice_count(int64_t start, int64_t stop, int6
 }
 
 // @helper py_round
-// Python's round(x) rounds half to even and returns an int.
+// Python's round(x) rounds half to even and returns an int (an int64 in Numba, of an integer too).
 template <typename T>
 __device__ __forceinline__ int64_t py_round(T x)
 {
-    return (int64_t)rint(x);
+    if constexpr (T(0.5) == T(0))
+        return (int64_t)x;  // rint of an integer is a host-only overload under nvcc
+    else
+        return (int64_t)rint(x);
 }
 
 // @helper round_ndigits

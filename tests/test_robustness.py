@@ -290,6 +290,26 @@ def test_floor_of_an_integer_compiles_with_nvcc(tmp_path):
     assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
 
 
+@pytest.mark.skipif(NVCC is None, reason="g++ accepts rint(int8_t); only nvcc refuses it in device code")
+def test_round_of_an_integer_compiles_with_nvcc(tmp_path):
+    """Found reading numba-cuda's typing of the builtins: round(int8) called rint on the integer, a host-only
+    overload under nvcc, so the self-check stopped a kernel Numba compiles (round(int8) is an int64 there)."""
+    cu = translate_source(HEADER_LINES.replace("float32)", "int8)") + "    a[i] = round(x) + round(a[i])\n",
+                          "round.py")
+    assert not compile_errors(cu, tmp_path), compile_errors(cu, tmp_path)
+
+
+@pytest.mark.needs("g++")
+def test_round_of_an_integer_is_the_integer():
+    from translator.runtime.cpu_launch import load_cpu
+
+    mod = load_cpu(source=HEADER_LINES.replace("float32)", "int8)").replace("float32[::1]", "int64[::1]")
+                   + "    a[i] = round(x) * 1000 + round(i)\n")
+    a = np.zeros(4, np.int64)
+    mod.k[1, 4](a, np.int8(-128))
+    assert a.tolist() == [-128000 + i for i in range(4)]
+
+
 def test_a_hex_literal_made_a_float_is_printed_as_a_float():
     """Found by tests/test_fuzz.py: math.log(0x7f) kept the literal's hex spelling after it became 127.0, and
     the printer crashed (hex() of a float): exit 70 with a traceback."""

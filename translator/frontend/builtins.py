@@ -79,7 +79,7 @@ class BuiltinLowerer:
         if len(args) != 1 or kwargs:
             raise Unsupported(node, "round()", "takes the number and, optionally, the number of digits")
         self.use_helper("py_round")
-        entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64 if ts[0].is_float else ts[0], (1, 1))
+        entry = intrinsics.Intrinsic("round", "n2c::py_round", lambda ts: T.INT64, (1, 1))
         return ir.Call(entry, [self.expr(args[0])])
 
     def round_ndigits(self, node, args):
