@@ -2169,4 +2169,3 @@ def apply(ops, x, out):
             case _:
                 return 99.0
     assert out.tolist() == [python(o, v) for o, v in zip(ops.tolist(), x.tolist())]
-
