@@ -319,13 +319,24 @@ __device__ __forceinline__ int64_t slice_count(int64_t start, int64_t stop, int6
     return start > stop ? (start - stop - step - 1) / -step : 0;
 }
 
+// @helper py_abs
+// abs() of an integer in its own type, as Numba computes it: an unsigned one is itself, abs(int8(-128)) is -128.
+template <typename T>
+__device__ __forceinline__ T py_abs(T x)
+{
+    if constexpr (std::is_unsigned<T>::value)
+        return x;
+    else
+        return x < 0 ? T(-x) : x;
+}
+
 // @helper py_round
 // Python's round(x) rounds half to even and returns an int (an int64 in Numba, of an integer too).
 template <typename T>
 __device__ __forceinline__ int64_t py_round(T x)
 {
-    if constexpr (T(0.5) == T(0))
-        return (int64_t)x;  // rint of an integer is a host-only overload under nvcc
+    if constexpr (std::is_integral<T>::value)
+        return (int64_t)x;  // rint of an integer (a bool too) is a host-only overload under nvcc
     else
         return (int64_t)rint(x);
 }

@@ -149,6 +149,12 @@ def uint64_against_signed(u, n):
     return u >= n, u == n, u >= 5, u > -1, u == np.uint64(n)
 
 
+def small_integer_builtins(a, b):
+    # abs keeps the integer's type (abs(int8(-128)) wraps to -128; an unsigned one is itself); round() of an
+    # integer is that integer, an int64
+    return abs(a), abs(b), round(a) * 1000 + round(b), abs(a > 0)
+
+
 def nan_min_max(x, y):
     z = x / y if y != 0 else math.nan  # y == 0 gives NaN: min/max keep Python's order
     return min(z, x), max(x, z), min(x, z)
@@ -172,6 +178,7 @@ CASES = [
     (nan_min_max, "float32"),
     (float32_with_small_integers, "float32uint8"),
     (uint64_against_signed, "uint64int64"),
+    (small_integer_builtins, "int8uint32"),
 ]
 
 
@@ -184,6 +191,9 @@ def inputs(kind, rng):
         a = rng.integers(-2**31, 2**31, 200).astype(np.int32)
         b = rng.integers(-2**31, 2**31, 200).astype(np.int32)
         return a, b
+    if kind == "int8uint32":
+        return (np.array([-128, -1, 0, 1, 127, -77], dtype=np.int8),
+                np.array([0, 1, 2**31, 2**32 - 1, 7, 5], dtype=np.uint32))
     if kind == "uint64int64":
         u = np.array([2**63 + 5, 2**53 + 1, 5, 0, 2**64 - 1, 7, 2**63], dtype=np.uint64)
         n = np.array([5, 2**53, 5, -1, -1, 8, -2**63], dtype=np.int64)

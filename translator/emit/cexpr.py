@@ -143,8 +143,11 @@ class ExprPrinter:
         return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
 
     def visit_Call(self, e):
-        if e.intrinsic.helper:  # a printed call needs its helper (a view's length is printed only where read)
-            self.helpers_printed.add(e.intrinsic.helper)
+        helper = e.intrinsic.helper
+        if callable(helper):  # a helper some argument types need (abs of an int8 or a uint32)
+            helper = helper([a.type for a in e.args])
+        if helper:  # a printed call needs its helper (a view's length is printed only where read)
+            self.helpers_printed.add(helper)
         return f"{e.c_name}({', '.join(self.expr(a) for a in e.args)})", PRECEDENCE["postfix"]
 
     def visit_PitchOf(self, e):

@@ -59,8 +59,8 @@ class BuiltinLowerer:
 
     def call_abs(self, node, args, kwargs):
         self._one_arg(node, "abs", args, kwargs)
-        entry = intrinsics.Intrinsic("abs", _abs_c_name, lambda ts: T.underlying(ts[0]) if ts[0].is_complex else ts[0],
-                                     (1, 1))
+        entry = intrinsics.Intrinsic("abs", _abs_c_name, _abs_type, (1, 1),
+                                     helper=lambda ts: "py_abs" if _abs_c_name(ts) == "n2c::py_abs" else "")
         return ir.Call(entry, [self.expr(args[0])])
 
     def call_complex(self, node, args, kwargs):
@@ -198,4 +198,14 @@ def _abs_c_name(ts):
         return "n2c::cabs"
     if t.is_float:
         return {T.FLOAT32: "fabsf", T.FLOAT16: "__habs"}.get(t, "fabs")
-    return "llabs" if t.bits == 64 else "abs"
+    if t in (T.INT32, T.INT64):
+        return "llabs" if t.bits == 64 else "abs"
+    # C's abs of an int8 is an int (abs(-128) is 128, Numba's int8 -128), and of an unsigned one ambiguous
+    return "n2c::py_abs"
+
+
+def _abs_type(ts):
+    t = ts[0]
+    if t.is_complex:
+        return T.underlying(t)
+    return T.INT8 if t.kind == "b" else t  # numba-cuda: abs(bool) is an int8

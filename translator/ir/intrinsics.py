@@ -15,7 +15,7 @@ class Intrinsic:
     c_name: str | Callable  # C function; a callable picks it from the argument types
     result: Callable  # (arg types) -> Numba result type, or None when the types are not accepted
     nargs: tuple  # (min, max) positional arguments
-    helper: str = ""  # n2c helper the C needs (templates/n2c_helpers.cuh section)
+    helper: str | Callable = ""  # n2c helper the C needs (templates/n2c_helpers.cuh section), or (arg types) -> it
     arg_types: Callable | None = None  # (arg types) -> the types each argument is converted to
     c_result: Callable | None = None  # C result type when it differs from Numba's (math.floor -> double)
     tuple_result: bool = False  # returns a struct with fields v0, v1, ...: only `a, b = f(...)` takes it
