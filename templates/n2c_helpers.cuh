@@ -453,13 +453,17 @@ __device__ __forceinline__ T atomic_max(T *p, V value)
 template <typename T, typename V>
 __device__ __forceinline__ T atomic_nanmax(T *p, V value)
 {
-    const T v = T(value);
-    T first = *(volatile T *)p;
-    if (isnan(v))
+    if constexpr (std::is_integral<T>::value)
+        return atomic_max(p, value);  // an integer has no NaN: numba-cuda's nanmax of one is max
+    else {
+        const T v = T(value);
+        T first = *(volatile T *)p;
+        if (isnan(v))
+            return first;
+        for (T old = first; old < v || isnan(old);)
+            old = atomic_cas_bits(p, old, v);
         return first;
-    for (T old = first; old < v || isnan(old);)
-        old = atomic_cas_bits(p, old, v);
-    return first;
+    }
 }
 
 // @helper atomic_min
@@ -486,13 +490,17 @@ __device__ __forceinline__ T atomic_min(T *p, V value)
 template <typename T, typename V>
 __device__ __forceinline__ T atomic_nanmin(T *p, V value)
 {
-    const T v = T(value);
-    T first = *(volatile T *)p;
-    if (isnan(v))
+    if constexpr (std::is_integral<T>::value)
+        return atomic_min(p, value);  // an integer has no NaN: numba-cuda's nanmin of one is min
+    else {
+        const T v = T(value);
+        T first = *(volatile T *)p;
+        if (isnan(v))
+            return first;
+        for (T old = first; old > v || isnan(old);)
+            old = atomic_cas_bits(p, old, v);
         return first;
-    for (T old = first; old > v || isnan(old);)
-        old = atomic_cas_bits(p, old, v);
-    return first;
+    }
 }
 
 // @helper atomic_bits

@@ -1220,3 +1220,25 @@ def ones(x, n):
     x = np.zeros(6, np.float32)
     module.ones[1, 32](x, 4)
     assert x.tolist() == [1, 1, 1, 1, 0, 0]
+
+
+@pytest.mark.needs("g++")
+def test_nanmax_and_nanmin_of_an_integer_array_are_max_and_min():
+    """numba-cuda compiles cuda.atomic.nanmax/nanmin on integer arrays (an integer has no NaN: they are max and
+    min); numba2cuda refused them as float-only. Each returns the value it read first."""
+    mod = load_cpu(source='''
+from numba import cuda
+
+
+@cuda.jit("void(int32[::1], uint64[::1], int64[::1], int32[::1])")
+def extremes(hi, lo, v, old):
+    i = cuda.grid(1)
+    if i < v.shape[0]:
+        old[i] = cuda.atomic.nanmax(hi, 0, v[i])
+        cuda.atomic.nanmin(lo, 0, v[i])
+''')
+    v = np.array([5, -3, 12, 7, 0, 9], np.int64)
+    hi, lo, old = np.array([1], np.int32), np.array([2**40], np.uint64), np.zeros(6, np.int32)
+    mod.extremes[1, 6](hi, lo, v, old)
+    assert hi[0] == 12 and lo[0] == 0  # uint64 min of a negative: -3 wraps to 2**64 - 3, so 0 is the least
+    assert set(old.tolist()) <= {1, 5, 12, 7, 9, -3, 0} and 1 in old.tolist()

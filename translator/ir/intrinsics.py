@@ -363,8 +363,8 @@ ATOMICS = {
     "sub": ("n2c::atomic_sub", "atomic_sub", "iuf"),
     "max": ("n2c::atomic_max", "atomic_max", "iuf"),
     "min": ("n2c::atomic_min", "atomic_min", "iuf"),
-    "nanmax": ("n2c::atomic_nanmax", "atomic_max", "f"),
-    "nanmin": ("n2c::atomic_nanmin", "atomic_min", "f"),
+    "nanmax": ("n2c::atomic_nanmax", "atomic_max", "iuf"),  # of an integer: max (numba-cuda compiles it)
+    "nanmin": ("n2c::atomic_nanmin", "atomic_min", "iuf"),
     "and_": ("n2c::atomic_and", "atomic_bits", "iu"),
     "or_": ("n2c::atomic_or", "atomic_bits", "iu"),
     "xor": ("n2c::atomic_xor", "atomic_bits", "iu"),
