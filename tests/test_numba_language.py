@@ -2169,3 +2169,38 @@ def apply(ops, x, out):
             case _:
                 return 99.0
     assert out.tolist() == [python(o, v) for o, v in zip(ops.tolist(), x.tolist())]
+
+
+@pytest.mark.needs("g++")
+def test_a_tuple_parameter_typed_without_names_reads_the_namedtuple_the_source_makes():
+    """numba-cuda's test_namedtuple launches `f(r1, r2, Point(1, 2, 2.236))`, `Point = namedtuple("Point", ("x", "y",
+    "r"))` made beside the kernel. Typed from outside as Tuple((int64, int64, float64)), `x.r` was refused ("its type
+    names no fields"); the one namedtuple of that arity holding every field read names them. Two such candidates
+    leave it refused."""
+    src = '''
+from collections import namedtuple
+
+import numpy as np
+from numba import cuda
+
+
+def run():
+    @cuda.jit
+    def f(r1, r2, x):
+        r1[0] = x.x
+        r1[1] = x.y
+        r2[0] = x.r
+
+    Point = namedtuple("Point", ("x", "y", "r"))
+    f[1, 1](np.zeros(2, np.int64), np.zeros(1), Point(1, 2, 2.5))
+'''
+    options = Options(types=parse_types_option("r1=int64[::1], r2=float64[::1], x=Tuple((int64, int64, float64))"))
+    module = load_cpu(source=src, options=options)
+    r1, r2 = np.zeros(2, np.int64), np.zeros(1)
+    module.f[1, 1](r1, r2, (7, 8, 2.5))
+    assert r1.tolist() == [7, 8] and r2.tolist() == [2.5]
+    from translator.errors import UserError
+
+    ambiguous = src.replace('    Point = namedtuple', '    Other = namedtuple("Other", "r y x")\n    Point = namedtuple')
+    with pytest.raises(UserError, match=r"attribute \.x of a tuple: its type names no fields"):
+        translate_source(ambiguous, "nt.py", options)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import builtins
 
+import libcst as cst
+
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
@@ -15,10 +17,12 @@ from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANT
                         TimeDelta, installed, library_constant)
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
 from .info import STOOD_IN
+from .namedtuples import fields_of
 from .recordfields import is_record
 from .runhint import run_hint, with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
 from ..ir.facts import root_array
+from .scan import find_nodes
 
 
 class NameReadLowerer:
@@ -206,6 +210,27 @@ class NameReadLowerer:
         return const_expr(value, node)
 
     # ------------------------------------------------------------ attributes
+    def namedtuple_read(self, base: TupleValue, node):
+        """`x.r` of a tuple parameter typed without field names, where the source makes exactly one namedtuple it
+        can be (frontend/namedtuples.py): its fields name the items from here on, with a note."""
+        if not isinstance(node.value, cst.Name) or node.value.value not in self.fn.params:
+            return None
+        param = node.value.value
+        read = {a.attr.value for a in find_nodes(self.fn.node, lambda n: isinstance(n, cst.Attribute)
+                                                  and isinstance(n.value, cst.Name) and n.value.value == param)}
+        scopes = [s for s in (self.fn.enclosing, self.info.module_info.module) if s is not None]
+        names = fields_of(self.info, scopes, len(base.items), read)
+        if names is None:
+            return None
+        base.names = names
+        noted = self.__dict__.setdefault("named_tuple_params", set())
+        if param not in noted:  # once per parameter, at its first field read
+            noted.add(param)
+            self.fn.notices.append(self.info.reporter.make(node, f"tuple parameter '{param}'", "its type names no "
+                                                           f"fields; read as the namedtuple ({', '.join(names)}) "
+                                                           "the source makes with that many, as its launch passes it"))
+        return base.items[names.index(node.attr.value)]
+
     def lower_Attribute(self, node):
         attr = node.attr.value
         canon = resolve(self.info, node)
@@ -219,6 +244,9 @@ class NameReadLowerer:
         if isinstance(base, TupleValue) and attr in base.names:  # `x.r` of a namedtuple parameter
             return base.items[base.names.index(attr)]
         if isinstance(base, TupleValue) and not base.names and attr not in ("real", "imag"):
+            named = self.namedtuple_read(base, node)
+            if named is not None:
+                return named
             raise Unsupported(node, f"attribute .{attr} of a tuple", "its type names no fields (a namedtuple "
                               "argument is typed NamedTuple(x=int64, y=float64))", "give that type in --types, or "
                               "translate with --import-module to read it from a launch")
