@@ -17,7 +17,7 @@ class Intrinsic:
     nargs: tuple  # (min, max) positional arguments
     helper: str | Callable = ""  # n2c helper the C needs (templates/n2c_helpers.cuh section), or (arg types) -> it
     arg_types: Callable | None = None  # (arg types) -> the types each argument is converted to
-    c_result: Callable | None = None  # C result type when it differs from Numba's (math.floor -> double)
+    c_result: Callable | None = None  # C result type when it differs from Numba's (__all_sync's int)
     tuple_result: bool = False  # returns a struct with fields v0, v1, ...: only `a, b = f(...)` takes it
     pointers: dict | None = None  # argument index -> element type of a CPointer it takes (a foreign function's)
 
@@ -116,19 +116,17 @@ def _declared_call(key, ts):
     return ([flt] * len(formals) if all(f.is_int for f in formals) else formals), flt
 
 
-def _add_declared(key, c_base, nargs):
+def _add_declared(key, c_base):
     helper = c_base[len("n2c::"):] if c_base.startswith("n2c::") else ""
     suffix = "" if helper in ("degrees", "radians") else "f"  # those two are templates on the float type
     _add(key, lambda ts: c_base + (suffix if _declared_call(key, ts)[1] == T.FLOAT32 else ""),
-         lambda ts: (overloads.resolve(key, ts) or (None, None))[1], nargs, helper=helper,
+         lambda ts: (overloads.resolve(key, ts) or (None, None))[1], overloads.arity(key), helper=helper,
          arg_types=lambda ts: _declared_call(key, ts)[0],
          tuple_result=key == "math.modf")  # (fractional part, integral part): `f, n = math.modf(x)`
 
 
 for _key, _c in _DECLARED.items():
-    _add_declared(_key, _c, {"cuda.fma": 3}.get(_key, 2 if _key in (
-        "math.atan2", "math.pow", "math.fmod", "math.hypot", "math.copysign", "math.remainder", "math.nextafter",
-        "math.ldexp") else 1))
+    _add_declared(_key, _c)
 for _name in ("isnan", "isinf", "isfinite"):
     _add(f"math.{_name}", _name, _fixed(T.BOOL), 1,
          arg_types=lambda ts: [ts[0] if ts[0].is_float else T.FLOAT64])

@@ -46,5 +46,6 @@ def resolve(key: str, ts) -> tuple | None:
     return None
 
 
-def declared(key: str) -> bool:
-    return key in CASES
+def arity(key: str) -> int:
+    """How many arguments KEY's declared signatures take."""
+    return len(CASES[key][0][0][0])
