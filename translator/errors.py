@@ -117,11 +117,13 @@ class Reporter:
         return self, Location(self.path, 1, 0)
 
     def relocate(self, pairs) -> None:
-        """Locate copies of nodes where their originals are: PAIRS gives (original, copy) for a whole tree."""
+        """Locate copies of nodes where their originals are: PAIRS gives (original, copy) for a whole tree. A node
+        of PAIRS that has a place of its own (one the user wrote, kept inside a made tree) keeps it."""
         pairs = list(pairs)
         for reporter in (self, *self.foreign):
             if pairs and pairs[0][0] in reporter.positions:
-                copies = {new: reporter.positions[old] for old, new in pairs if old in reporter.positions}
+                copies = {new: reporter.positions[old] for old, new in pairs
+                          if old in reporter.positions and new not in reporter.positions}
                 reporter.positions = ChainMap(copies, reporter.positions)
                 return
 

@@ -121,6 +121,7 @@ class ExprLowerer:
         self.fn = fn_info
         self.scope: dict = {}  # name -> ArrayVar | Dim3 | TupleValue
         self.tag_strings: dict = {}  # id(string literal) -> its number, for string tags (strtags.py)
+        self.named_tuple_params: set = set()  # tuple parameters named by a namedtuple of the source (reads.py)
         self.scalar_names: set = set()  # names assigned as scalars anywhere in the function
         self.helpers: set = set()
         self.foreign: dict = {}  # symbol -> frontend.ffi.Foreign of the cuda.declare_device functions it calls

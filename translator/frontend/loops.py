@@ -89,15 +89,16 @@ class ElementLoopLowerer:
                  for t, item in zip(targets, items)]
         loop = stmt.with_changes(target=counter, iter=cst.Call(cst.Name("range"), [cst.Arg(stop)]),
                                  body=stmt.body.with_changes(body=[*loads, *stmt.body.body]))
-        self._located_at(stmt.iter, [loop.target, loop.iter, *loads])
+        self.located_at(stmt.iter, [loop.target, loop.iter, *loads])
         lowered = self.stmt_For(loop)
         for load in lowered[0].body[:len(targets[0].elements) if rows else len(loads)]:
             load.node = stmt  # the element loads belong to the `for` line
         return prelude + lowered
 
-    def _located_at(self, where, made) -> None:
+    def located_at(self, where, made) -> None:
         """The nodes this lowering MADE (a loop's counter and its element loads) are located where WHERE is, so a
-        problem with them (a row of a column-major array) is reported at the iterable, not at line 1."""
+        problem with them (a row of a column-major array) is reported at the iterable, not at line 1; what the
+        user wrote inside them keeps its own place."""
         pairs = [(where, n) for tree in made for n in find_nodes(tree, lambda n: True)]
         self.info.reporter.relocate(pairs)
 

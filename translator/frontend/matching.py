@@ -12,7 +12,7 @@ from .scan import find_nodes
 
 
 class MatchLowerer:
-    """Needs, from the class it is mixed into: info, block(), stmt_If()."""
+    """Needs, from the class it is mixed into: info, block(), stmt_If(), located_at()."""
 
     def stmt_Match(self, stmt: cst.Match) -> list:
         subject = stmt.subject
@@ -32,18 +32,10 @@ class MatchLowerer:
                 orelse = cst.Else(body=case.body)
                 continue
             orelse = cst.If(test=test, body=case.body, orelse=orelse)
-            self._locate(case, subject, orelse)
+            self.located_at(case.pattern, [orelse])  # the if and its comparisons: at the case's pattern
         if orelse is None:
             return []
         return self.block(orelse.body) if isinstance(orelse, cst.Else) else self.stmt_If(orelse)
-
-    def _locate(self, case, subject, made_if) -> None:
-        """The if and comparisons made here are located at the case's pattern; what the user wrote keeps its
-        place."""
-        written = {id(n) for tree in (subject, case.pattern, case.guard, case.body) if tree is not None
-                   for n in find_nodes(tree, lambda n: True)}
-        made = [made_if] + [n for n in find_nodes(made_if.test, lambda n: True) if id(n) not in written]
-        self.info.reporter.relocate([(case.pattern, n) for n in made])
 
     def _case_test(self, subject, pattern):
         """The test CPython makes of PATTERN, as an expression of SUBJECT; None for the wildcard."""

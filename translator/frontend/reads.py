@@ -223,9 +223,8 @@ class NameReadLowerer:
         if names is None:
             return None
         base.names = names
-        noted = self.__dict__.setdefault("named_tuple_params", set())
-        if param not in noted:  # once per parameter, at its first field read
-            noted.add(param)
+        if param not in self.named_tuple_params:  # once per parameter, at its first field read
+            self.named_tuple_params.add(param)
             self.fn.notices.append(self.info.reporter.make(node, f"tuple parameter '{param}'", "its type names no "
                                                            f"fields; read as the namedtuple ({', '.join(names)}) "
                                                            "the source makes with that many, as its launch passes it"))

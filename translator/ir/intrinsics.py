@@ -98,13 +98,13 @@ _add("cuda.ffs", lambda ts: "__ffsll" if ts[0].bits == 64 else "__ffs", _fixed(T
 _add("cuda.brev", lambda ts: "__brevll" if ts[0] == T.UINT64 else "__brev",
      lambda ts: T.UINT64 if ts[0] == T.UINT64 else T.UINT32, 1,
      arg_types=lambda ts: [T.UINT64 if ts[0] == T.UINT64 else T.UINT32])
-_DECLARED = {}  # key -> C function (float64 spelling): typed by numba-cuda's own signature lists (ir/overloads.py)
-_DECLARED.update({"cuda.fma": "fma", "cuda.cbrt": "cbrt", "math.gamma": "tgamma", "math.modf": "n2c::modf",
-                  "math.degrees": "n2c::degrees", "math.radians": "n2c::radians"})
-_DECLARED.update({f"math.{n}": n for n in (
-    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma", "fabs", "atan2", "pow", "fmod",
-    "hypot", "copysign", "remainder", "nextafter", "floor", "ceil", "trunc", "ldexp")})
+# key -> C function (float64 spelling): typed by numba-cuda's own signature lists (ir/overloads.py)
+_DECLARED = {"cuda.fma": "fma", "cuda.cbrt": "cbrt", "math.gamma": "tgamma", "math.modf": "n2c::modf",
+             "math.degrees": "n2c::degrees", "math.radians": "n2c::radians", **{f"math.{n}": n for n in (
+                 "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+                 "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "lgamma", "fabs",
+                 "atan2", "pow", "fmod", "hypot", "copysign", "remainder", "nextafter", "floor", "ceil", "trunc",
+                 "ldexp")}}
 
 
 def _declared_call(key, ts):
