@@ -84,6 +84,32 @@ __device__ __forceinline__ T ipow(T base, E exp)
     return invert ? T(1) / result : result;
 }
 
+// @helper pow_int
+// math.pow(x, n) of a float32 or float64 and an int32: numba-cuda calls libdevice's powif and powi, which
+// the GCC branch of CUDA's headers does not declare. The CPU runtime (no libdevice) converts n, as Numba's
+// CPU target would.
+#if defined(__CUDACC__)
+extern "C" __device__ float powif(float, int);
+extern "C" __device__ double powi(double, int);
+#endif
+__device__ __forceinline__ float pow_int(float x, int n)
+{
+#if defined(__CUDA_ARCH__)
+    return powif(x, n);
+#else
+    return powf(x, float(n));
+#endif
+}
+
+__device__ __forceinline__ double pow_int(double x, int n)
+{
+#if defined(__CUDA_ARCH__)
+    return powi(x, n);
+#else
+    return pow(x, double(n));
+#endif
+}
+
 // @helper wrap
 // Numba wraps a negative index around the dimension, as Python does (a[-1] is the last element).
 __device__ __forceinline__ int64_t wrap(int64_t index, int64_t extent)

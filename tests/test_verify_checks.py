@@ -314,6 +314,8 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 #   on one branch); the float written into the int variable, which the uses before the join read, is caught.
 # - real_world_constructs_12.py: float32 by uint8 in float32, uint64 against int64 compared as float64, math.*
 #   typed by numba-cuda's declarations; the convolution's product in double (the old typing) is caught.
+# - real_world_constructs_13.py: math.pow of a float32 and a cast literal (`int32(3)`), which the old lowering
+#   took for an int64 and so computed in double, is caught.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -340,6 +342,7 @@ REAL_WORLD = [
     ("real_world_constructs_11.py", {"alias_draw", "chained", "column_sums", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
     ("real_world_constructs_12.py", {"convolve", "math_types", "offsets"}, "convolve",
      "s += mask[k * mask_shape1 + m] * image[", 1, "s += (double)mask[k * mask_shape1 + m] * image["),
+    ("real_world_constructs_13.py", {"powers"}, "powers", "n2c::pow_int(x[i], 3)", 1, "pow((double)x[i], 3.0)"),
 ]
 
 

@@ -126,7 +126,7 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
             raise Unsupported(node, f"keyword arguments to {canon}()", "pass them positionally")
         if not entry.nargs[0] <= len(args) <= entry.nargs[1]:
             raise Unsupported(node, f"{canon}()", f"takes {_arity(entry.nargs)} argument(s), got {len(args)}")
-        if entry.helper:
+        if entry.helper and not callable(entry.helper):  # one the argument types pick is added where printed
             self.use_helper(entry.helper)
         return ir.Call(entry, [self.expr(a) for a in args])
 

@@ -116,11 +116,18 @@ def _declared_call(key, ts):
     return ([flt] * len(formals) if all(f.is_int for f in formals) else formals), flt
 
 
+def _pow_int(key, ts) -> bool:
+    """math.pow's (float, int32) cases: numba-cuda calls libdevice's powif/powi, not powf/pow."""
+    return key == "math.pow" and _declared_call(key, ts)[0][1] == T.INT32
+
+
 def _add_declared(key, c_base):
     helper = c_base[len("n2c::"):] if c_base.startswith("n2c::") else ""
     suffix = "" if helper in ("degrees", "radians") else "f"  # those two are templates on the float type
-    _add(key, lambda ts: c_base + (suffix if _declared_call(key, ts)[1] == T.FLOAT32 else ""),
-         lambda ts: (overloads.resolve(key, ts) or (None, None))[1], overloads.arity(key), helper=helper,
+    _add(key, lambda ts: "n2c::pow_int" if _pow_int(key, ts) else
+         c_base + (suffix if _declared_call(key, ts)[1] == T.FLOAT32 else ""),
+         lambda ts: (overloads.resolve(key, ts) or (None, None))[1], overloads.arity(key),
+         helper=(lambda ts: "pow_int" if _pow_int(key, ts) else "") if key == "math.pow" else helper,
          arg_types=lambda ts: _declared_call(key, ts)[0],
          tuple_result=key == "math.modf")  # (fractional part, integral part): `f, n = math.modf(x)`
 

@@ -193,12 +193,12 @@ class Legalizer:
 
     def x_Cast(self, e):
         e.value = self.expr(e.value)
-        if e.value.ctype == e.type:
-            return e.value
-        if isinstance(e.value, ir.Const):
+        if isinstance(e.value, ir.Const):  # before the test below: `int32(3)` prints as `3` but stays an int32
             folded = convert_const(e.value, e.type)
             if folded is not None:
                 return folded
+        if e.value.ctype == e.type:
+            return e.value
         e.to = e.type
         return e
 
