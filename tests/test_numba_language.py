@@ -2204,3 +2204,30 @@ def run():
     ambiguous = src.replace('    Point = namedtuple', '    Other = namedtuple("Other", "r y x")\n    Point = namedtuple')
     with pytest.raises(UserError, match=r"attribute \.x of a tuple: its type names no fields"):
         translate_source(ambiguous, "nt.py", options)
+
+
+@pytest.mark.needs("g++")
+def test_a_loop_over_its_own_name_starts_where_the_name_was():
+    """`i = cuda.grid(1); for i in range(i, n, stride)` (a spectral extraction's Legendre loops): Python evaluates
+    the range before it rebinds i. It was `for (int64_t i = i; ...)`, a counter read in its own initialiser; nvcc
+    only warns about that."""
+    source = HEAD + '''
+@cuda.jit("void(float64[::1], int64[::1])")
+def fill(out, last):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(i, out.shape[0], stride):
+        out[i] = i
+    j = cuda.threadIdx.x
+    for j in range(j + 1, j + 3):
+        last[cuda.threadIdx.x] = j
+'''
+    import re
+
+    # checked before running: the old C read garbage and could loop for ever
+    assert not re.search(r"for \((?:int64_t )?(\w+) = \1[ ;+]", translate_source(source))
+    module = load_cpu(source=source)
+    out, last = np.full(40, -1.0), np.zeros(8, np.int64)
+    module.fill[2, 4](out, last)
+    assert out.tolist() == [float(k) for k in range(40)]
+    assert last.tolist() == [k + 2 for k in range(4)] + [0] * 4

@@ -72,3 +72,15 @@ def test_compiler_errors_map_to_python_lines():
               "/tmp/x/translation.cu:3:1: error: something g++ says\n")
     problems = selfcheck.parse_errors(output, text)
     assert [(p.cu_line, p.py_line) for p in problems] == [(5, 8), (3, 4)]
+
+
+@pytest.mark.needs("nvcc")
+def test_a_variable_read_before_it_is_set_is_a_defect_to_nvcc():
+    """nvcc only warns where a variable is read in its own initialiser (`for (int64_t i = i; ...)`, the old
+    translation of a grid-stride loop over its own name), and warnings are off: such C is a translator defect."""
+    text = "\n".join(["#include <cstdint>", "// walk.py:4", "__global__ void walk(float *a, int64_t n)", "{",
+                      "    int64_t i = threadIdx.x;  // walk.py:6",
+                      "    for (int64_t i = i; i < n; i += 32) {  // walk.py:7", "        a[i] = 1.0f;", "    }", "}"])
+    outcome = selfcheck.check_cu(text)
+    assert outcome.compiler == "nvcc"
+    assert [p.py_line for p in outcome.problems] == [7], outcome

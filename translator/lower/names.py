@@ -9,7 +9,7 @@ its Python spelling (`.renamed_from`) for the printer's line comment."""
 
 from __future__ import annotations
 
-from ..analysis.dataflow import walk_body, walk_statements
+from ..analysis.dataflow import walk_body, walk_expr, walk_statements
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..ir.cnames import NameTable
@@ -75,7 +75,7 @@ def name_function(fn: ir.Function, constant_names: dict) -> None:
                 node.text = claimed[node.py_name]
     shared: dict = {}  # the typer's C name -> the claimed one: loop counters of the same name share it
     variables = [p.variable for p in fn.params if getattr(p, "variable", None) is not None]
-    apart = _bound_under_counter(fn)
+    apart = _bound_under_counter(fn) | _counters_over_their_name(fn)
     for p in fn.params:
         if p.array is not None:
             _name_array(p.array, table)
@@ -109,8 +109,23 @@ def _bound_under_counter(fn: ir.Function) -> set:
     return out
 
 
+def _counters_over_their_name(fn: ir.Function) -> set:
+    """Loop counters whose range() reads another variable of their name (a grid-stride loop's `i = cuda.grid(1);
+    for i in range(i, n, stride)`): Python evaluates the bounds before it binds the counter, but a counter declared
+    in C's for-header would be read in its own initialiser, so each gets a C name of its own."""
+    out = set()
+    for s in walk_statements(fn.body):
+        counter = s.target.var if isinstance(s, ir.ForRange) else None
+        if counter is not None and any(isinstance(n, ir.Name) and n.var is not None and n.var is not counter
+                                       and n.var.c_name == counter.c_name
+                                       for e in (s.start, s.stop, s.step) for n in walk_expr(e)):
+            out.add(("counter", id(counter)))
+    return out
+
+
 def _name_variable(var: ir.Variable, table: NameTable, shared: dict, apart: set = frozenset()) -> None:
-    key = (var.c_name, id(var) in apart)  # loop counters of one name share it: each is its own for's
+    # loop counters of one name share it (each is its own for's), unless set apart
+    key = (var.c_name, id(var) in apart, ("counter", id(var)) in apart)
     if key in shared:
         var.c_name = shared[key]
         return

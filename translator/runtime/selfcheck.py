@@ -55,7 +55,10 @@ def _compiler():
     except Exception:  # noqa: BLE001 - no CUDA toolkit: fall back to the host compiler
         nvcc = None
     if nvcc and os.access(nvcc, os.X_OK):
-        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "-o", "translation.o"], _stamp(nvcc)
+        # 549, "variable is used before its value is set", is only a warning to nvcc, but in a translation it
+        # is always a translator defect (a for-header's counter initialised from the variable it hides)
+        return "nvcc", [nvcc, "-c", "-x", "cu", "-std=c++17", "-w", "--diag-error", "549", "-o", "translation.o"], \
+            _stamp(nvcc)
     cxx = shutil.which(os.environ.get("CXX", "g++"))
     if cxx:
         # the runtime's stand-ins for the CUDA headers a translation includes (cuda_fp16.h, cuda_bf16.h) too
