@@ -2231,3 +2231,30 @@ def fill(out, last):
     module.fill[2, 4](out, last)
     assert out.tolist() == [float(k) for k in range(40)]
     assert last.tolist() == [k + 2 for k in range(4)] + [0] * 4
+
+
+@pytest.mark.needs("g++")
+def test_a_none_result_replaced_by_a_number_is_that_number():
+    """`v = maybe_half(x); if v is None: v = -1; r[0] = v`: the number assigned on the None branch did not clear
+    the None flag, so the kernel stopped before writing r[0] (exit 0, nvcc fine; Numba writes -1)."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit(device=True)
+def maybe_half(x):
+    if x % 2 == 0:
+        return x // 2
+    return None
+
+
+@cuda.jit("void(int64[::1], int64[::1])")
+def k(r, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        v = maybe_half(x[i])
+        if v is None:
+            v = -1
+        r[i] = v
+''')
+    x = np.array([3, 4, 7, 10], np.int64)
+    r = np.full(4, 77, np.int64)
+    module.k[1, 4](r, x)
+    assert r.tolist() == [-1, 2, -1, 5]

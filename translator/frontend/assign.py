@@ -44,9 +44,13 @@ class AssignLowerer:
             # and a placeholder value, which only a read Numba would refuse sees: False unifies with any number
             return [ir.Assign(target=ir.Name(flag), value=const_expr(False, value_node)),
                     ir.Assign(target=ir.Name(name), value=const_expr(False, value_node))]
-        if isinstance(target, cst.Name) and target.value in self.none_locals:
-            flag = self.optionals[target.value]  # a number now: not None from here on
+        if isinstance(target, cst.Name) and target.value in self.optionals:
+            # `v = -1` of a name that was None or held a may-be-None result: a number now, not None from here on
+            # (another may-be-None result sets the flag itself)
+            flag = self.optionals[target.value]
             lowered = self.assign_name(target, value_node)
+            if any(isinstance(s, ir.TupleCall) and any(t.name == flag for t in s.targets) for s in lowered):
+                return lowered
             self.unwrapped.add(target.value)
             return lowered + [ir.Assign(target=ir.Name(flag), value=const_expr(True, value_node))]
         if isinstance(target, cst.Name):
