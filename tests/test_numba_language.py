@@ -2258,3 +2258,30 @@ def k(r, x):
     r = np.full(4, 77, np.int64)
     module.k[1, 4](r, x)
     assert r.tolist() == [-1, 2, -1, 5]
+
+
+@pytest.mark.needs("g++")
+def test_a_function_jitted_by_a_call_may_define_functions_inside():
+    """`body_dev = cuda.jit(device=True)(body)` of a body with its own `def inner` (numba-cuda's make_function
+    tests): the decorator's spelling translated, the call's said "the kernel defines this name again below"."""
+    module = load_cpu(source=HEAD + '''
+def body(x):
+    def inner(v):
+        return v + 1
+    return inner(x) * 2
+
+
+body_dev = cuda.jit(device=True)(body)
+
+
+def kernel_body(out):
+    def twice(v):
+        return 2 * v
+    out[0] = twice(body_dev(out[0]))
+
+
+k = cuda.jit("void(int64[::1])")(kernel_body)
+''')
+    out = np.array([20], np.int64)
+    module.k[1, 1](out)
+    assert out.tolist() == [84]

@@ -311,6 +311,7 @@ class Discoverer:
                 return
         fi = self.register(fn_view, fn, jit, None, key, name, call, view)
         if fi is not None:
+            self.nested_functions(fn_view, fi)  # its own `def inner` too, as for the decorator's spelling
             fi.also_known_as |= {fn_name, bound} - {None}
             self.made_at[call] = fi
             if bound and view is not self.info and view is not fn_view:
