@@ -2285,3 +2285,47 @@ k = cuda.jit("void(int64[::1])")(kernel_body)
     out = np.array([20], np.int64)
     module.k[1, 1](out)
     assert out.tolist() == [84]
+
+
+@pytest.mark.needs("g++")
+def test_an_overload_returning_one_implementation_is_the_device_function_its_calls_are():
+    """numba.extending's `@overload(f)` whose function returns one implementation whatever the types (a lambda, or
+    an inner def), and the call spelling `overload(f)(fn)`: calls of f are calls of that implementation. They were
+    "a plain Python function ... Numba cannot call it from a kernel either", which was false."""
+    module = load_cpu(source=HEAD + '''
+from numba.cuda.extending import overload
+import numba.extending
+
+
+def scaled(x):
+    pass
+
+
+@overload(scaled, target="cuda")
+def _scaled(x):
+    return lambda x: x * 10
+
+
+def shifted(x, k):
+    return x - k
+
+
+def _shifted(x, k):
+    """the same body for every type"""
+    def impl(x, k):
+        return x + 2 * k
+    return impl
+
+
+numba.extending.overload(shifted)(_shifted)
+
+
+@cuda.jit("void(int64[::1])")
+def k(res):
+    i = cuda.grid(1)
+    if i < res.shape[0]:
+        res[i] = scaled(res[i]) + shifted(res[i], 3)
+''')
+    res = np.arange(5, dtype=np.int64)
+    module.k[1, 5](res)
+    assert res.tolist() == [11 * v + 6 for v in range(5)]

@@ -199,6 +199,13 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
                                "module registers with Numba's extension API (numba.extending) is not translated",
                                "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
                                "(--backend auto)")
+        overloaded = self.info.overloads.get(name) if name is not None else None
+        if overloaded is not None:
+            where, why = overloaded
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is implemented by numba.extending's "
+                               f"overload (line {self.info.reporter.location(where).line}), and {why}; numba2cuda "
+                               "reads an overload that returns one implementation whatever the types",
+                               "call the implementation this kernel needs, made a @cuda.jit(device=True) function")
         plain = next((stmt for stmt in self.info.module_info.module.body if isinstance(stmt, cst.FunctionDef)
                       and stmt.name.value == name), None) if name is not None and canon == name else None
         if plain is not None and not plain.decorators and not any(

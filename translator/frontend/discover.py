@@ -27,6 +27,7 @@ from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import is_jit_name, type_text
 from .names import dotted
+from .overloads import as_def, implementation, overload_target
 from .percall import per_call_kinds
 from .inner import captured_names, named_lambda
 from .scan import find_nodes
@@ -116,6 +117,10 @@ class Discoverer:
                 if fi is not None:
                     fi.ufunc = spec
                 return
+        target = next((t for t in (overload_target(view, d.decorator) for d in fn.decorators) if t), None)
+        if jit is None and target is not None:
+            self.overload(view, fn, target, prefix)
+            return
         if jit is None:
             view.plain_functions.maps[0][name] = (fn, view, prefix)
             if isinstance(fn.body, cst.IndentedBlock):
@@ -154,6 +159,19 @@ class Discoverer:
             one.params = one.params + list(one.captured)
         for one in made:
             self.nested_functions(child, one)
+
+    def overload(self, view, fn: cst.FunctionDef, target: str, prefix) -> None:
+        """`@overload(f)` on FN (or `overload(f)(fn)`): the implementation FN returns, a device function of f's
+        name, where FN returns one whatever the types; else FN is remembered for the message of f's calls."""
+        impl = implementation(fn)
+        if impl is None:
+            view.overloads[target] = (fn.name, f"'{fn.name.value}' picks its implementation by the arguments' "
+                                      "types when Numba compiles the call")
+            return
+        if isinstance(impl, cst.Lambda):
+            impl = as_def(impl, target, self.info.reporter)
+        self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
+                      target, None)
 
     def lambda_def(self, assign: cst.Assign) -> cst.FunctionDef:
         """`f = lambda v: expr` in a kernel, read as `def f(v): return expr` (Numba makes the same function of
@@ -203,7 +221,8 @@ class Discoverer:
                             nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes), history={},
                             needs_run=set(parent.needs_run), functions=ChainMap({}, parent.functions),
                             failed_functions=ChainMap({}, parent.failed_functions),
-                            plain_functions=ChainMap({}, parent.plain_functions), per_call=dict(parent.per_call))
+                            plain_functions=ChainMap({}, parent.plain_functions), per_call=dict(parent.per_call),
+                            overloads=ChainMap({}, parent.overloads))
         binder = Binder(child, fn.name.value, self.sibling)
         binder.bind_parameters(fn, values)
         if isinstance(fn.body, cst.IndentedBlock):
@@ -253,6 +272,14 @@ class Discoverer:
 
     def apply_site(self, view, call: cst.Call, bound, prefix) -> None:
         """`cuda.jit(sig)(fn)` or `cuda.jit(fn, ...)`: fn (a plain function in scope) becomes a kernel."""
+        target = overload_target(view, call.func)
+        if target is not None and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name) \
+                and call.args[0].value.value in view.plain_functions:  # overload(f)(impl_chooser)
+            self.overload(view, view.plain_functions[call.args[0].value.value][0], target, prefix)
+            return
+        if target is not None:  # overload(f)(impl) of an impl numba2cuda cannot read (a factory's parameter)
+            view.overloads[target] = (call, "its implementation is a value only running the module gives")
+            return
         if bound and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
                 and names_cpu_jit(view, call.func) and call.args[0].value.value in view.plain_functions:
             # `njit_f = numba.njit(f)`, `njit(cache=True)(f)`: a CPU dispatcher, which a kernel calls as a device

@@ -83,6 +83,7 @@ class ModuleInfo:
     declared_devices: dict = field(default_factory=dict)  # id of a cuda.declare_device call -> its ffi.Foreign
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
     lambdas: dict = field(default_factory=dict)  # a kernel's `f = lambda v: ...` -> the def it is read as
+    overloads: dict = field(default_factory=dict)  # f -> an @overload(f) function that chooses by the types
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
     history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
     mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place

@@ -1,0 +1,54 @@
+"""numba.extending's `@overload(f)` -> the device function a kernel's call of f is. Numba gets the implementation
+by running the overload function when it compiles the call, with the arguments' types; numba2cuda reads those that
+return one implementation whatever the types (`return lambda x: x * 10`, or `def impl(...)` then `return impl`).
+One that chooses by the types (`if isinstance(x, types.Integer)`) would need running: its calls say so."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .names import resolve
+from .scan import find_nodes
+
+OVERLOAD_NAMES = {"cuda.extending.overload", "numba.extending.overload", "numba.core.extending.overload"}
+
+
+def overload_target(view, call) -> str | None:
+    """The name of the function `overload(f, ...)` gives an implementation, when CALL is that call."""
+    if isinstance(call, cst.Call) and call.args and call.args[0].keyword is None \
+            and isinstance(call.args[0].value, cst.Name) and resolve(view, call.func) in OVERLOAD_NAMES:
+        return call.args[0].value.value
+    return None
+
+
+def implementation(fn: cst.FunctionDef):
+    """The def or lambda the overload function FN returns whatever its arguments' types, else None: FN holds only
+    function definitions (and a docstring) before its one return."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
+    returns = find_nodes(fn.body, lambda n: isinstance(n, cst.Return),
+                         enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+    if len(returns) != 1 or not body or not isinstance(body[-1], cst.SimpleStatementLine) \
+            or body[-1].body[-1] is not returns[0] or len(body[-1].body) != 1:
+        return None
+    if not all(isinstance(s, cst.FunctionDef) or _docstring(s) for s in body[:-1]):
+        return None
+    value = returns[0].value
+    if isinstance(value, cst.Lambda):
+        return value
+    defs = [s for s in body if isinstance(s, cst.FunctionDef) and isinstance(value, cst.Name)
+            and s.name.value == value.value]
+    return defs[0] if len(defs) == 1 else None
+
+
+def as_def(lam: cst.Lambda, name: str, reporter) -> cst.FunctionDef:
+    """`lambda x: x * 10` read as `def NAME(x): return x * 10`, located where the lambda is."""
+    fn = cst.FunctionDef(name=cst.Name(name), params=lam.params,
+                         body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])]))
+    statement = fn.body.body[0]
+    reporter.relocate([(lam, fn), (lam, fn.name), (lam, fn.body), (lam, statement), (lam, statement.body[0])])
+    return fn
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
