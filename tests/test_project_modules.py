@@ -370,3 +370,39 @@ def test_libraries_on_pythonpath_are_not_read_as_the_projects_modules(tmp_path, 
     info = parse_source("import numpy as np\nfrom numba import cuda\nimport settings\n", str(tmp_path / "k.py"), read)
     assert [p for p in read if read[p] is not None] == [str(tmp_path / "cfg" / "settings.py")]
     assert info.constants["settings.N"] == 4
+
+
+def test_a_package_whose_init_imports_many_modules_still_reads_the_kernels_helpers(tmp_path):
+    """PhantomGaze's package __init__ imports every module, the kernel's own included, so reading `from phantomgaze
+    import ScreenBuffer` read the package; at 16 files numba2cuda stopped reading, and the device functions of the
+    kernel's own sub-package were reported as coming from a module it does not read."""
+    pkg = tmp_path / "gaze"
+    names = [f"part{k}" for k in range(20)]
+    write(pkg / "__init__.py", "".join(f"from gaze.{n} import VALUE_{k}\n" for k, n in enumerate(names))
+          + "import gaze.render\nfrom gaze.render.volume import volume\n")
+    for k, n in enumerate(names):
+        write(pkg / f"{n}.py", f"VALUE_{k} = {k}\n")
+    write(pkg / "render" / "__init__.py", "from gaze.render.camera import ray\nfrom gaze.render.volume import volume\n")
+    write(pkg / "render" / "camera.py", """
+        from numba import cuda
+
+
+        @cuda.jit(device=True)
+        def ray(x):
+            return 2.0 * x
+    """)
+    kernel = write(pkg / "render" / "volume.py", """
+        from numba import cuda
+
+        from gaze import VALUE_3
+        from gaze.render.camera import ray
+
+
+        @cuda.jit("void(float64[::1])")
+        def volume(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] = ray(a[i]) + VALUE_3
+    """)
+    cu = translate(kernel)
+    assert "a[i] = ray(a[i]) + VALUE_3;" in cu and "VALUE_3 = 3" in cu and "__device__ double ray(double x)" in cu

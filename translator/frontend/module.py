@@ -293,7 +293,9 @@ class _SiblingLoader:
     """`from params import N`, `from .params import N`, `import params`: constants of a module next to the file
     (or up the package), read the same way: parsed, never run. Each is read once per translation."""
 
-    MAX_FILES = 16
+    # a bound on the cost (a file parses in tens of milliseconds): a package whose __init__ imports all its modules
+    # (PhantomGaze's) is read whole by one `from pkg import X`, and 16 files starved the kernel's own helpers
+    MAX_FILES = 64
 
     def __init__(self, path: str, cache: dict):
         self.base = Path(path).resolve().parent if path and not path.startswith("<") else None
