@@ -4,7 +4,7 @@
 //
 // kernel laplace_sweeps(a: float32[:, ::1], b: float32[:, ::1], sweeps: int32)
 //     specialised: sweeps in {8, 16, 32} -> template <int SWEEPS>; any other value runs the generic kernel
-//     calls cuda.cg.this_grid().sync(): launched cooperatively, as Numba does (every block resident at once; a larger grid is an error naming the limit)
+//     makes the grid group (cuda.cg.this_grid()): launched cooperatively, as Numba does (every block resident at once; a larger grid is an error naming the limit)
 //
 // Arrays are passed as a pointer plus one int64 extent per dimension and must be
 // C-contiguous (the launcher's caller checks); element types are exactly Numba's.

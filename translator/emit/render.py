@@ -21,6 +21,7 @@ from ..ir.cnames import NameTable
 from ..lower.names import name_function, name_program, renamed
 from ..lower.declarations import defines
 from ..analysis.calls import reachable_functions
+from ..analysis.dataflow import walk_body
 from ..analysis.limits import DEFAULT_LIMIT, static_shared_bytes, static_shared_terms
 from ..analysis.specialize import instantiations, value_rules
 from ..lower.program import Program
@@ -249,7 +250,7 @@ class Renderer:
             notes.append("fastmath=True in Numba, but not every kernel here has it and --use_fast_math is one "
                          "flag per file: built exact; translate this kernel alone (--kernel) for Numba's "
                          "approximations")
-        if fn.options.get("debug"):
+        if fn.options.get("debug") and _divides_integers(fn):
             notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
                          "Numba's default (x // 0 == 0)")
         kinds = {p.name: p.type.kind for p in fn.params if p.array is None}
@@ -288,8 +289,8 @@ class Renderer:
                          "the launcher takes them after the kernel's own arguments")
         cooperative = is_cooperative(fn)
         if cooperative:
-            notes.append("calls cuda.cg.this_grid().sync(): launched cooperatively, as Numba does (every block "
-                         "resident at once; a larger grid is an error naming the limit)")
+            notes.append("makes the grid group (cuda.cg.this_grid()): launched cooperatively, as Numba does (every "
+                         "block resident at once; a larger grid is an error naming the limit)")
         return dict(name=fn.c_name, python_signature=python_signature(fn), notes=notes, code=code,
                     cooperative=cooperative, launch="n2c_launch_cooperative" if cooperative else "n2c_launch",
                     launcher_params="    " + ",\n    ".join(launcher) if launcher else "",
@@ -371,5 +372,17 @@ def is_cooperative(fn: ir.Function) -> bool:
 
 
 @deep_stack  # the C printer recurses once per level of an expression
+def _divides_integers(fn) -> bool:
+    """Whether FN, or a device function it calls, has an integer // or % whose divisor may be 0."""
+    def divisor(e):
+        while isinstance(e, ir.Cast):
+            e = e.value
+        return e
+
+    return any(isinstance(node, ir.Call) and node.c_name.split("<")[0] in ("n2c::floordiv", "n2c::mod")
+               and not (isinstance(divisor(node.args[1]), ir.Const) and divisor(node.args[1]).value != 0)
+               for f in [fn, *reachable_functions([fn])] for node in walk_body(f.body))
+
+
 def render_program(program: Program, source_name: str) -> str:
     return Renderer(program, source_name).render()
