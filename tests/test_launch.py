@@ -745,3 +745,18 @@ def test_a_complex_parameter_reaches_the_binding_as_its_parts(monkeypatch, tmp_p
     assert [c[9:] for c in k.calls] == [(0.5, -2.0), (3.0, 0.0)]
     with pytest.raises(TypeError, match=r"cscale\(\): argument 'c' must be a number \(complex128\), got NoneType"):
         k[1, 32](z, None)
+
+
+def test_a_tuple_of_tuples_is_taken_as_its_leaves_with_their_rules():
+    """A kernel parameter ((), (5, 6), (8, 9.5)): the binding takes its numbers one by one; a rule the metadata gives
+    per leaf ("[1] > 0") lands on that leaf, inside its inner tuple."""
+    from translator.runtime import launch_checks as checks
+
+    p = checks.Param("x", "Tuple(Tuple(), Tuple(int64, int64), Tuple(int64, float32))", False,
+                     "[1] > 0: it sizes a tile | [3] != 0: it divides")
+    assert [(q.name, q.type, q.rule) for q in p.leaves()] == [
+        ("x[1][0]", "int64", ""), ("x[1][1]", "int64", "> 0"), ("x[2][0]", "int64", ""), ("x[2][1]", "float32", "!= 0")]
+    value = checks.scalar("k", p, ((), (5, 6), (8, 9.5)))
+    assert checks.flat(p, value) == [5, 6, 8, 9.5]
+    with pytest.raises(TypeError, match="argument 'x\\[1\\]' must be a tuple of 2 numbers"):
+        checks.scalar("k", p, ((), (5,), (8, 9.5)))

@@ -2329,3 +2329,24 @@ def k(res):
     res = np.arange(5, dtype=np.int64)
     module.k[1, 5](res)
     assert res.tolist() == [11 * v + 6 for v in range(5)]
+
+
+@pytest.mark.needs("g++")
+def test_a_tuple_of_tuples_parameter_empty_ones_included():
+    """`f[1, 1](r, ((), (5, 6), (8, 9, 10)))` (numba-cuda's array-argument tests): a kernel parameter that is a
+    tuple of tuples, typed `Tuple((Tuple(()), UniTuple(int64, 2), ...))`; --types refused every tuple inside one."""
+    source = HEAD + '''
+@cuda.jit
+def f(r, x):
+    r[0] = len(x)
+    r[1] = len(x[0])
+    r[2] = len(x[1])
+    r[3] = x[1][0] * 10 + x[2][2]
+    r[4] = x[2][1]
+'''
+    options = Options(types=parse_types_option("r=int64[::1], x=Tuple((Tuple(()), UniTuple(int64, 2), "
+                                               "UniTuple(int64, 3)))"))
+    module = load_cpu(source=source, options=options)
+    r = np.zeros(5, np.int64)
+    module.f[1, 1](r, ((), (5, 6), (8, 9, 10)))
+    assert r.tolist() == [3, 0, 2, 60, 9]

@@ -320,10 +320,10 @@ def parse_tuple_type(text: str) -> Tuple:
             spelt = ", ".join(parts) + ("," if len(parts) == 1 else "") if any(parts) else "int64, float32"
             raise TypeStringError(f"'{text}': Numba spells a tuple of types Tuple(({spelt})) (one argument, a tuple), "
                                   f"or UniTuple(t, n) when all items share a type; '{text}' fails in Numba")
-        parts = split_top_level(parts[0][1:-1])
+        parts = [p for p in split_top_level(parts[0][1:-1]) if p.strip()]  # `Tuple(())`: the empty tuple
         items = [parse_type(p) for p in parts]
-    if not items or not all(isinstance(t, (Scalar, Array)) for t in items):
-        raise TypeStringError(f"'{text}': a tuple type here holds one or more numbers or arrays, not tuples")
+    if not all(isinstance(t, (Scalar, Array, Tuple)) for t in items):
+        raise TypeStringError(f"'{text}': a tuple type here holds numbers, arrays or tuples of them")
     return Tuple(tuple(items))
 
 

@@ -44,7 +44,7 @@ def check_array(kernel, p, a) -> None:
 def scalar_value(kernel, p, a):
     """A scalar argument as the CPU runtime's launcher takes it (a __half by value is its bits, an unsigned
     short); a tuple's items so, in a tuple."""
-    if p.items:
+    if p.spread:
         return tuple(scalar_value(kernel, i, v) for i, v in zip(p.items, checks.scalar(kernel, p, a)))
     if p.type == "float16":
         return int(np.float16(checks.scalar(kernel, p, a)).view(np.uint16))
@@ -65,7 +65,7 @@ class CpuKernel:
         self.name, params, _, self.static_shared = kernel_metadata(fn)  # the name the user calls it by
         self.symbol = fn.c_name  # the library's launcher is its C name's
         self.params = tuple(checks.Param(*p) for p in params)
-        self.ctypes = [None if p.is_array else [_ctype(i) for i in p.items] if p.items else _ctype(p)
+        self.ctypes = [None if p.is_array else [_ctype(i) for i in p.leaves()] if p.spread else _ctype(p)
                        for p in self.params]
 
     def __getitem__(self, config):
@@ -87,8 +87,8 @@ class CpuKernel:
                 types.append(None)
                 flat.extend(a.shape)
                 types.extend([ctypes.c_int64] * a.ndim)
-            elif p.items:  # a tuple: C takes an item per parameter
-                flat.extend(scalar_value(self.name, p, a))
+            elif p.spread:  # a tuple: C takes an item per parameter (an inner tuple's items too)
+                flat.extend(checks.flat(p, scalar_value(self.name, p, a)))
                 types.extend(ctype)
             else:
                 flat.append(scalar_value(self.name, p, a))

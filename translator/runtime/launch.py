@@ -163,9 +163,9 @@ class Kernel:
         self.nparams = len(self.params)
         self.array_positions = [i for i, p in enumerate(self.params) if p.is_array]
         self.written = {i for i in self.array_positions if self.params[i].written}
-        self.spread_positions = [i for i, p in enumerate(self.params) if p.items]  # tuples and complex numbers
+        self.spread_positions = [i for i, p in enumerate(self.params) if p.spread]  # tuples and complex numbers
         # the parameter each of the binding's arguments belongs to (a tuple's items are arguments of their own)
-        self.binding_params = [i for i, p in enumerate(self.params) for _ in (p.items or (p,))]
+        self.binding_params = [i for i, p in enumerate(self.params) for _ in p.leaves()]
         self.static_shared = static_shared
         self.__doc__ = doc
         self._configs = {}
@@ -291,7 +291,7 @@ class Kernel:
             if self.params[i].written:
                 copies.append((a, converted[i]))
         self.check_devices(converted)
-        flat = [x for p, a in zip(self.params, converted) for x in (a if p.items else (a,))]
+        flat = [x for p, a in zip(self.params, converted) for x in checks.flat(p, a)]
         problem = self.ext_fn(*launch.config, *flat)
         if problem is not None:
             self.refuse(launch, converted, problem)

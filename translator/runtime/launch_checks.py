@@ -147,9 +147,16 @@ class Param:
             # namedtuple's "NamedTuple(x=int64, r=float64)"): the binding takes its items
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "tuple"
             item_rules = dict(part.split("] ", 1) for part in rule[1:].split(" | [")) if rule else {}  # "[1] >= 0: ..."
-            parts = [t.strip() for t in type_text[type_text.index("(") + 1:-1].split(",")]
-            self.items = tuple(Param(f"{name}[{k}]", t.rpartition("=")[2].strip(), rule=item_rules.get(str(k), ""))
-                               for k, t in enumerate(parts))
+            parts = _top_level_items(type_text[type_text.index("(") + 1:-1])  # "Tuple(Tuple(), Tuple(int64, ...))"
+            items, offset = [], 0  # the rules are per leaf ("[3] > 0: ..." of an inner tuple's item too)
+            for k, t in enumerate(parts):
+                t = t.rpartition("=")[2].strip() if "(" not in t.partition("=")[0] else t  # a NamedTuple's x=int64
+                n = _leaf_count(t)
+                own = " | ".join(f"[{int(j) - offset}] {r}" for j, r in item_rules.items() if offset <= int(j) < offset + n)
+                items.append(Param(f"{name}[{k}]", t, rule=own if t.startswith(("Tuple(", "NamedTuple(")) else
+                                   item_rules.get(str(offset), "")))
+                offset += n
+            self.items = tuple(items)
             self.rule = self.why = ""
         elif type_text in ("complex64", "complex128"):  # the binding takes its real and imaginary parts
             self.is_array, self.dtype, self.ndim, self.kind = False, type_text, 0, "complex"
@@ -168,6 +175,15 @@ class Param:
         else:
             self.is_array, self.dtype, self.ndim = False, type_text, 0
             self.kind = "bool" if type_text == "bool" else "float" if type_text.startswith("float") else "int"
+
+    @property
+    def spread(self) -> bool:
+        """Whether the binding takes this parameter as its leaves, one argument each (a tuple, a complex number)."""
+        return self.kind in ("tuple", "complex")
+
+    def leaves(self) -> list:
+        """The parameters the binding takes for this one: a tuple's numbers (its inner tuples' too), in order."""
+        return [leaf for item in self.items for leaf in item.leaves()] if self.spread else [self]
 
     @property
     def expected(self) -> str:
@@ -207,6 +223,33 @@ def describe(v) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(v).__name__} {text}"
+
+
+def _top_level_items(text: str) -> list:
+    """'int64, Tuple(int64, float32)' -> its items at the top level (none for '')."""
+    parts, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
+    return [t.strip() for t in parts if t.strip()]
+
+
+def _leaf_count(type_text: str) -> int:
+    """How many of the binding's arguments a parameter of this type is."""
+    if type_text.startswith(("Tuple(", "NamedTuple(")):
+        return sum(_leaf_count(t.rpartition("=")[2].strip() if "(" not in t.partition("=")[0] else t)
+                   for t in _top_level_items(type_text[type_text.index("(") + 1:-1]))
+    return 2 if type_text in ("complex64", "complex128") else 1
+
+
+def flat(p: Param, value) -> list:
+    """A converted argument as the binding takes it: a tuple's (or complex number's) leaves, else the value."""
+    if not p.spread:
+        return [value]
+    return [x for item, v in zip(p.items, value) for x in flat(item, v)]
 
 
 def scalar(kernel, p: Param, v):

@@ -227,8 +227,8 @@ def checked_launch(fn, grid, block, shared, args):
             if p.is_array:
                 check_array(name, p, a)
             else:
-                if p.items and isinstance(a, list):
-                    a = tuple(a)  # example()'s tuple, after JSON between the processes
+                if p.spread and isinstance(a, list):
+                    a = _tuples(a)  # example()'s tuple (of tuples), after JSON between the processes
                 a = scalar_value(name, p, a)
             out.append(a)
     except (TypeError, ValueError, OverflowError) as exc:  # refused, as the drop-in would refuse it
@@ -264,3 +264,7 @@ def device_shared_limit() -> int:
     import torch
 
     return int(torch.cuda.get_device_properties(0).shared_memory_per_block)
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
