@@ -1,30 +1,19 @@
 """libcst calls -> KernelIR: intrinsics, atomics, cuda.grid (casts and builtins: builtins.py; device functions:
-devcalls.py; NumPy's reductions: reductions.py)."""
+devcalls.py; NumPy's reductions: reductions.py; the reason for a call it does not translate: unknowncalls.py)."""
 
 from __future__ import annotations
 
-import builtins
-import cmath
-import difflib
-import math
-import os
-import re
-
 import libcst as cst
-import numpy as np
 
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import mark_written, root_array
-from ..ir.numba_cases import CUDA_NAMES
-from .bindings import called_at_import, computed_in, factory_of
-from .names import dotted, from_unread_module, resolve, scalar_type_of_name
+from .names import dotted, resolve, scalar_type_of_name
 from .builtins import BuiltinLowerer
 from .reductions import METHODS as REDUCTION_METHODS, REDUCTIONS, ReductionLowerer
-from .runhint import with_run_hint
-from .scan import names_bound_anywhere
+from .unknowncalls import UnknownCallee
 from .expr import GridGroup, GridSync, TupleValue, TypeValue, canonical_call, const_expr
 
 # Element types CUDA's own atomic functions take directly (others go through an n2c helper).
@@ -45,7 +34,7 @@ HELPER_DEPENDENCIES = {"atomic_max": {"atomic_cas_bits"}, "atomic_min": {"atomic
                        "round_ndigits": {"py_round", "ipow"}, "complex_part": {"complex"}}
 
 
-class CallLowerer(BuiltinLowerer, ReductionLowerer):
+class CallLowerer(BuiltinLowerer, ReductionLowerer, UnknownCallee):
     """Mixed into the expression lowerer; every call in a kernel body comes through lower_Call."""
 
     def lower_Call(self, node: cst.Call):
@@ -139,112 +128,6 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
         if kind == "unary":
             return ir.Unary(op, operands[0])
         return ir.Compare(op, *operands) if kind == "compare" else ir.BinOp(op, *operands)
-
-    def unknown_callee(self, node: cst.Call, canon: str) -> Unsupported:
-        """Why a call is not translated, in the terms of where the callee comes from."""
-        name = node.func.value if isinstance(node.func, cst.Name) else None
-        made_by = self.info.value_nodes.get(name) if name else None
-        maker = resolve(self.info, made_by.func) if isinstance(made_by, cst.Call) else None
-        if maker == "cuda.declare_device":
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a foreign device function "
-                               "(cuda.declare_device), linked from CUDA or PTX source that numba2cuda does not read",
-                               "write the function in Python as a @cuda.jit(device=True) function, which "
-                               "numba2cuda translates with the kernel")
-        module = from_unread_module(canon)
-        own = os.path.splitext(os.path.basename(self.info.module_info.path))[0]
-        if module is not None and module.rpartition(".")[2] == own:  # the import mode named this very module
-            short = canon.rpartition(".")[2]
-            return Unsupported(node.func, f"call to {short}()", f"'{short}' is a plain Python function of this file "
-                               "(not @cuda.jit): a kernel calls it only through an extension registered for it "
-                               "(@overload, @intrinsic), which numba2cuda does not translate",
-                               "write it as a @cuda.jit(device=True) function, or use the LLM backend for this "
-                               "kernel (--backend auto)")
-        if module is not None:
-            return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
-                               "numba2cuda does not read: it translates the device functions of this file and of "
-                               "the modules next to it (in its folder or package) that it imports",
-                               "define the device function in this file or a module next to it")
-        if name is not None and name in self.info.nonconstant:
-            reason = self.info.nonconstant[name]
-            factory = factory_of(reason)
-            hint = "call a @cuda.jit(device=True) function of this module instead"
-            runner = computed_in(reason)
-            if factory is not None and not called_at_import(self.info, factory):
-                # a factory's parameter: only a call with a device function gives it, which importing never makes
-                hint = (f"make the kernel at module level (k = {factory}(f, ...) with a device function f) and "
-                        "translate k with --import-module, or " + hint)
-            elif runner is not None and not called_at_import(self.info, runner):
-                # a test method's or a script's main(): importing the module never makes it
-                hint = (f"make '{name}' at module level (importing the module does not call '{runner}'), or "
-                        + hint)
-            elif self.info.module_info.import_failed is not None and name in self.info.needs_run:
-                failed = self.info.module_info.import_failed.message
-                hint = (f"make the module importable for --import-module ({failed}), which then reads the function "
-                        "it holds, or " + hint)
-            elif self.info.module_info.imported is None and (
-                    name in self.info.needs_run or factory is not None and called_at_import(self.info, factory)):
-                hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and "
-                        "reads the function it holds), or " + hint)
-            if factory is not None or runner is not None:
-                hint = with_run_hint(self.info, self.fn.node, hint)
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' {reason}", hint)
-        if numba_has(canon):
-            return Unsupported(node.func, f"call to {canon}()", "Numba supports it in kernels; numba2cuda does not "
-                               "translate it yet", "use the LLM backend for this kernel (--backend auto), or write "
-                               "it with the functions README 'Supported kernel language' lists")
-        if name is not None and any(isinstance(stmt, cst.ClassDef) and stmt.name.value == name
-                                    for stmt in self.info.module_info.module.body):
-            # the numba-cuda docs' Interval: a Python class Numba learns to type through numba.extending
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a class of this module; a type a "
-                               "module registers with Numba's extension API (numba.extending) is not translated",
-                               "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
-                               "(--backend auto)")
-        overloaded = self.info.overloads.get(name) if name is not None else None
-        if overloaded is not None:
-            where, why = overloaded
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is implemented by numba.extending's "
-                               f"overload (line {self.info.reporter.location(where).line}), and {why}; numba2cuda "
-                               "reads an overload that returns one implementation whatever the types",
-                               "call the implementation this kernel needs, made a @cuda.jit(device=True) function")
-        plain = next((stmt for stmt in self.info.module_info.module.body if isinstance(stmt, cst.FunctionDef)
-                      and stmt.name.value == name), None) if name is not None and canon == name else None
-        if plain is not None and not plain.decorators and not any(
-                isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
-                                                      for t in small.targets)
-                for stmt in self.info.module_info.module.body if isinstance(stmt, cst.SimpleStatementLine)
-                for small in stmt.body):  # not `f = cuda.jit(device=True)(f)` either
-            # a student's password cracker hashes with hashlib in an undecorated helper the kernel calls
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a plain Python function of this module "
-                               "(no @cuda.jit(device=True) or @njit): Numba cannot call it from a kernel either "
-                               "(\"Untyped global name\")", "decorate it with @cuda.jit(device=True) if it uses only "
-                               "what kernels may (numbers, arrays, math), or do that work on the host")
-        removed = _removed_numpy_alias(canon)
-        if removed is not None:
-            return Unsupported(node.func, f"call to {canon}()", removed[0], removed[1])
-        if isinstance(node.func, cst.Name) and canon == name and not hasattr(builtins, name) and \
-                name not in names_bound_anywhere(self.info.module_info.module):
-            # ZMCintegral's `fun`, made by exec(..., globals()) when the module runs; or a typo
-            module = self.info.module_info
-            made = any(w in module.source for w in ("exec(", "globals()"))
-            why = (" (Python stops here with a NameError)" if not made else
-                   ": the module makes names when it runs (exec, globals())")
-            hint = "define it as a @cuda.jit(device=True) function of this module, or import it"
-            if made and module.import_failed is not None:
-                hint = f"make the module importable for --import-module ({module.import_failed.message}), or " + hint
-            elif made and module.imported is not None:  # ZMCintegral's exec runs in a function the run never calls
-                why += ", and importing it did not make this one (the code that makes it runs later)"
-            elif made:
-                hint = ("translate with --import-module (numba2cuda then imports the module as Numba would and reads "
-                        "the function the run made), or " + hint)
-            return Unsupported(node.func, f"call to {name}()", f"'{name}' is defined nowhere in this file{why}", hint)
-        parts = canon.split(".")
-        if len(parts) == 2 and parts[0] == "cuda" and parts[1] not in CUDA_NAMES:
-            # cu_pg_parquet's `cuda.printf(...)`: CUDA C's spelling, which numba.cuda does not have
-            near = difflib.get_close_matches(parts[1], CUDA_NAMES, n=1)
-            hint = _C_SPELLINGS.get(parts[1]) or (f"did you mean cuda.{near[0]}()?" if near else _hint_for(canon))
-            return Unsupported(node.func, f"call to {canon}()", f"numba.cuda has no '{parts[1]}': Numba raises "
-                               "AttributeError when it compiles the kernel", hint)
-        return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
     def use_helper(self, name):
         self.helpers.add(name)
@@ -389,18 +272,6 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer):
         return ir.Call(entry, [ir.AddressOf(target)] + [self.expr(a) for a in args[2:]])
 
 
-_CUDA_VECTOR = re.compile(r"^cuda\.(u?int(8|16|32|64)|float(16|32|64))x[1-4]$")
-
-
-def numba_has(canon: str) -> bool:
-    """Does Numba compile a call to CANON in a kernel, where numba2cuda's table has no entry: math/cmath functions
-    (numba-cuda implements nearly all of Python's), CUDA vector types, bfloat16?"""
-    module, _, attr = canon.partition(".")
-    if module in ("math", "cmath") and "." not in attr:
-        return callable(getattr(math if module == "math" else cmath, attr, None))
-    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith(("cuda.bf16.", "cuda.libdevice."))
-
-
 def _dim3(name, axis):
     return ir.Builtin(f"{name}.{axis}", T.INT32, T.UINT32)
 
@@ -408,34 +279,6 @@ def _dim3(name, axis):
 def _arity(nargs):
     lo, hi = nargs
     return str(lo) if lo == hi else f"{lo} to {hi}"
-
-
-# NumPy's aliases of Python's types, removed in NumPy 1.24: Numba finds no `np.int` to compile (AttributeError)
-_REMOVED_NP_ALIASES = {"int": "int", "float": "float", "bool": "bool", "complex": "complex", "object": "object",
-                       "str": "str", "long": "int", "unicode": "str"}
-
-
-def _removed_numpy_alias(canon: str) -> tuple[str, str] | None:
-    """(message, hint) for `np.int(x)` where the installed NumPy no longer has it, else None."""
-    attr = canon[3:] if canon.startswith("np.") else ""
-    if attr not in _REMOVED_NP_ALIASES or isinstance(getattr(np, attr, None), type):
-        return None
-    builtin = _REMOVED_NP_ALIASES[attr]
-    return (f"np.{attr} was NumPy's alias of Python's {builtin}, removed in NumPy 1.24: numpy has no attribute "
-            f"'{attr}', so Numba cannot compile it either", f"write {builtin}(...)")
-
-
-_C_SPELLINGS = {"printf": "write print(...), which numba2cuda translates to printf",
-                "atomicAdd": "write cuda.atomic.add(array, index, value)",
-                "__syncthreads": "write cuda.syncthreads()"}
-
-
-def _hint_for(canon: str) -> str:
-    if canon.startswith("np."):
-        return "kernels cannot call NumPy array functions; write the loop, or use math.* on scalars"
-    if canon.startswith("cuda."):
-        return "see README 'Supported kernel language' for the cuda.* functions numba2cuda translates"
-    return "call only cuda.*, math.*, casts, min/max/abs/round/len and @cuda.jit(device=True) functions"
 
 
 __all__ = ["CallLowerer"]
