@@ -2350,3 +2350,57 @@ def f(r, x):
     r = np.zeros(5, np.int64)
     module.f[1, 1](r, ((), (5, 6), (8, 9, 10)))
     assert r.tolist() == [3, 0, 2, 60, 9]
+
+
+@pytest.mark.needs("g++")
+def test_range_bounds_are_read_once_though_the_loop_changes_what_they_read():
+    """Python evaluates range(start, stop, step) once. A step whose sign is known only at run time was read again
+    each iteration (`i = start + k * step` after the body set `step = 100`), and so was a stop that the loop's own
+    counter copy changes (`for q in range(q)` inside a loop that keeps q)."""
+    def python(b, c):
+        q, t = b[0], 0
+        while q > 0:
+            q -= 1
+            for q in range(q):
+                t += 1
+        c[0] = t
+        s, t = b[1], 0
+        for i in range(0, 20, s):
+            s = 100
+            t += i
+        c[1] = t
+        a, t = b[2], 0
+        for i in range(a, 20, b[1]):
+            a = 100
+            t += i
+        c[2] = t
+
+    source = HEAD + '''
+@cuda.jit("void(int64[::1], int64[::1])")
+def k(b, c):
+    q = b[0]
+    t = 0
+    while q > 0:
+        q -= 1
+        for q in range(q):
+            t += 1
+    c[0] = t
+    s = b[1]
+    t = 0
+    for i in range(0, 20, s):
+        s = 100
+        t += i
+    c[1] = t
+    a = b[2]
+    t = 0
+    for i in range(a, 20, b[1]):
+        a = 100
+        t += i
+    c[2] = t
+'''
+    module = load_cpu(source=source)
+    for b in ([5, 3, 2], [9, -2, 19], [1, 7, -5]):
+        got, want = np.zeros(3, np.int64), [0, 0, 0]
+        module.k[1, 1](np.array(b, np.int64), got)
+        python(list(b), want)
+        assert got.tolist() == want, b

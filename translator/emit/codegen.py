@@ -170,15 +170,25 @@ class CPrinter(ExprPrinter):
         var = s.target.var
         t = c_type(var.type)
         start, stop, step = s.start, s.stop, s.step
+        sign = s.step_sign
         prologue = []
+
+        def hoisted(e, role):  # a bound Python evaluates once, held in a const of its own (in Python's order)
+            name = self.names.claim_as((role, var), f"{var.c_name}_{role}")
+            prologue.append(f"const {t} {name} = {self.expr(e)};" + self.comment(s))
+            return ir.Builtin(name, var.type, var.type)
+
+        if getattr(s, "hoist_start", False) and not sign and not isinstance(start, ir.Const):
+            start = hoisted(start, "start")  # the body computes the counter from it where the sign is unknown
         stop_text = self.expr(stop)
         if getattr(s, "hoist_stop", False):
             stop_name = self.names.claim_as(("stop", var), f"{var.c_name}_stop")
             prologue.append(f"const {t} {stop_name} = {stop_text};" + self.comment(s))
             stop_text = stop_name
+        if getattr(s, "hoist_step", False) and not isinstance(step, ir.Const):
+            step = hoisted(step, "step")
         counter = var.c_name if not s.counter else s.counter
         decl = f"{t} " if (getattr(s, "declare", False) or s.counter) else ""
-        sign = s.step_sign
         if sign:
             cmp = "<" if sign > 0 else ">"
             if isinstance(step, ir.Const) and abs(step.value) == 1:

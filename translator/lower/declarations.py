@@ -153,12 +153,16 @@ def _plan_loops(body, names):
                 # the Python variable outlives the loop or is reassigned in it: the C loop counts in its own
                 var = s.target.var
                 s.counter = names.claim_as(("counter", var), f"{var.c_name}_") if names else f"{var.c_name}_"
-            s.hoist_stop = not _invariant(s.stop, s.body)
+            # the C loop copies its counter into the variable each iteration: a bound reading it changes too
+            copied = {s.target.var} if getattr(s, "counter", None) else set()
+            s.hoist_stop = not _invariant(s.stop, s.body, copied)
+            s.hoist_step = not _invariant(s.step, s.body, copied)  # C adds it (or multiplies by it) each time
+            s.hoist_start = not _invariant(s.start, s.body, copied)  # read in the body where the sign is unknown
 
 
-def _invariant(e, body) -> bool:
-    """Python evaluates range()'s bounds once; C re-evaluates the condition, so it must not change."""
-    assigned = defined_vars(body)
+def _invariant(e, body, copied=frozenset()) -> bool:
+    """Python evaluates range()'s bounds once; C re-evaluates the condition (and the step), so they must not change."""
+    assigned = defined_vars(body) | set(copied)
     for node in walk_expr(e):
         if isinstance(node, ir.Name) and node.var in assigned:
             return False
