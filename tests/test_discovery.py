@@ -492,10 +492,11 @@ def test_an_ignored_option_is_a_note_not_an_error():
 
 
 def test_the_debug_note_on_division_by_zero_is_only_where_an_integer_is_divided():
-    """debug=True kernels that never divide an integer were told their division by zero differs (numba-cuda's
-    debuginfo tests); the note is now where a kernel, or a device function it calls, may divide an integer by 0."""
+    """debug=True kernels that never divide were told their division by zero differs (numba-cuda's debuginfo
+    tests); the note is now where a kernel, or a device function it calls, may divide by 0. Numba's debug mode has
+    Python's error model, which raises on a float's division by zero too."""
     head = "from numba import cuda\n\n"
-    note = "debug=True in Numba raises on integer division by zero"
+    note = "debug=True in Numba raises ZeroDivisionError on a division by zero"
     plain = head + "@cuda.jit('void(int64[::1])', debug=True)\ndef k(a):\n    a[0] = a[1] * 2\n"
     assert note not in translate(plain)
     helper = head + "@cuda.jit(device=True)\ndef half(x, y):\n    return x // y\n\n"
@@ -503,6 +504,8 @@ def test_the_debug_note_on_division_by_zero_is_only_where_an_integer_is_divided(
     assert note in translate(called)
     safe = head + "@cuda.jit('void(int64[::1])', debug=True)\ndef k(a):\n    a[0] = a[1] * 2 // 4\n"
     assert note not in translate(safe)  # a divisor of 4 is never 0
+    floats = head + "@cuda.jit('void(float64[::1])', debug=True)\ndef k(a):\n    a[0] = a[1] / a[2]\n"
+    assert note in translate(floats)
 
 
 def test_an_unsupported_option_on_another_kernel_does_not_fail_this_one():

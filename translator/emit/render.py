@@ -250,9 +250,10 @@ class Renderer:
             notes.append("fastmath=True in Numba, but not every kernel here has it and --use_fast_math is one "
                          "flag per file: built exact; translate this kernel alone (--kernel) for Numba's "
                          "approximations")
-        if fn.options.get("debug") and _divides_integers(fn):
-            notes.append("debug=True in Numba raises on integer division by zero; this translation follows "
-                         "Numba's default (x // 0 == 0)")
+        if fn.options.get("debug") and _may_divide_by_zero(fn):
+            notes.append("debug=True in Numba raises ZeroDivisionError on a division by zero (Python's error model); "
+                         "this translation follows Numba's default, NumPy's (x // 0 == 0 for integers, inf or nan "
+                         "for floats)")
         kinds = {p.name: p.type.kind for p in fn.params if p.array is None}
         refusals = [(n, cond, rule_refusal(pname[n], kinds[n], cond)) for n, (cond, _) in rules.items()]
         checks = [f"if ({refusal}) // {fn.c_name} needs {n} {cond}\n        return cudaErrorInvalidValue;"
@@ -372,16 +373,25 @@ def is_cooperative(fn: ir.Function) -> bool:
 
 
 @deep_stack  # the C printer recurses once per level of an expression
-def _divides_integers(fn) -> bool:
-    """Whether FN, or a device function it calls, has an integer // or % whose divisor may be 0."""
+def _may_divide_by_zero(fn) -> bool:
+    """Whether FN, or a device function it calls, divides by something that may be 0: a float `/`, or a `//` or `%`
+    (an integer one the bounds analysis did not prove safe: the n2c helpers)."""
     def divisor(e):
         while isinstance(e, ir.Cast):
             e = e.value
         return e
 
-    return any(isinstance(node, ir.Call) and node.c_name.split("<")[0] in ("n2c::floordiv", "n2c::mod")
-               and not (isinstance(divisor(node.args[1]), ir.Const) and divisor(node.args[1]).value != 0)
-               for f in [fn, *reachable_functions([fn])] for node in walk_body(f.body))
+    def risky(node):
+        if isinstance(node, ir.Call) and node.c_name.split("<")[0] in (
+                "n2c::floordiv", "n2c::mod", "n2c::float_floordiv", "n2c::float_mod"):
+            d = node.args[1]
+        elif isinstance(node, ir.BinOp) and node.op in ("/", "%") and node.type.is_float:
+            d = node.right
+        else:
+            return False
+        return not (isinstance(divisor(d), ir.Const) and divisor(d).value != 0)
+
+    return any(risky(node) for f in [fn, *reachable_functions([fn])] for node in walk_body(f.body))
 
 
 def render_program(program: Program, source_name: str) -> str:
