@@ -2404,3 +2404,33 @@ def k(b, c):
         module.k[1, 1](np.array(b, np.int64), got)
         python(list(b), want)
         assert got.tolist() == want, b
+
+
+@pytest.mark.needs("g++")
+def test_a_device_function_that_runs_off_its_end_returns_none():
+    """A search whose only `return` is in its loop (a polymer simulator's table lookups): Python returns None when the
+    loop ends, and Numba types the result Optional(float64). The C function ran off its end (undefined; nvcc only
+    warns). Now it returns None there, and the kernel's thread stops where Numba's cast of that None raises."""
+    source = HEAD + '''
+@cuda.jit(device=True)
+def first_at_least(p, table, values):
+    for i in range(table.shape[0]):
+        if table[i] >= p:
+            return 1.0 / values[i]
+
+
+@cuda.jit("void(float64[::1], float64[::1], float64[::1], float64[::1], int64[::1])")
+def lookup(xs, table, values, out, hit):
+    i = cuda.grid(1)
+    if i < xs.shape[0]:
+        out[i] = first_at_least(xs[i], table, values)
+        hit[i] = 1
+'''
+    cu = translate_source(source)
+    assert "return {0.0, false};" in cu
+    module = load_cpu(source=source)
+    xs = np.array([0.05, 0.5, 0.95, 1.5, 2.0])
+    table, values = np.linspace(0.1, 1.0, 10), np.arange(1.0, 11.0)
+    out, hit = np.full(5, -7.0), np.zeros(5, np.int64)
+    module.lookup[1, 5](xs, table, values, out, hit)
+    assert out.tolist() == [1.0, 1 / 5, 1 / 10, -7.0, -7.0] and hit.tolist() == [1, 1, 1, 0, 0]

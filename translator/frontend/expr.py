@@ -146,8 +146,18 @@ class ExprLowerer:
         if isinstance(value, ir.Call) and value.intrinsic.tuple_result:
             raise Unsupported(node, f"{value.intrinsic.key}()", "returns a tuple", "unpack it: a, b = ...")
         if isinstance(value, ir.DeviceCall) and value.optional:
-            raise Unsupported(node, f"call to {value.func_name}()", "it returns None on some paths (Numba makes "
-                              "the result an Optional)", "assign it to a name first, and test `name is not None`")
+            if self.fn.is_device or self.conditional:
+                raise Unsupported(node, f"call to {value.func_name}()", "it returns None on some paths (Numba makes "
+                                  "the result an Optional), and a None here would not stop the thread as Numba's "
+                                  "exception does", "assign it to a name first, and test `name is not None`")
+            # `out[i] = first_at_least(...)` in a kernel: Numba's cast of a None raises, and the thread stops there
+            held = self.fresh_name(f"{value.func_name}_ret", 1)
+            self.optionals[held] = self.fresh_name(f"{held}_is_some", 1)
+            kept = ir.TupleCall(targets=[ir.Name(held), ir.Name(self.optionals[held])], call=value)
+            kept.node = node
+            self.hoisted.append(kept)
+            self.none_guards.append(held)
+            return ir.Name(held)
         if isinstance(value, ArraySelect):
             raise Unsupported(node, "conditional array", "an array chosen by a condition can only be assigned to a name",
                               "a = x if c else y, then use a")

@@ -22,13 +22,12 @@ class OptionalLowerer:
         try:
             lowered = self.statement(stmt)
             guards = list(dict.fromkeys(self.none_guards))
-            lowered = self.hoisted + lowered  # `minus(p, scaled(0.5, p))`: the inner call's tuple into locals
+            first = self.hoisted  # `minus(p, scaled(0.5, p))`: the inner call's tuple into locals, before the guards
         finally:
             self.none_guards, self.hoisted = held, hoisted
-        for name in reversed(guards):
-            lowered.insert(0, ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()],
-                                    orelse=[]))
-        return lowered
+        checks = [ir.If(cond=ir.Unary("not", ir.Name(self.optionals[name])), body=[ir.Return()], orelse=[])
+                  for name in guards]
+        return first + checks + lowered
 
     def unwrapped_by(self, test, positive: bool = True) -> set:
         """The Optional names TEST, when it is true (or, POSITIVE false, when it is false), says are not None:

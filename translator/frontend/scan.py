@@ -236,10 +236,35 @@ def names_bound_anywhere(module: cst.Module) -> set:
 
 
 def returns_optional(fn: cst.FunctionDef) -> bool:
-    """Whether FN returns None on some paths and a value on others: Numba types its result an Optional."""
+    """Whether FN returns None on some paths and a value on others: Numba types its result an Optional. A path
+    that runs off the end returns None too (a search whose only `return` is in its loop)."""
     returns = returns_of(fn)
     none = [r for r in returns if r.value is None or isinstance(r.value, cst.Name) and r.value.value == "None"]
-    return bool(none) and len(none) < len(returns) and not any(isinstance(r.value, cst.Tuple) for r in returns)
+    falls_off = bool(returns) and isinstance(fn.body, cst.IndentedBlock) and not always_leaves(fn.body.body)
+    return (bool(none) or falls_off) and len(none) < len(returns) and \
+        not any(isinstance(r.value, cst.Tuple) for r in returns)
+
+
+def always_leaves(stmts) -> bool:
+    """Whether running STMTS always ends in a return or a raise, never reaching what follows them (read as
+    Numba's control flow does: a loop may run no iteration, and only `while True:` without a break never ends)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
+    if isinstance(last, cst.If):
+        other = [last.orelse] if isinstance(last.orelse, cst.If) else \
+            last.orelse.body.body if last.orelse is not None else []
+        return always_leaves(last.body.body) and always_leaves(other)
+    if isinstance(last, cst.While):
+        forever = isinstance(last.test, cst.Name) and last.test.value == "True" or \
+            isinstance(last.test, cst.Integer) and last.test.value != "0"
+        return forever and not find_nodes(last.body, lambda n: isinstance(n, cst.Break),
+                                          enter=lambda n: not isinstance(n, (cst.For, cst.While, cst.FunctionDef)))
+    if isinstance(last, cst.With):
+        return always_leaves(last.body.body)
+    return False
 
 
 def self_rebindings(fn: cst.FunctionDef, returned_positions) -> dict:

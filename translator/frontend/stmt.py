@@ -30,7 +30,7 @@ from .views import ArrayViewLowerer
 from .expr import ExprLowerer, TupleValue, const_expr
 from .exprstmt import ExpressionStatementLowerer
 from .names import resolve, scalar_type_of_name
-from .scan import (assignment_counts, block_local_names, bound_names, declared_arrays, returned_params,
+from .scan import (always_leaves, assignment_counts, block_local_names, bound_names, declared_arrays, returned_params,
                    returns_optional, self_rebindings, straight_line_names)
 
 UNSUPPORTED_STMTS = {
@@ -126,6 +126,9 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, ExpressionStatementLowe
         for s in inits:
             s.node = self.fn.node  # the `def` line: where the parameter comes in
         body = inits + self.block(self.fn.node.body)
+        if self.optional_result and not always_leaves(self.fn.node.body.body):
+            # running off the end returns None (a search whose only return is in its loop): C must return it
+            body.append(ir.Return(values=[const_expr(False, self.fn.node.name), const_expr(False, self.fn.node.name)]))
         body = self.prologue + body  # names bound to several arrays are declared up front (ArrayBind)
         flags = {self.optionals[name] for name in self.none_locals}  # `x = None`'s flag, where nothing asks it
         if flags and (unasked := flags - _names_read(body)):
