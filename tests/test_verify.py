@@ -414,3 +414,14 @@ def test_a_0d_array_keeps_its_0_dimensions_through_every_redrawn_case(capsys, tm
     rc, text = run_cli(capsys, path, "--sizes", "small", "--types", "result=float32[()], values=float32[::1]")
     assert rc == 0, text
     assert "verdict: EQUIVALENT (accumulate; 11 cases" in text
+
+
+@pytest.mark.needs("g++")
+def test_a_module_whose_name_starts_with_a_digit_verifies(capsys, tmp_path):
+    """`0x778_filter.py`: the CPU runtime's library is named after the module, and a leading digit is no C
+    identifier, so verify stopped with an internal error (exit 70)."""
+    path = tmp_path / "0copy.py"
+    path.write_text((K / "vector_add.py").read_text())
+    rc, text = run_cli(capsys, path, "--dists", "none")
+    assert rc == 0, text
+    assert "EQUIVALENT" in text

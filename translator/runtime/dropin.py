@@ -70,8 +70,10 @@ def kernel_metadata(fn):
 
 
 def extension_name(path) -> str:
-    """The extension's (and the CPU runtime library's) name: the module's stem as a C identifier."""
-    return "".join(c if c.isalnum() else "_" for c in Path(path).stem)
+    """The extension's (and the CPU runtime library's) name: the module's stem as a C identifier (ASCII letters,
+    digits and underscores; a leading underscore before a digit, as in `0x778_filter.py`)."""
+    name = "".join(c if c.isascii() and c.isalnum() else "_" for c in Path(path).stem)
+    return f"_{name}" if name[:1].isdigit() else name
 
 
 def fast_math(program) -> bool:
