@@ -315,7 +315,7 @@ def test_tuple_parameters_are_verified_and_a_wrong_item_is_rejected(capsys):
 # - real_world_constructs_12.py: float32 by uint8 in float32, uint64 against int64 compared as float64, math.*
 #   typed by numba-cuda's declarations; the convolution's product in double (the old typing) is caught.
 # - real_world_constructs_13.py: math.pow of a float32 and a cast literal (`int32(3)`), which the old lowering
-#   took for an int64 and so computed in double, is caught.
+#   took for an int64 and so computed in double, is caught; a device function that runs off its end returns None.
 REAL_WORLD = [
     ("real_world_constructs.py", {"stencil", "block_sum", "tuples", "unpack_and_clip"}, "unpack_and_clip",
      "n2c::slice_len((int64_t)1, (int64_t)5, st_shape1)", 2, "4"),
@@ -342,7 +342,8 @@ REAL_WORLD = [
     ("real_world_constructs_11.py", {"alias_draw", "chained", "column_sums", "tagged", "transposed"}, "alias_draw", "    k = alias[", 1, "    k_i64 = alias["),
     ("real_world_constructs_12.py", {"convolve", "math_types", "offsets"}, "convolve",
      "s += mask[k * mask_shape1 + m] * image[", 1, "s += (double)mask[k * mask_shape1 + m] * image["),
-    ("real_world_constructs_13.py", {"powers"}, "powers", "n2c::pow_int(x[i], 3)", 1, "pow((double)x[i], 3.0)"),
+    ("real_world_constructs_13.py", {"lookup", "powers"}, "powers", "n2c::pow_int(x[i], 3)", 1,
+     "pow((double)x[i], 3.0)"),
 ]
 
 
@@ -494,3 +495,22 @@ def test_string_tags_compared_as_other_strings_are_rejected():
     wrong = text.replace(f"if (hit == {light})", f"if (hit == {tri})")
     rejected = verify(path, kernel="tagged", cu_text=wrong, dists=())
     assert rejected.verdict == "NOT EQUIVALENT"
+
+
+@pytest.mark.needs("g++")
+def test_a_none_cast_to_a_number_ends_the_thread_in_the_reference_too():
+    """A may-be-None result stored as a float: Numba's cast raises and the GPU thread ends; the simulator stored NaN
+    and went on, so the faithful translation (the thread stops) was judged against NaN. The reference now ends that
+    thread too. A translation that takes None for 0.0, and one whose thread stops before an unrelated write (the
+    runs then differ only where each left its pre-fill: not an order the original depends on), are rejected."""
+    path = F / "real_world_constructs_13.py"
+    text = translation(path)
+    none, hit = "return {0.0, false};", "hit[i] = 1;"
+    assert text.count(none) == 1 and text.count(hit) == 1, text
+    assert verify(path, kernel="lookup", dists=()).verdict == "EQUIVALENT"
+    as_zero = verify(path, kernel="lookup", cu_text=text.replace(none, "return {0.0, true};"), dists=())
+    assert as_zero.verdict == "NOT EQUIVALENT"
+    stops = verify(path, kernel="lookup", cu_text=text.replace(hit, "if (xs[i] > 0.5) return;\n        " + hit),
+                   dists=())
+    assert stops.verdict == "NOT EQUIVALENT"
+    assert any("leaves elements unwritten that the original writes" in p for c in stops.cases for p in c.problems)

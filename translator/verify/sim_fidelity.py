@@ -28,6 +28,8 @@ what is done about it (README "Where the simulator is not Numba" lists the same)
   a loop on redrawn inputs may not end                a deadline checked at the top of every loop body
   np.sum(a), a.mean() ...: NumPy sums floats          numba-cuda's: element by element in C order, in its
     pairwise                                          accumulator type (sim_reduce.py)
+  a None (a may-be-None result) stored into a float   Numba's cast raises, which on the GPU ends only that
+    array is NaN; in arithmetic it fails the launch   thread: the reference's thread ends there (ThreadStops)
 
 Out of reach (verify reports the case undecided or notes it): bounds (the simulator raises IndexError
 where the GPU reads or writes out of bounds: undefined behaviour in the original), the typing of a local
@@ -54,14 +56,35 @@ class OriginalTimeout(Exception):
     """The original did not finish within the deadline (on redrawn inputs a loop may run ~forever)."""
 
 
+class ThreadStops(Exception):
+    """Numba raised in this thread (it cast a None, an Optional's, to a number): on the GPU the thread ends there
+    and the launch goes on; the simulator would store NaN or fail the whole launch."""
+
+
+def _numbers(fn):
+    """FN of operands Numba has as numbers: a None among them (a may-be-None result) ends the thread."""
+    def typed(*operands):
+        if any(v is None for v in operands):
+            raise ThreadStops("a None used as a number")
+        return fn(*operands)
+    return typed
+
+
+def _stored(value):
+    if value is None:
+        raise ThreadStops("a None stored into an array")
+    return value
+
+
 class _Helpers:
     def __init__(self, ops):
-        self.un, self.chain, self.is_ = ops.unop, ops.chain, ops.is_
+        self.un, self.chain, self.is_ = _numbers(ops.unop), ops.chain, ops.is_
         self.reduce = ops.NUMPY.method
+        self.stored = _stored
         for i, fn in enumerate(ops.BIN):
-            setattr(self, f"b{i}", fn)
+            setattr(self, f"b{i}", _numbers(fn))
         for i, fn in enumerate(ops.CMP):
-            setattr(self, f"c{i}", fn)
+            setattr(self, f"c{i}", _numbers(fn))
         self.deadline = None
 
     def tick(self):
@@ -133,6 +156,12 @@ class _Rewrite(ast.NodeTransformer):
                 and not node.keywords:  # a.sum(): numba-cuda's reduction where `a` is an array
             call = ast.Call(_helper("reduce", node), [node.func.value, ast.Constant(node.func.attr)], [])
             return ast.copy_location(call, node)
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if any(isinstance(t, ast.Subscript) for t in node.targets):  # `out[i] = f(x)` of a may-be-None result
+            node.value = ast.copy_location(ast.Call(_helper("stored", node), [node.value], []), node.value)
         return node
 
     def _loop(self, node):
@@ -274,6 +303,17 @@ def patch_simulator(ops) -> None:
 
     kernelapi.FakeCUDAShared.array = shared_array
     kernelapi.FakeCUDALocal.array = local_array
+
+    thread_init = kernel.BlockThread.__init__
+
+    def init(self, f, *args, **kwargs):  # a thread whose Numba original raised ends; the others go on
+        def stopping(*a, **k):
+            try:
+                f(*a, **k)
+            except ThreadStops:
+                pass
+        thread_init(self, stopping, *args, **kwargs)
+    kernel.BlockThread.__init__ = init
 
     atomic = kernelapi.FakeCUDAAtomic
     for name in ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min", "nanmax", "nanmin"):
