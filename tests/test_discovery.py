@@ -2157,3 +2157,25 @@ def test_a_tuple_type_made_of_a_list_of_types():
                 out[i] = v if ok else -1.0
         ''')
     assert "check(" in cu and "__global__ void k(" in cu
+
+
+def test_a_decorator_factory_may_name_the_signature_func_or_sig():
+    """A ray tracer's `def typed_kernel(signature): ... return cuda.jit(func_or_sig=signature, device=False)(fun)`:
+    func_or_sig is cuda.jit's first parameter by its name; it was reported as an option numba-cuda lacks."""
+    src = """
+        from numba import cuda
+
+
+        def typed_kernel(signature):
+            def inner(fun):
+                return cuda.jit(func_or_sig=signature, device=False)(fun)
+            return inner
+
+
+        @typed_kernel("void(float32[:], float32)")
+        def scale(x, a):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                x[i] *= a
+    """
+    assert "__global__ void scale(float *x, int64_t x_shape0, float a)" in translate(src)

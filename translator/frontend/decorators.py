@@ -61,7 +61,13 @@ def jit_parts(info: ModuleInfo, expr, depth: int = 0):
 def _call_args(call: cst.Call):
     args = [a.value for a in call.args if a.keyword is None and not a.star]
     kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    # cuda.jit's first parameter by its name (a ray tracer's `cuda.jit(func_or_sig=None, device=True)`)
+    return _positional_first(args, kwargs)
+
+
+def _positional_first(args, kwargs):
+    """cuda.jit's arguments with its first parameter given by its name (a ray tracer's `cuda.jit(func_or_sig=None,
+    device=True)`, a decorator factory's `cuda.jit(func_or_sig=signature, ...)`) moved to its place."""
+    kwargs = dict(kwargs)
     first = kwargs.pop("func_or_sig", None)
     if first is not None and not args and not (isinstance(first, cst.Name) and first.value == "None"):
         args = [first]
@@ -128,7 +134,7 @@ def _substitute(view, call: cst.Call, env: dict, params) -> tuple:
             args.append(value)
         else:
             kwargs[a.keyword.value] = value
-    return args, kwargs
+    return _positional_first(args, kwargs)
 
 
 def body_of(fn: cst.FunctionDef) -> list:

@@ -46,3 +46,13 @@ def fields_of(info, scopes, arity: int, read: set) -> tuple | None:
             if names and len(names) == arity and read <= set(names):
                 found.add(names)
     return found.pop() if len(found) == 1 else None
+
+
+def named_fields(info, name: str) -> tuple | None:
+    """The fields of the namedtuple class NAME names in this scope (`Pair = namedtuple("Pair", "a b")`, or a
+    `class Pair(NamedTuple)` of the module), else None."""
+    made = info.value_nodes.get(name)
+    if isinstance(made, cst.Call):
+        return _fields(info, made)
+    cls = next((s for s in info.module_info.module.body if isinstance(s, cst.ClassDef) and s.name.value == name), None)
+    return _class_fields(cls) if cls is not None else None

@@ -18,6 +18,7 @@ from ..errors import Unsupported
 from ..ir.numba_cases import CUDA_NAMES
 from .bindings import called_at_import, computed_in, factory_of
 from .names import from_unread_module, resolve
+from .namedtuples import named_fields
 from .runhint import with_run_hint
 from .scan import names_bound_anywhere
 
@@ -28,6 +29,11 @@ class UnknownCallee:
     def unknown_callee(self, node: cst.Call, canon: str) -> Unsupported:
         """Why a call is not translated, in the terms of where the callee comes from."""
         name = node.func.value if isinstance(node.func, cst.Name) else None
+        fields = named_fields(self.info, name) if name else None
+        if fields is not None:
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is a namedtuple class ({', '.join(fields)}); "
+                               "numba2cuda reads a namedtuple a kernel is given, but does not build one in a kernel",
+                               "pass the fields as values of their own (or a plain tuple) to the device function")
         made_by = self.info.value_nodes.get(name) if name else None
         maker = resolve(self.info, made_by.func) if isinstance(made_by, cst.Call) else None
         if maker == "cuda.declare_device":
