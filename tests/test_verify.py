@@ -425,3 +425,16 @@ def test_a_module_whose_name_starts_with_a_digit_verifies(capsys, tmp_path):
     rc, text = run_cli(capsys, path, "--dists", "none")
     assert rc == 0, text
     assert "EQUIVALENT" in text
+
+
+@pytest.mark.needs("g++")
+def test_a_module_importing_numbas_device_array_class_verifies(capsys, tmp_path):
+    """`from numba.cuda.cudadrv.devicearray import DeviceNDArray` for a host function's annotation (an ecology
+    simulator's): the simulator's devicearray module lacks that name, so the reference could not import the
+    module (exit 2)."""
+    path = tmp_path / "annotated.py"
+    path.write_text("from numba.cuda.cudadrv.devicearray import DeviceNDArray\n" + (K / "vector_add.py").read_text()
+                    + "\n\ndef add_on_gpu(a: DeviceNDArray, b: DeviceNDArray, out: DeviceNDArray) -> None:\n"
+                      "    pass\n")
+    rc, text = run_cli(capsys, path, "--dists", "none")
+    assert rc == 0, text

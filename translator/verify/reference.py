@@ -61,7 +61,8 @@ def simulator_shims():
     """numba-cuda 0.30.4's simulator cannot build a @vectorize(target="cuda") ufunc: its fake overloads have no
     signature and it lacks cuda.is_cuda_array. Two shims let it, so a ufunc module imports and runs there. And its
     cuda.jit refuses options numba-cuda's takes (lineinfo=, launch_bounds=, max_registers=, lto=) or takes until a
-    launch (nopython= on a function kernels only call): they change no result, so they are dropped."""
+    launch (nopython= on a function kernels only call): they change no result, so they are dropped. Its
+    devicearray module lacks the names of the real one's classes, which modules import for annotations."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0"):
         return
     from numba import cuda
@@ -82,6 +83,13 @@ def simulator_shims():
     vectorizers.CUDAVectorize._compile_core = compile_core
     if not hasattr(cuda, "is_cuda_array"):
         cuda.is_cuda_array = lambda obj: hasattr(obj, "__cuda_array_interface__")
+    # `from numba.cuda.cudadrv.devicearray import DeviceNDArray` (for annotations): the simulator's module has
+    # only its fake array class, so such a module did not import there
+    from numba.cuda.simulator.cudadrv import devicearray
+
+    for name in ("DeviceNDArray", "DeviceNDArrayBase", "DeviceRecord"):
+        if not hasattr(devicearray, name):
+            setattr(devicearray, name, devicearray.FakeCUDAArray)
 
 
 def launcher(kernel, config):
