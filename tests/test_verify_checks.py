@@ -514,3 +514,23 @@ def test_a_none_cast_to_a_number_ends_the_thread_in_the_reference_too():
                    dists=())
     assert stops.verdict == "NOT EQUIVALENT"
     assert any("leaves elements unwritten that the original writes" in p for c in stops.cases for p in c.problems)
+
+
+def test_the_value_of_an_atomic_is_read_not_written():
+    """`cuda.atomic.add(out, i % 4, x[i])`: only `out` is written. `x` was counted written (and atomic), so verify
+    compared it as an output with a float-atomic budget (a transit search's flux array, realworld40)."""
+    from translator.frontend.module import parse_source
+    from translator.lower.program import Options, build_program
+    from translator.verify.facts import kernel_facts
+
+    src = textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit("void(float32[::1], float32[::1])")
+        def acc(x, out):
+            i = cuda.grid(1)
+            if i < x.size:
+                cuda.atomic.add(out, i % 4, x[i])
+    ''')
+    facts = kernel_facts(build_program(parse_source(src, "acc.py"), Options()).kernels[0])
+    assert facts.written == {1} and facts.atomic == {1} and facts.read == {0, 1}

@@ -142,7 +142,7 @@ def _call(node, facts, index):
     if key == "cuda.cg.this_grid.sync":
         facts.grid_sync = True
     if key.startswith("cuda.atomic."):
-        for a in node.args:
+        for a in node.args[:1]:  # the target; the value (`x[i]` of atomic.add(out, i, x[i])) is only read
             arr = a.array if isinstance(a, (ir.ArrayRef, ir.Load)) else \
                 a.target.array if isinstance(a, ir.AddressOf) else None
             i = _param_of(arr, index)
