@@ -2179,3 +2179,36 @@ def test_a_decorator_factory_may_name_the_signature_func_or_sig():
                 x[i] *= a
     """
     assert "__global__ void scale(float *x, int64_t x_shape0, float a)" in translate(src)
+
+
+def test_a_signature_a_decorator_builds_when_it_runs_is_left_to_types():
+    """A ray tracer's decorator builds the signature from each function's annotations when it runs
+    (`signature += type_mapping[annot] + ", "`): that local could not be read, and the kernel was refused
+    ("cannot read signature 'signature'") even with --types. The types now come from --types, as for a kernel
+    Numba compiles at its first launch."""
+    src = """
+        from numba import cuda
+
+
+        def auto_typed(device=True):
+            mapping = {int: "int32", float: "float32"}
+
+            def inner(fun):
+                signature = ""
+                for what, annot in fun.__annotations__.items():
+                    if what != "return":
+                        signature += mapping[annot] + ", "
+                return cuda.jit(func_or_sig=signature, device=device)(fun)
+            return inner
+
+
+        @auto_typed(device=False)
+        def fill(out, value: float):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = value
+    """
+    assert "__global__ void fill(float *out, int64_t out_shape0, float value)" in translate(
+        src, types=parse_types_option("out=float32[:], value=float32"))
+    assert "without types: its signature names 'signature', which is computed when the decorator that applies " \
+        "cuda.jit runs" in error(src)

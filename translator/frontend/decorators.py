@@ -10,7 +10,7 @@ from ..ir import typesys as T
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import argtypes_signature, is_jit_name, read_options, read_signatures, type_text
 from .names import resolve
-from .scan import find_nodes
+from .scan import find_nodes, names_bound_anywhere
 
 _MAX_DEPTH = 6  # decorators that wrap decorators: deeper than this is not followed
 
@@ -179,15 +179,17 @@ def function_info(view: ModuleInfo, fn: cst.FunctionDef, jit, enclosing, key: st
         signatures = read_signatures(at, args[0], site) if args else []
     except Unsupported:
         unknown = _known_only_when_run(at, args[0])
-        if not unknown:
+        why = at.nonconstant.get(unknown) if unknown else _decorator_local(at, args[0])
+        if not why:
             raise
+        unknown = unknown or args[0].value
         # `cuda.jit((arytype, arytype))(func)` in a helper: the types exist only when the helper is called, so
         # they come from --types (the error for a kernel without types says how), as for a kernel without any
         signatures = []
         # a module-level value: importing the module gives it; a helper's parameter: only its call does
-        unread = (f"'{unknown}', which {at.nonconstant[unknown]}", at is at.module_info)
-        notes.append((args[0], "signature", f"'{unknown}' {at.nonconstant[unknown]}; the types come from "
-                      "--types or NUMBA2CUDA_TYPES instead"))
+        unread = (f"'{unknown}', which {why}", at is at.module_info and unknown in at.nonconstant)
+        notes.append((args[0], "signature", f"'{unknown}' {why}; the types come from --types or NUMBA2CUDA_TYPES "
+                      "instead"))
     if refused and signatures and not is_device:  # a kernel's signature compiles it where it is made: it fails
         raise refused[0]                           # there (a device function's compile takes no such option)
     if not args and "argtypes" in kwargs:
@@ -342,6 +344,15 @@ def _returns_value(fn: cst.FunctionDef) -> bool:
 def _indexes_threads(info: ModuleInfo, fn: cst.FunctionDef) -> bool:
     return bool(find_nodes(fn.body, lambda n: isinstance(n, cst.Attribute) and resolve(info, n) in _THREAD_INDEX,
                            first=True))
+
+
+def _decorator_local(view: ModuleInfo, node) -> str | None:
+    """Why the signature NODE is known only when a project's decorator runs: a local variable of its body (a ray
+    tracer's `signature` built from the function's annotations), which the module itself does not bind."""
+    if isinstance(node, cst.Name) and node.value not in view.constants and node.value not in view.value_nodes \
+            and node.value not in view.aliases and node.value in names_bound_anywhere(view.module_info.module):
+        return "is computed when the decorator that applies cuda.jit runs"
+    return None
 
 
 def _known_only_when_run(view: ModuleInfo, node) -> str | None:
