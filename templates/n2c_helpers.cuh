@@ -92,21 +92,16 @@ __device__ __forceinline__ T ipow(T base, E exp)
 extern "C" __device__ float powif(float, int);
 extern "C" __device__ double powi(double, int);
 #endif
-__device__ __forceinline__ float pow_int(float x, int n)
+template <typename T>
+__device__ __forceinline__ T pow_int(T x, int n)
 {
 #if defined(__CUDA_ARCH__)
-    return powif(x, n);
+    if constexpr (sizeof(T) == 4)
+        return powif(x, n);
+    else
+        return powi(x, n);
 #else
-    return powf(x, float(n));
-#endif
-}
-
-__device__ __forceinline__ double pow_int(double x, int n)
-{
-#if defined(__CUDA_ARCH__)
-    return powi(x, n);
-#else
-    return pow(x, double(n));
+    return std::pow(x, T(n));  // float: powf
 #endif
 }
 

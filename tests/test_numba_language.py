@@ -2411,21 +2411,7 @@ def test_a_device_function_that_runs_off_its_end_returns_none():
     """A search whose only `return` is in its loop (a polymer simulator's table lookups): Python returns None when the
     loop ends, and Numba types the result Optional(float64). The C function ran off its end (undefined; nvcc only
     warns). Now it returns None there, and the kernel's thread stops where Numba's cast of that None raises."""
-    source = HEAD + '''
-@cuda.jit(device=True)
-def first_at_least(p, table, values):
-    for i in range(table.shape[0]):
-        if table[i] >= p:
-            return 1.0 / values[i]
-
-
-@cuda.jit("void(float64[::1], float64[::1], float64[::1], float64[::1], int64[::1])")
-def lookup(xs, table, values, out, hit):
-    i = cuda.grid(1)
-    if i < xs.shape[0]:
-        out[i] = first_at_least(xs[i], table, values)
-        hit[i] = 1
-'''
+    source = (Path(__file__).parent / "verify_fixtures" / "real_world_constructs_13.py").read_text()
     cu = translate_source(source)
     assert "return {0.0, false};" in cu
     module = load_cpu(source=source)
