@@ -571,10 +571,12 @@ def test_types_naming_one_kernels_parameters_choose_among_kernels_of_one_name(tm
 
 
 def test_a_plain_function_of_this_file_a_kernel_calls_is_said_to_need_an_extension(tmp_path, capsys):
-    """numba-cuda's overload tests call a stub of the test file that an @overload implements: the error names the
-    function as this file's plain function and the extension it needs (was "it comes from mod, which numba2cuda
-    does not read ... define the device function in this file", which it is)."""
-    path = write(tmp_path, UNITTEST + """
+    """numba-cuda's overload tests call a stub of the test file that an @overload implements: where the overload picks
+    its implementation by the types, the error names the function as this file's plain function and the extension
+    it needs (was "it comes from mod, which numba2cuda does not read ... define the device function in this file",
+    which it is). Where it returns one implementation whatever the types, that implementation is translated."""
+    source = UNITTEST + """
+        from numba.core import types
         from numba.core.extending import overload
 
 
@@ -584,9 +586,10 @@ def test_a_plain_function_of_this_file_a_kernel_calls_is_said_to_need_an_extensi
 
         @overload(bump, target="cuda")
         def ol_bump(x):
-            def impl(x):
-                x[0] += 1
-            return impl
+            if isinstance(x, types.Array):
+                def impl(x):
+                    x[0] += 1
+                return impl
 
 
         class TestIt(unittest.TestCase):
@@ -596,13 +599,22 @@ def test_a_plain_function_of_this_file_a_kernel_calls_is_said_to_need_an_extensi
                     bump(x)
 
                 kernel[1, 1](np.zeros(1, np.int64))
-        """)
+        """
+    path = write(tmp_path, source)
     rc, err = translate(capsys, path, "--import-module", "--kernel", "TestIt.test_it.kernel", "-o",
                         tmp_path / "out.cu")
     assert rc == 2
     assert "error: call to bump(): 'bump' is a plain Python function of this file (not @cuda.jit): a kernel calls " \
            "it only through an extension registered for it (@overload, @intrinsic)" in err
     assert "does not read" not in err
+    one = source.replace("            if isinstance(x, types.Array):\n", "").replace("                def impl",
+                                                                                      "            def impl")
+    one = one.replace("                    x[0] += 1\n                return impl", "                x[0] += 1\n            return impl")
+    path = write(tmp_path, one)
+    rc, err = translate(capsys, path, "--import-module", "--kernel", "TestIt.test_it.kernel", "-o",
+                        tmp_path / "out.cu")
+    assert rc == 0, err
+    assert "x[0] += 1;" in (tmp_path / "out.cu").read_text()
 
 
 def test_a_value_a_script_computes_from_a_launchs_results_is_computed_with_them(tmp_path, capsys):

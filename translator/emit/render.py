@@ -372,7 +372,6 @@ def is_cooperative(fn: ir.Function) -> bool:
     return any(getattr(f, "cooperative", False) for f in [fn] + reachable_functions([fn]))
 
 
-@deep_stack  # the C printer recurses once per level of an expression
 def _may_divide_by_zero(fn) -> bool:
     """Whether FN, or a device function it calls, divides by something that may be 0: a float `/`, or a `//` or `%`
     (an integer one the bounds analysis did not prove safe: the n2c helpers)."""
@@ -394,5 +393,6 @@ def _may_divide_by_zero(fn) -> bool:
     return any(risky(node) for f in [fn, *reachable_functions([fn])] for node in walk_body(f.body))
 
 
+@deep_stack  # the C printer recurses once per level of an expression
 def render_program(program: Program, source_name: str) -> str:
     return Renderer(program, source_name).render()
