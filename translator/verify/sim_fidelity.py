@@ -56,36 +56,22 @@ class OriginalTimeout(Exception):
     """The original did not finish within the deadline (on redrawn inputs a loop may run ~forever)."""
 
 
-class ThreadStops(Exception):
-    """Numba raised in this thread (it cast a None, an Optional's, to a number): on the GPU the thread ends there
-    and the launch goes on; the simulator would store NaN or fail the whole launch."""
-
-
-def _numbers(fn):
-    """FN of operands Numba has as numbers: a None among them (a may-be-None result) ends the thread."""
-    def typed(*operands):
-        if any(v is None for v in operands):
-            raise ThreadStops("a None used as a number")
-        return fn(*operands)
-    return typed
-
-
-def _stored(value):
-    if value is None:
-        raise ThreadStops("a None stored into an array")
-    return value
-
-
 class _Helpers:
     def __init__(self, ops):
-        self.un, self.chain, self.is_ = _numbers(ops.unop), ops.chain, ops.is_
+        self.un, self.chain, self.is_ = ops.unop, ops.chain, ops.is_  # a None operand ends the thread (ThreadStops)
         self.reduce = ops.NUMPY.method
-        self.stored = _stored
+        self.stops = ops.ThreadStops
         for i, fn in enumerate(ops.BIN):
-            setattr(self, f"b{i}", _numbers(fn))
+            setattr(self, f"b{i}", fn)
         for i, fn in enumerate(ops.CMP):
-            setattr(self, f"c{i}", _numbers(fn))
+            setattr(self, f"c{i}", fn)
         self.deadline = None
+
+    def stored(self, value):
+        """`out[i] = v` of a may-be-None v: Numba's cast of a None raises, and the thread ends."""
+        if value is None:
+            raise self.stops("a None stored into an array")
+        return value
 
     def tick(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -310,7 +296,7 @@ def patch_simulator(ops) -> None:
         def stopping(*a, **k):
             try:
                 f(*a, **k)
-            except ThreadStops:
+            except ops.ThreadStops:
                 pass
         thread_init(self, stopping, *args, **kwargs)
     kernel.BlockThread.__init__ = init

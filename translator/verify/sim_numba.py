@@ -245,8 +245,17 @@ def _make_bin(op, ta, tb):
     return lambda a, b: wrap(op(int(a), int(b)))
 
 
+class ThreadStops(Exception):
+    """Numba raised in this thread (it cast a None, an Optional's, to a number): on the GPU the thread ends there
+    and the launch goes on; the simulator would store NaN or fail the whole launch (sim_fidelity.py ends it)."""
+
+
+def _none_operand(*_):
+    raise ThreadStops("a None used as a number")
+
+
 def _dispatcher(op, make):
-    """op(a, b) through an implementation made once per pair of operand types."""
+    """op(a, b) through an implementation made once per pair of operand types (a None's: the thread ends)."""
     table = {}
 
     def run(a, b):
@@ -254,7 +263,8 @@ def _dispatcher(op, make):
             return table[type(a), type(b)](a, b)
         except KeyError:
             with _LOCK:
-                fn = table[type(a), type(b)] = make(op, type(a), type(b))
+                fn = table[type(a), type(b)] = _none_operand if a is None or b is None else \
+                    make(op, type(a), type(b))
             return fn(a, b)
     return run
 
@@ -333,7 +343,7 @@ def unop(i: int, a):
     fn = _UN.get(key)
     if fn is None:
         with _LOCK:
-            fn = _UN[key] = _make_un(op, type(a))
+            fn = _UN[key] = _none_operand if a is None else _make_un(op, type(a))
     return fn(a)
 
 
