@@ -180,11 +180,9 @@ class CPrinter(ExprPrinter):
 
         if getattr(s, "hoist_start", False) and not sign and not isinstance(start, ir.Const):
             start = hoisted(start, "start")  # the body computes the counter from it where the sign is unknown
-        stop_text = self.expr(stop)
         if getattr(s, "hoist_stop", False):
-            stop_name = self.names.claim_as(("stop", var), f"{var.c_name}_stop")
-            prologue.append(f"const {t} {stop_name} = {stop_text};" + self.comment(s))
-            stop_text = stop_name
+            stop = hoisted(stop, "stop")
+        stop_text = self.expr(stop)
         if getattr(s, "hoist_step", False) and not isinstance(step, ir.Const):
             step = hoisted(step, "step")
         counter = var.c_name if not s.counter else s.counter
@@ -215,7 +213,7 @@ class CPrinter(ExprPrinter):
         loop = [header + self.comment(s)] + body + self.block(s.body, 1) + ["}"]
         if not prologue:
             return loop
-        # the hoisted bound gets its own scope, so two loops over the same name do not collide
+        # the hoisted bounds get their own scope, so two loops over the same name do not collide
         return ["{"] + [INDENT + line for line in prologue + loop] + ["}"]
 
     def stmt_Break(self, s, depth):

@@ -26,9 +26,9 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import type_text
-from .overloads import as_def, implementation, overload_target
+from .overloads import implementation, overload_target
 from .percall import per_call_kinds
-from .inner import captured_names, named_lambda
+from .inner import captured_names, lambda_as_def, named_lambda
 from .scan import find_nodes
 from .sites import JitCallSites
 from .ufuncs import cpu_jit, ufunc_decorator
@@ -168,18 +168,14 @@ class Discoverer(JitCallSites):
                                       "types when Numba compiles the call")
             return
         if isinstance(impl, cst.Lambda):
-            impl = as_def(impl, target, self.info.reporter)
+            impl = lambda_as_def(impl, cst.Name(target), self.info.reporter)
         self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
                       target, None)
 
     def lambda_def(self, assign: cst.Assign) -> cst.FunctionDef:
         """`f = lambda v: expr` in a kernel, read as `def f(v): return expr` (Numba makes the same function of
         it), located where the lambda is."""
-        fn = cst.FunctionDef(name=assign.targets[0].target, params=assign.value.params,
-                             body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(assign.value.body)])]))
-        statement = fn.body.body[0]
-        self.info.reporter.relocate([(assign.value, fn), (assign.value, fn.body), (assign.value, statement),
-                                     (assign.value, statement.body[0])])
+        fn = lambda_as_def(assign.value, assign.targets[0].target, self.info.reporter)
         self.info.lambdas[assign.value] = fn
         return fn
 

@@ -42,6 +42,16 @@ def named_lambda(node) -> bool:
         and isinstance(node.value, cst.Lambda)
 
 
+def lambda_as_def(lam: cst.Lambda, name: cst.Name, reporter) -> cst.FunctionDef:
+    """`lambda v: expr` read as `def NAME(v): return expr` (Numba makes the same function of it), located where the
+    lambda is; NAME keeps its own place where it has one (`f = lambda ...`'s f)."""
+    fn = cst.FunctionDef(name=name, params=lam.params,
+                         body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])]))
+    statement = fn.body.body[0]
+    reporter.relocate([(lam, fn), (lam, fn.name), (lam, fn.body), (lam, statement), (lam, statement.body[0])])
+    return fn
+
+
 def _reads(node) -> list:
     found = []
 

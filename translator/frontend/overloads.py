@@ -40,15 +40,6 @@ def implementation(fn: cst.FunctionDef):
     return defs[0] if len(defs) == 1 else None
 
 
-def as_def(lam: cst.Lambda, name: str, reporter) -> cst.FunctionDef:
-    """`lambda x: x * 10` read as `def NAME(x): return x * 10`, located where the lambda is."""
-    fn = cst.FunctionDef(name=cst.Name(name), params=lam.params,
-                         body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])]))
-    statement = fn.body.body[0]
-    reporter.relocate([(lam, fn), (lam, fn.name), (lam, fn.body), (lam, statement), (lam, statement.body[0])])
-    return fn
-
-
 def _docstring(stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))

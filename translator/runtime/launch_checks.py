@@ -151,7 +151,7 @@ class Param:
             items, offset = [], 0  # the rules are per leaf ("[3] > 0: ..." of an inner tuple's item too)
             for k, t in enumerate(parts):
                 t = t.rpartition("=")[2].strip() if "(" not in t.partition("=")[0] else t  # a NamedTuple's x=int64
-                n = _leaf_count(t)
+                n = len(Param(name, t).leaves())  # how many of the binding's arguments the item is
                 own = " | ".join(f"[{int(j) - offset}] {r}" for j, r in item_rules.items() if offset <= int(j) < offset + n)
                 items.append(Param(f"{name}[{k}]", t, rule=own if t.startswith(("Tuple(", "NamedTuple(")) else
                                    item_rules.get(str(offset), "")))
@@ -235,14 +235,6 @@ def _top_level_items(text: str) -> list:
             start = k + 1
     parts.append(text[start:])
     return [t.strip() for t in parts if t.strip()]
-
-
-def _leaf_count(type_text: str) -> int:
-    """How many of the binding's arguments a parameter of this type is."""
-    if type_text.startswith(("Tuple(", "NamedTuple(")):
-        return sum(_leaf_count(t.rpartition("=")[2].strip() if "(" not in t.partition("=")[0] else t)
-                   for t in _top_level_items(type_text[type_text.index("(") + 1:-1]))
-    return 2 if type_text in ("complex64", "complex128") else 1
 
 
 def flat(p: Param, value) -> list:

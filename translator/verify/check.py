@@ -67,7 +67,7 @@ def launch_args(meta: dict, inputs: dict, which: int) -> list:
         if i in inputs:
             a = inputs[i].copy(order="K")
             if i in meta["outputs"] and i not in meta["inout"]:
-                a.fill(FILLS[which][0] if a.dtype.kind in "fc" else meta["fills"].get(str(i), [0, 0])[which])
+                a.fill(_fill_value(meta, i, a.dtype, which))
             args.append(a)
         else:
             v = meta["scalars"][str(i)]
@@ -226,7 +226,7 @@ def _check_runs_agree(case, meta, refs, runs, i, label, how) -> None:
     if diff is not None:
         case.runs_identical = False
         idx, x, y = diff
-        fills = [_prefill(meta, i, runs[k][i], k) for k in (0, 1)]
+        fills = [prefill(meta, i, runs[k][i], k) for k in (0, 1)]
         if all(f is not None for f in fills) and only_unwritten(np.where(mask, runs[0][i], fills[0]), np.where(mask, runs[1][i], fills[1]),
                                                 *fills):
             # not an order the original depends on (verify would call that undecided): a thread that stopped
@@ -239,12 +239,17 @@ def _check_runs_agree(case, meta, refs, runs, i, label, how) -> None:
                              "uninitialised memory, depends on the order threads run in, or skips elements")
 
 
-def _prefill(meta, i, a, which):
-    """The array a run's output I held before the launch (fill WHICH), or None where it held drawn contents."""
+def _fill_value(meta, i, dtype, which):
+    """What fill WHICH pre-fills output I with: a float's NaN or 1e30, an integer's sentinel."""
+    return FILLS[which][0] if dtype.kind in "fc" else meta["fills"].get(str(i), [0, 0])[which]
+
+
+def prefill(meta, i, a, which):
+    """The array a run's output I (A, after it) held before the launch (fill WHICH), or None where it held drawn
+    contents (an in-place update, a record)."""
     if i in meta["inout"] or a.dtype.names is not None:
         return None
-    return np.full(a.shape, FILLS[which][0] if a.dtype.kind in "fc" else meta["fills"].get(str(i), [0, 0])[which],
-                   dtype=a.dtype)
+    return np.full(a.shape, _fill_value(meta, i, a.dtype, which), dtype=a.dtype)
 
 
 def only_unwritten(run0, run1, fill0, fill1) -> bool:

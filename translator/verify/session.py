@@ -186,7 +186,7 @@ class Session:
     def _behaviour(self, runner, meta, arrays) -> tuple[str, set]:
         """(the race the faithful translation runs into on this case, or "", labels of the outputs its two runs
         leave different where the original's two pre-fills leave them alike)."""
-        from .check import FILLS, launch_args, launch_config, only_unwritten
+        from .check import FILLS, launch_args, launch_config, only_unwritten, prefill
 
         inputs = {int(k[3:]): v for k, v in arrays.items() if k.startswith("arg")}
         runs = []
@@ -197,13 +197,12 @@ class Session:
             except LaunchFailed as exc:
                 return (str(exc) if "data race on" in str(exc) else ""), set()
         names = self.labels[meta["kernel"]]
-        fills = [launch_args(meta, inputs, which) for which in range(len(FILLS))]
         labels = set()
         for i in meta["outputs"]:
             first, second = arrays.get(f"orig0_{i}"), arrays.get(f"orig1_{i}", arrays.get(f"orig0_{i}"))
             same = first is None or second is None or first.tobytes() == second.tobytes()
             if same and runs[0][i].tobytes() != runs[1][i].tobytes() \
-                    and not only_unwritten(runs[0][i], runs[1][i], fills[0][i], fills[1][i]):
+                    and not only_unwritten(runs[0][i], runs[1][i], *(prefill(meta, i, runs[k][i], k) for k in (0, 1))):
                 labels.add(f"{names[i]} (arg {i})" if i < len(names) else f"arg {i}")
         return "", labels
 
