@@ -862,6 +862,52 @@ def test_kernel_option_reports_the_real_reason():
     assert "no kernel named nothing" in text and "with a problem in their decorator: broken" in text
 
 
+def test_a_jit_function_only_kernels_call_is_translated_as_its_device_function():
+    """numba-cuda's device-function tests: a @cuda.jit that returns a value, which only another kernel calls, is
+    compiled by Numba as a device function there and can never be launched. `translate --kernel` of it gives that
+    __device__ function alone (it was an error); builds and launches, which need a kernel, still say to name the
+    kernel that carries it; with no types, the error says how to give them."""
+    src = """
+        from numba import cuda
+
+        @cuda.jit
+        def plus_one(x):
+            return x + 1
+
+        @cuda.jit
+        def twice_plus_one(x):
+            return 2 * plus_one(x)
+
+        @cuda.jit(device=True)
+        def clamp(x, lo, hi):
+            return min(max(x, lo), hi)
+
+        @cuda.jit
+        def kernel(r, x):
+            i = cuda.grid(1)
+            if i < len(r):
+                r[i] = clamp(twice_plus_one(x[i]), 0, 100)
+    """
+    int32 = parse_types_option("x=int32")
+    cu = translate(src, kernels=["twice_plus_one"], types=int32, device_code_alone=True)
+    assert "__global__" not in cu
+    assert "__device__ int64_t plus_one(int x)" in cu and "__device__ int64_t twice_plus_one(int x)" in cu
+    assert "return 2 * plus_one(x);" in cu
+    prog = program(src, kernels=["twice_plus_one"], types=int32, device_code_alone=True)
+    assert any("returns a value, so Numba compiles it only as a device function where 'kernel' calls it (line 20), "
+               "and cannot launch it: translated as that __device__ function alone" in d.message for d in prog.notices)
+    text = error(src, kernels=["twice_plus_one"], types=int32)  # build, package, load: a kernel is what they launch
+    assert "name 'kernel', which carries it; `numba2cuda translate` writes this one as the __device__ function" in text
+    text = error(src, kernels=["twice_plus_one"], device_code_alone=True)
+    assert "nothing gives its parameters' types" in text and "translate 'kernel', which carries it; or pass " \
+        "--types \"x=int32, ...\" to translate it as the __device__ function it is" in text
+    # a device=True function by name: the same, where translate writes C alone
+    cu = translate(src, kernels=["clamp"], types=parse_types_option("x=float32, lo=float32, hi=float32"),
+                   device_code_alone=True)
+    assert re.search(r"__device__ float clamp\(float x, float lo, float hi_?\)", cu) and "__global__" not in cu
+    assert "`numba2cuda translate` writes it alone as a __device__ function" in error(src, kernels=["clamp"])
+
+
 # ------------------------------------------------------------------ values as the kernel sees them when it compiles
 
 CAPTURE = """
@@ -1969,7 +2015,7 @@ def test_a_whole_file_skips_a_kernel_only_another_kernel_calls_with_a_note():
     # asked for, typed or not, it cannot be launched: it returns a value (was 'return with a value in a kernel')
     for types in ({}, parse_types_option("x=float32")):
         with pytest.raises(UserError, match=r"(?s)kernel 'add_one': returns a value, so Numba compiles it only as "
-                                            r"a device function where 'k' calls it \(line 11\).*translate 'k'"):
+                                            r"a device function where 'k' calls it \(line 11\).*(name|translate) 'k'"):
             translate(src, kernels=["add_one"], types=types)
 
 
@@ -1997,8 +2043,10 @@ def test_a_kernel_made_in_a_test_that_returns_a_value_names_the_kernel_launched(
     """
     with pytest.raises(UserError, match=r"(?s)kernel 'device_func_1': returns a value, so Numba compiles it only as a "
                                         r"device function where 'kernel' calls it \(line 17, through 'device_func_2'\)"
-                                        r".*translate 'kernel'"):
+                                        r".*name 'kernel', which carries it"):
         translate(src, kernels=["device_func_1"], types=parse_types_option("x=int32"))
+    cu = translate(src, kernels=["device_func_2"], types=parse_types_option("x=int32"), device_code_alone=True)
+    assert "__device__ int64_t device_func_2(int x)" in cu and "return device_func_1(x);" in cu
 
 
 @pytest.mark.parametrize("spelling", [

@@ -84,3 +84,23 @@ def test_a_variable_read_before_it_is_set_is_a_defect_to_nvcc():
     outcome = selfcheck.check_cu(text)
     assert outcome.compiler == "nvcc"
     assert [p.py_line for p in outcome.problems] == [7], outcome
+
+
+def test_translate_writes_a_device_function_named_alone_and_checks_it(tmp_path, capsys):
+    """`translate --kernel f` of a @cuda.jit that returns a value, which only a kernel calls (numba-cuda's
+    device-function tests), writes the __device__ function alone (it was exit 2), after the same compile check as
+    any translation; --emit torch, which launches kernels, refuses it."""
+    path = tmp_path / "dev.py"
+    path.write_text('from numba import cuda\n\n\n@cuda.jit\ndef plus_one(x):\n    return x + 1\n\n\n'
+                    '@cuda.jit\ndef kernel(r, x):\n    r[0] = plus_one(x[0])\n')
+    out = tmp_path / "dev.cu"
+    assert main(["translate", str(path), "--kernel", "plus_one", "--types", "x=int32", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "wrote" in err and "(1 device function: plus_one;" in err
+    assert "note: kernel 'plus_one': returns a value" in err
+    text = out.read_text()
+    assert "__device__ int64_t plus_one(int x)" in text and "__global__" not in text
+    torch_out = tmp_path / "dev_torch.py"
+    assert main(["translate", str(path), "--kernel", "plus_one", "--types", "x=int32", "--emit", "torch",
+                 "-o", str(torch_out)]) == 2
+    assert "name 'kernel', which carries it" in capsys.readouterr().err and not torch_out.exists()

@@ -82,6 +82,7 @@ def cmd_build(args) -> int:
 
 def cmd_translate(args) -> int:
     options = options_from(args)
+    options.device_code_alone = args.emit in ("cu", "ir")
     if args.emit == "ir":  # the rules' typed IR: a model writes C, not IR
         program = build_program(parse_file(args.file, options.import_module, options), options)
         text = format_program(program)
@@ -111,12 +112,19 @@ def cmd_translate(args) -> int:
     if not out_path.parent.exists():
         raise UserError(f"{out}: error: the directory {out_path.parent} does not exist")
     write_atomically(out_path, text)
-    print(f"wrote {out} ({kernels_named([k.name for k in program.kernels])}; {text.count(chr(10))} lines)",
+    print(f"wrote {out} ({contents(program)}; {text.count(chr(10))} lines)",
           file=sys.stderr)
     return EXIT_OK
 
 
-def kernels_named(names: list, shown: int = 8) -> str:
+def kernels_named(names: list, shown: int = 8, what: str = "kernel") -> str:
     """'3 kernels: a, b, c'; past SHOWN names the rest is counted (a module of 60 kernels is not one long line)."""
     listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
-    return f"{len(names)} kernel{'s' * (len(names) != 1)}: {listed}"
+    return f"{len(names)} {what}{'s' * (len(names) != 1)}: {listed}"
+
+
+def contents(program, shown: int = 8) -> str:
+    """What a translation holds: its kernels, or the device functions --kernel named where it has none."""
+    if not program.kernels and program.device_roots:
+        return kernels_named([fn.c_name for fn in program.device_roots], shown, "device function")
+    return kernels_named([k.name for k in program.kernels], shown)

@@ -35,6 +35,9 @@ class Options:
     specialize: dict = field(default_factory=dict)  # --specialize: param -> values; {"*": ()} for none
     import_module: str | None = None  # --import-module: "sim" or "gpu" (frontend/importmode.py); None: source only
     types_text: str = ""  # --types naming a type only the module defines (a structured dtype): read with it
+    # translate's C output may hold no kernel: --kernel naming a @cuda.jit that returns a value, which Numba compiles
+    # only as a device function, gives that __device__ function alone (what builds and launches need is a kernel)
+    device_code_alone: bool = False
 
 
 @dataclass(eq=False)
@@ -58,6 +61,7 @@ class Program:
     notices: list = field(default_factory=list)  # Diagnostics of options ignored, printed as notes
     c_names: dict = field(default_factory=dict)  # C name -> how many functions asked for it
     ufuncs: dict = field(default_factory=dict)  # name -> lower.ufuncs.UfuncInfo (@vectorize/@guvectorize)
+    device_roots: list = field(default_factory=list)  # device functions --kernel named (never launched)
 
     # ------------------------------------------------------------ device functions
     def c_name(self, name: str) -> str:
@@ -160,6 +164,9 @@ class Program:
     # ------------------------------------------------------------ kernels
     def add_kernel(self, fi: FunctionInfo) -> None:
         """One C kernel per signature (Numba's dispatcher compiles each; the drop-in picks by argument types)."""
+        if fi.is_device and fi.ufunc is None:  # --kernel named it, and translate writes device code alone
+            self._add_device_root(fi, "--kernel names it")
+            return
         signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
         returns_value = any(r.value is not None and not (isinstance(r.value, cst.Name) and r.value.value == "None")
                             for r in returns_of(fi.node))
@@ -167,9 +174,15 @@ class Program:
         if caller is not None:
             # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
             where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
-            raise Unsupported(fi.node.name, f"kernel '{fi.name}'", f"returns a value, so Numba compiles it only as "
-                              f"a device function where '{caller[0]}' calls it ({where}), and cannot launch it",
-                              f"translate '{caller[0]}', which carries it")
+            why = f"returns a value, so Numba compiles it only as a device function where '{caller[0]}' calls it " \
+                  f"({where}), and cannot launch it"
+            if not self.options.kernels:  # the whole file: build_program notes that the caller carries it
+                raise Unsupported(fi.node.name, f"kernel '{fi.name}'", why, f"translate '{caller[0]}', which carries it")
+            if not self.options.device_code_alone:
+                raise Unsupported(fi.node.name, f"kernel '{fi.name}'", why, f"name '{caller[0]}', which carries it; "
+                                  "`numba2cuda translate` writes this one as the __device__ function it is")
+            self._add_device_root(fi, why, caller[0])
+            return
         suffixes = signature_suffixes(signatures)
         for signature, suffix in zip(signatures, suffixes):
             try:
@@ -190,9 +203,30 @@ class Program:
             self.kernels.append(fn)
         self.notices += [n for n in fi.notices if n not in self.notices]
 
+    def _add_device_root(self, fi: FunctionInfo, why: str, carrier: str | None = None) -> None:
+        """--kernel naming a device function, or a @cuda.jit that only a kernel calls (which Numba compiles as one):
+        that __device__ function alone, typed by --types or its signature (no launch here says how)."""
+        what = f"{'device function' if fi.is_device else 'kernel'} '{fi.name}'"
+        try:
+            types = kernel_types_of(self.info, fi, self.options)
+        except Unsupported:
+            spelled = f"{fi.params[0]}=int32, ..." if fi.params else ""
+            carried = f"translate '{carrier}', which carries it; or " if carrier else ""
+            raise Unsupported(fi.node.name, what, why + ", and nothing gives its parameters' types",
+                              f"{carried}pass --types \"{spelled}\" to translate it as the __device__ function it "
+                              "is") from None
+        # kernel_types_of passes a record by pointer, as a launch does; a device function takes the record itself
+        types = [t.dtype if isinstance(t, T.Array) and t.ndim == 0 else t for t in types]
+        if not fi.is_device:  # the copy a kernel's call reaches
+            fi = self.info.functions.setdefault(f"{fi.key}.device", fi.device_copy())
+        self.device_roots.append(self.instantiate(fi.key, types, fi.node))
+        self.notices.append(self.info.reporter.make(fi.node.name, what, f"{why}: translated as that __device__ "
+                                                    "function alone, with no kernel to launch"))
+
     def device_functions(self) -> list:
-        """Instances reachable from the kernels, callees first."""
-        return reachable_functions(self.kernels)
+        """Instances reachable from the kernels (and the device functions --kernel named), callees first."""
+        reached = reachable_functions(self.kernels + self.device_roots)
+        return reached + [fn for fn in self.device_roots if fn not in reached]
 
 
 def _propagate_writes(fn: ir.Function) -> None:
@@ -215,11 +249,14 @@ def selected_kernels(info: ModuleInfo, options: Options) -> list[FunctionInfo]:
     chosen = []
     for want in options.kernels:
         exact = info.functions.get(want)
-        if exact is not None and (not exact.is_device or exact.ufunc is not None):
+        if exact is not None and (not exact.is_device or exact.ufunc is not None or options.device_code_alone):
             chosen.append(exact)
             continue
         named = [f for f in kernels if f.name == want] or [f for f in kernels if want in f.also_known_as] \
             or [f for f in kernels if f.key.endswith("." + want)]  # `method.k` of `Class.method.k`
+        if not named and options.device_code_alone:
+            named = [f for f in info.functions.values() if f.is_device and f.listed and f.ufunc is None
+                     and (f.name == want or want in f.also_known_as or f.key.endswith("." + want))]
         if not named and want not in info.deferred:
             vouched = vouched_kernel(info, want)
             if vouched is not None:
@@ -253,7 +290,8 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     if devices:
         info.reporter.add(devices[0].node.name, f"--kernel {want}", "is a device function "
                           "(cuda.jit(device=True)); it is launched only through the kernels that call it",
-                          "name a kernel that calls it")
+                          "name a kernel that calls it; `numba2cuda translate` writes it alone as a __device__ "
+                          "function")
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
     unbound = unbound_decorator(info, plain[0]) if plain is not None and plain[0].decorators else None
