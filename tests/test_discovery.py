@@ -908,6 +908,33 @@ def test_a_jit_function_only_kernels_call_is_translated_as_its_device_function()
     assert "`numba2cuda translate` writes it alone as a __device__ function" in error(src, kernels=["clamp"])
 
 
+def test_an_overload_made_in_a_test_method_is_what_its_kernels_call():
+    """numba-cuda's test_linked_called_through_overload: `def bar_call`, its `@overload(bar_call, target="cuda")` and
+    the kernel that calls it, all inside a test method. The implementation was registered where only the overload's
+    own body could see it, so the call was "is not supported in kernels"."""
+    cu = translate("""
+        from numba import cuda
+        from numba.cuda.extending import overload
+
+        class TestLinked:
+            def test_through_overload(self):
+                def bar_call(val):
+                    pass
+
+                @overload(bar_call, target="cuda")
+                def ol_bar_call(a):
+                    return lambda a: a * 2
+
+                @cuda.jit("void(int32[::1], int32[::1])")
+                def foo(r, x):
+                    i = cuda.grid(1)
+                    if i < len(r):
+                        r[i] = bar_call(x[i])
+    """)
+    assert re.search(r"__device__ int64_t bar_call\(int a\)\n\{\n    return \(int64_t\)a \* 2;", cu), cu
+    assert "r[i] = bar_call(x[i]);" in cu
+
+
 # ------------------------------------------------------------------ values as the kernel sees them when it compiles
 
 CAPTURE = """

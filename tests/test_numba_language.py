@@ -13,7 +13,7 @@ import pytest
 from translator import translate_source
 from translator.frontend.module import parse_source
 from translator.ir.typesys import parse_types_option
-from translator.lower.program import Options
+from translator.lower.program import Options, build_program
 from translator.lower.shells import written_arrays
 from translator.runtime.cpu_launch import load_cpu
 
@@ -2420,3 +2420,51 @@ def test_a_device_function_that_runs_off_its_end_returns_none():
     out, hit = np.full(5, -7.0), np.zeros(5, np.int64)
     module.lookup[1, 5](xs, table, values, out, hit)
     assert out.tolist() == [1.0, 1 / 5, 1 / 10, -7.0, -7.0] and hit.tolist() == [1, 1, 1, 0, 0]
+
+
+@pytest.mark.needs("g++")
+def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
+    """numba-cuda's cache-hint tests: `for operator, modifier in load_operators:` then `@cuda.jit def f` calling
+    `operator(x, i)`. Each iteration defines a new f, which Numba compiles with that iteration's values; the loop
+    variable was "a loop variable" the kernel could not read. Now each iteration is a kernel of its own, named by
+    the value it starts with (or its index), and each computes with its own values."""
+    source = HEAD + '''
+SCALES = ((2, "two"), (3, "three"))
+
+
+def make_all():
+    made = []
+    for scale, name in SCALES:
+        bias = scale * 10
+
+        @cuda.jit("void(int64[::1], int64[::1])")
+        def f(r, x):
+            for i in range(len(r)):
+                r[i] = cuda.ldcg(x, i) * scale + bias
+        made.append(f)
+    for k in range(3):
+        @cuda.jit("void(int64[::1])")
+        def g(r):
+            r[0] = k
+    for op in (cuda.ldcs, cuda.ldlu):
+        @cuda.jit("void(int64[::1], int64[::1])")
+        def h(r, x):
+            r[0] = op(x, 0)
+    return made
+'''
+    module = load_cpu(source=source)
+    x = np.arange(4, dtype=np.int64)
+    for name, scale in (("f_2", 2), ("f_3", 3)):
+        r = np.zeros(4, np.int64)
+        getattr(module, name)[1, 1](r, x)
+        assert r.tolist() == (x * scale + scale * 10).tolist(), name
+    for k in range(3):
+        r = np.zeros(1, np.int64)
+        getattr(module, f"g_{k}")[1, 1](r)
+        assert r.tolist() == [k]
+    cu = translate_source(source, "loops.py")
+    assert "__global__ void h_ldcs(" in cu and "__ldcs(&x[0])" in cu and "__ldlu(&x[0])" in cu
+    prog = build_program(parse_source(source, "loops.py"), Options())
+    assert any("defined in the loop `for scale, name in SCALES` (line 10), so Numba compiles a kernel per "
+               "iteration, each with that iteration's values: translated as 2 kernels, f_2, f_3" in d.message
+               for d in prog.notices)

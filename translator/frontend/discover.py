@@ -26,12 +26,13 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import type_text
-from .overloads import implementation, overload_target
+from .overloads import implementation, lowered_target, overload_target
 from .percall import per_call_kinds
 from .inner import captured_names, lambda_as_def, named_lambda
 from .scan import find_nodes
 from .sites import JitCallSites
 from .ufuncs import cpu_jit, ufunc_decorator
+from .unroll import MAX_ITERATIONS, iteration_labels, iteration_view, loop_elements, reads_loop_names
 
 # ------------------------------------------------------------------ the walk
 
@@ -60,6 +61,7 @@ class Discoverer(JitCallSites):
         self.made_at: dict = {}  # cuda.jit(...)(fn) call -> the FunctionInfo it made
         self.candidates: list = []  # (def, its scope view): functions that may be kernel factories
         self.branch_depth = 0  # > 0 inside an if or try: a definition there is one of several the module may make
+        self.iteration = None  # (loop, label, index) while a loop's body is read once per iteration (unroll.py)
         info.plain_functions = ChainMap(info.plain_functions)
         info.failed_functions = ChainMap(info.failed_functions)
         # names a function declares `global`: `global f_gpu; f_gpu = cuda.jit(device=True)(f)` in a setup
@@ -81,11 +83,33 @@ class Discoverer(JitCallSites):
                 self.walk(view, stmt.body.body, enclosing, f"{prefix}{stmt.name.value}.")
             elif isinstance(stmt, cst.SimpleStatementLine):
                 self.find_sites(view, stmt, prefix)
+            elif isinstance(stmt, cst.For) and self.unrolled(view, stmt, enclosing, prefix):
+                continue
             else:
                 self.branch_depth += isinstance(stmt, (cst.If, cst.Try))
                 for block in _blocks(stmt):
                     self.walk(view, block, enclosing, prefix)
                 self.branch_depth -= isinstance(stmt, (cst.If, cst.Try))
+
+    def unrolled(self, view, loop: cst.For, enclosing, prefix) -> bool:
+        """A loop in a function whose body defines kernels that read its names, over values the source spells: its
+        body read once per iteration (frontend/unroll.py), each kernel of it made once per iteration. False (the
+        loop read as any other) where it is not such a loop."""
+        if enclosing is None or self.iteration is not None or loop.orelse is not None or \
+                not reads_loop_names(view, loop):
+            return False
+        elements = loop_elements(view, loop.iter)
+        if not elements or len(elements) > MAX_ITERATIONS:
+            return False
+        labels = iteration_labels(view, elements)
+        for k, (element, label) in enumerate(zip(elements, labels)):
+            self.iteration = (loop, label, k)
+            try:
+                self.walk(iteration_view(view, loop, element, self.sibling, enclosing.name.value), loop.body.body,
+                          enclosing, prefix)
+            finally:
+                self.iteration = None
+        return True
 
     def definition(self, view, fn: cst.FunctionDef, enclosing, prefix) -> None:
         name = fn.name.value
@@ -120,6 +144,11 @@ class Discoverer(JitCallSites):
         if jit is None and target is not None:
             self.overload(view, fn, target, prefix)
             return
+        lowered = next(((d.decorator, t) for d in fn.decorators for t in [lowered_target(view, d.decorator, fn)]
+                        if t), None)
+        if jit is None and lowered is not None:  # numba-cuda's external_add: the message of its calls says how
+            (dec, (target, api)) = lowered
+            view.overloads.setdefault(target, (dec, api, True))
         if jit is None:
             view.plain_functions.maps[0][name] = (fn, view, prefix)
             if isinstance(fn.body, cst.IndentedBlock):
@@ -165,12 +194,14 @@ class Discoverer(JitCallSites):
         impl = implementation(fn)
         if impl is None:
             view.overloads[target] = (fn.name, f"'{fn.name.value}' picks its implementation by the arguments' "
-                                      "types when Numba compiles the call")
+                                      "types when Numba compiles the call", False)
             return
         if isinstance(impl, cst.Lambda):
             impl = lambda_as_def(impl, cst.Name(target), self.info.reporter)
-        self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
-                      target, None)
+        fi = self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
+                           target, None)
+        if fi is not None and view is not self.info:  # made in a test method: its kernels call it by that name
+            view.functions.maps[0][target] = fi
 
     def lambda_def(self, assign: cst.Assign) -> cst.FunctionDef:
         """`f = lambda v: expr` in a kernel, read as `def f(v): return expr` (Numba makes the same function of
@@ -180,6 +211,10 @@ class Discoverer(JitCallSites):
         return fn
 
     def register(self, view, fn, jit, enclosing, key, name, site, site_view=None) -> FunctionInfo | None:
+        first = None
+        if self.iteration is not None and self.iteration[2] > 0:  # a later iteration's: a key of its own
+            first = self.info.functions.get(key)
+            key = f"{key}#{self.iteration[1]}"
         try:
             fi = function_info(view, fn, jit, enclosing, key, name, site, site_view)
         except Unsupported as exc:
@@ -196,6 +231,14 @@ class Discoverer(JitCallSites):
         self.info.functions[key] = fi  # a second definition of one name replaces the first, as in Python
         if view is not self.info and view.path == self.info.path:  # (a sibling module's table is its own)
             view.functions.maps[0][name] = fi
+        if self.iteration is not None and not fi.is_device:  # the kernel of each iteration, under the first's name
+            loop, label, k = self.iteration
+            if k == 0:
+                fi.iterations = [(label, fi)]
+                fi.loop = loop
+            elif first is not None and first.iterations:
+                first.iterations.append((label, fi))
+                fi.listed = False
         return fi
 
     def defer(self, view, fn, key, name, exc: Unsupported) -> None:

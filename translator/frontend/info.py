@@ -48,6 +48,10 @@ class FunctionInfo:
     # the dispatcher makes the kernel; a kernel that calls it compiles it as a device function, without the option
     launch_refusal: object = None
     call_notices: list = field(default_factory=list)  # the notes its device copy prints (that option ignored)
+    # a kernel defined in a loop over values the source spells (frontend/unroll.py): (label, FunctionInfo) of each
+    # iteration, this one first, each seeing its iteration's values; `loop` is that for statement
+    iterations: list = field(default_factory=list)
+    loop: object = None
 
     def __post_init__(self):
         self.key = self.key or self.name
@@ -58,7 +62,7 @@ class FunctionInfo:
         """This kernel as device code calls it: numba-cuda compiles a kernel called from a kernel as a device
         function (its dispatcher's call template), a copy beside the kernel, never listed as a kernel itself."""
         return replace(self, is_device=True, key=f"{self.key}.device", listed=False, notices=list(self.call_notices),
-                       also_known_as=set(), launch_refusal=None, call_notices=[])
+                       also_known_as=set(), launch_refusal=None, call_notices=[], iterations=[], loop=None)
 
 
 @dataclass
@@ -83,7 +87,8 @@ class ModuleInfo:
     declared_devices: dict = field(default_factory=dict)  # id of a cuda.declare_device call -> its ffi.Foreign
     needs_run: set = field(default_factory=set)  # names whose value only running the module gives
     lambdas: dict = field(default_factory=dict)  # a kernel's `f = lambda v: ...` -> the def it is read as
-    overloads: dict = field(default_factory=dict)  # f -> an @overload(f) function that chooses by the types
+    # f -> (where, why, False): an @overload(f) that chooses by the types; (where, API, True): f is written in LLVM IR
+    overloads: dict = field(default_factory=dict)
     value_nodes: dict = field(default_factory=dict)  # name -> the expression assigned to it (once)
     history: dict = field(default_factory=dict)  # name -> [(line, expression)] of straight-line assignments, or None
     mutations: dict = field(default_factory=dict)  # array name -> lines where its scope may change it in place

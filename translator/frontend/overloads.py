@@ -13,6 +13,27 @@ from .scan import find_nodes
 OVERLOAD_NAMES = {"cuda.extending.overload", "numba.extending.overload", "numba.core.extending.overload"}
 
 
+# numba.extending's low-level API: a function typed by a typing template and lowered to LLVM IR by hand, or an
+# @intrinsic that writes its LLVM IR when Numba compiles the call
+EXTENDING = ("cuda.extending", "numba.extending", "numba.core.extending")
+TYPING_NAMES = {f"{m}.{f}" for m in EXTENDING for f in ("type_callable", "lower_builtin")} | {
+    "numba.core.imputils.lower_builtin", "cuda.cudaimpl.lower", "cuda.core.imputils.lower_builtin"}
+INTRINSIC_NAMES = {f"{m}.intrinsic" for m in EXTENDING}
+
+
+def lowered_target(view, decorator, fn: cst.FunctionDef) -> tuple[str, str] | None:
+    """(the function, how) where DECORATOR of FN teaches Numba a function in LLVM IR: `@type_callable(f)` or
+    `@lower_builtin(f, ...)` (f), or `@intrinsic` (FN itself)."""
+    head = decorator.func if isinstance(decorator, cst.Call) else decorator
+    name = resolve(view, head)
+    if name in INTRINSIC_NAMES:
+        return fn.name.value, "@intrinsic"
+    if isinstance(decorator, cst.Call) and decorator.args and decorator.args[0].keyword is None \
+            and isinstance(decorator.args[0].value, cst.Name) and name in TYPING_NAMES:
+        return decorator.args[0].value.value, "@type_callable and @lower_builtin"
+    return None
+
+
 def overload_target(view, call) -> str | None:
     """The name of the function `overload(f, ...)` gives an implementation, when CALL is that call."""
     if isinstance(call, cst.Call) and call.args and call.args[0].keyword is None \
@@ -43,3 +64,17 @@ def implementation(fn: cst.FunctionDef):
 def _docstring(stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+MEMBER_APIS = {f"{m}.{f}": f for m in EXTENDING for f in ("overload_method", "overload_attribute")}
+
+
+def extension_member(view, attr: str):
+    """(the decorator, its API's name) where the module adds ATTR to a Numba type with `@overload_method(T, "attr")`
+    or `@overload_attribute(T, "attr")`, else None."""
+    for call in find_nodes(view.module_info.module, lambda n: isinstance(n, cst.Call) and len(n.args) >= 2
+                           and isinstance(n.args[1].value, cst.SimpleString)):
+        api = MEMBER_APIS.get(resolve(view, call.func) or "")
+        if api is not None and call.args[1].value.evaluated_value == attr:
+            return call, api
+    return None

@@ -18,6 +18,7 @@ from .constants import (CONSTANT_LIBRARIES, CONSTANT_MEMORY_BYTES, MATH_CONSTANT
 from .expr import Dim3, GridGroup, GridSync, TupleValue, TypeValue, const_expr, no_length
 from .info import STOOD_IN
 from .namedtuples import fields_of
+from .overloads import extension_member
 from .recordfields import is_record
 from .runhint import run_hint, with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
@@ -324,6 +325,12 @@ class NameReadLowerer:
             return total
         if attr == "T":
             return self.transposed(arr, node)
+        member = extension_member(self.info, attr) if "overload_" in self.info.module_info.source else None
+        if member is not None:  # numba-cuda's overload_method tests
+            raise Unsupported(node, f"array attribute .{attr}", f"the module adds it to arrays with numba.extending's "
+                              f"{member[1]} (line {self.info.reporter.location(member[0]).line}), which numba2cuda "
+                              "does not translate", "call its implementation as a @cuda.jit(device=True) function "
+                              "that takes the array, or use the LLM backend for this kernel (--backend auto)")
         raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim, .dtype and .T are supported")
 
     def transposed(self, arr: ir.ArrayVar, node):

@@ -49,7 +49,7 @@ class JitCallSites:
             self.overload(view, view.plain_functions[call.args[0].value.value][0], target, prefix)
             return
         if target is not None:  # overload(f)(impl) of an impl numba2cuda cannot read (a factory's parameter)
-            view.overloads[target] = (call, "its implementation is a value only running the module gives")
+            view.overloads[target] = (call, "its implementation is a value only running the module gives", False)
             return
         if bound and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
                 and names_cpu_jit(view, call.func) and call.args[0].value.value in view.plain_functions:

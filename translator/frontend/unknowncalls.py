@@ -91,8 +91,14 @@ class UnknownCallee:
                                "pass its fields as numbers or arrays, or use the LLM backend for this kernel "
                                "(--backend auto)")
         overloaded = self.info.overloads.get(name) if name is not None else None
+        if overloaded is not None and overloaded[2]:
+            return Unsupported(node.func, f"call to {name}()", f"'{name}' is made for Numba with numba.extending's "
+                               f"{overloaded[1]} (line {self.info.reporter.location(overloaded[0]).line}): its LLVM "
+                               "IR is written by hand, and numba2cuda does not translate LLVM IR",
+                               "write it as a @cuda.jit(device=True) function (or, for linked CUDA code, "
+                               "cuda.declare_device), or use the LLM backend for this kernel (--backend auto)")
         if overloaded is not None:
-            where, why = overloaded
+            where, why, _ = overloaded
             return Unsupported(node.func, f"call to {name}()", f"'{name}' is implemented by numba.extending's "
                                f"overload (line {self.info.reporter.location(where).line}), and {why}; numba2cuda "
                                "reads an overload that returns one implementation whatever the types",

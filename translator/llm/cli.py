@@ -16,7 +16,7 @@ from ..frontend.module import parse_file
 from ..lower.options import add_rules_arguments, options_from
 from ..lower.program import build_program
 from ..runtime.dropin import extension_name, nvcc_flags
-from ..runtime.selfcheck import check_cu, defect_report
+from ..runtime.selfcheck import check_cu, defect_report, linked_code_report
 from .backend import translate_module
 from .config import add_llm_options
 
@@ -99,6 +99,9 @@ def cmd_translate(args) -> int:
                   file=sys.stderr)
             return EXIT_VERDICT
         if not outcome.ok:
+            theirs = linked_code_report(outcome, args.file)
+            if theirs is not None:
+                raise UserError(theirs)
             print(defect_report(outcome, args.file, program.info.source.splitlines()), file=sys.stderr)
             return EXIT_INTERNAL
         if not outcome.compiler:
@@ -127,4 +130,4 @@ def contents(program, shown: int = 8) -> str:
     """What a translation holds: its kernels, or the device functions --kernel named where it has none."""
     if not program.kernels and program.device_roots:
         return kernels_named([fn.c_name for fn in program.device_roots], shown, "device function")
-    return kernels_named([k.name for k in program.kernels], shown)
+    return kernels_named([k.c_name for k in program.kernels], shown)

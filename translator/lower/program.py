@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -184,16 +185,18 @@ class Program:
             self._add_device_root(fi, why, caller[0])
             return
         suffixes = signature_suffixes(signatures)
-        for signature, suffix in zip(signatures, suffixes):
+        # a kernel made in each iteration of a loop: one C kernel per iteration, launched by a name of its own
+        variants = [(f"_{label}", one) for label, one in fi.iterations] or [("", fi)]
+        for (label, variant), (signature, suffix) in itertools.product(variants, zip(signatures, suffixes)):
             try:
-                types = kernel_types_of(self.info, fi, self.options, signature)
+                types = kernel_types_of(self.info, variant, self.options, signature)
             except Unsupported:
                 if self.info.declared_types_broken:  # already reported where the declaration went wrong
                     raise UserError(self.info.reporter.diagnostics) from None
                 raise
-            fn = self._build(fi, types)
-            fn.c_name = self.c_name(fi.name + suffix)
-            fn.python_name = fi.name  # the name a launch uses; several signatures share it
+            fn = self._build(variant, types)
+            fn.c_name = self.c_name(fi.name + label + suffix)
+            fn.python_name = fi.name + label  # the name a launch uses; several signatures share it
             inherit_per_call(fn)
             if fn.per_call:  # a kernel made per call: its template parameters are that call's values
                 note = per_call_note(self.info, fi, [py for py, _, _ in fn.per_call])
@@ -201,6 +204,13 @@ class Program:
             else:
                 specialize.plan(fn, self.options.specialize)
             self.kernels.append(fn)
+        if fi.iterations:
+            names = ", ".join(fi.name + label for label, _ in variants)
+            loop = self.info.code(fi.loop.target), self.info.code(fi.loop.iter)
+            self.notices.append(self.info.reporter.make(
+                fi.node.name, f"kernel '{fi.name}'", f"defined in the loop `for {loop[0]} in {loop[1]}` (line "
+                f"{self.info.reporter.location(fi.loop).line}), so Numba compiles a kernel per iteration, each with "
+                f"that iteration's values: translated as {len(variants)} kernels, {names}"))
         self.notices += [n for n in fi.notices if n not in self.notices]
 
     def _add_device_root(self, fi: FunctionInfo, why: str, carrier: str | None = None) -> None:

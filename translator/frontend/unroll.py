@@ -1,0 +1,93 @@
+"""A kernel defined in a loop over values the source spells -> one kernel per iteration, each with that iteration's
+values bound.
+
+numba-cuda's tests make kernels in loops (`for operator, modifier in load_operators:` then `@cuda.jit def f(r, x):
+... operator(x, i)`). Each iteration defines a new `f`, and Numba compiles it, at its first launch, with the
+closure's values of that iteration. numba2cuda reads such a loop where its iterable is a sequence written in the
+source (a tuple or list literal, a name bound once to one, a sum of those, or `range` of constants): each element
+is bound to the loop's targets as an assignment binds it, in a scope view of its own, and the loop's body is read
+once per element. A kernel that reads none of the loop's names is the same in every iteration: it is read once.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from .bindings import Binder
+from .constants import ConstEvalError, const_eval
+from .decorators import jit_parts
+from .names import resolve
+from .scan import find_nodes
+
+MAX_ITERATIONS = 32  # one C kernel each: past this the loop stays unread (its names unknown) rather than huge
+
+
+def loop_elements(view, iterable, depth: int = 0) -> list | None:
+    """The expressions ITERABLE runs through, where the source spells them; else None."""
+    node = iterable
+    while isinstance(node, cst.Name) and depth < 8:
+        if "more than once" in str(view.nonconstant.get(node.value, "")):
+            return None
+        node, depth = view.value_nodes.get(node.value), depth + 1
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = loop_elements(view, node.left, depth + 1), loop_elements(view, node.right, depth + 1)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return [e.value for e in node.elements]
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" and \
+            "range" not in view.aliases and "range" not in view.constants:
+        try:
+            bounds = [const_eval(view, a.value) for a in node.args if a.keyword is None]
+        except ConstEvalError:
+            return None
+        if 1 <= len(bounds) <= 3 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+            values = range(*bounds)
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-v)))
+                    for v in values] if len(values) <= MAX_ITERATIONS else None
+    return None
+
+
+def reads_loop_names(view, loop: cst.For) -> bool:
+    """Whether a function LOOP's body compiles with cuda.jit reads a name the loop binds."""
+    targets = {n.value for n in find_nodes(loop.target, lambda n: isinstance(n, cst.Name))}
+    jitted = find_nodes(loop.body, lambda n: isinstance(n, cst.FunctionDef)
+                        and any(jit_parts(view, d.decorator) is not None for d in n.decorators))
+    return any(find_nodes(fn, lambda n: isinstance(n, cst.Name) and n.value in targets) for fn in jitted)
+
+
+def iteration_labels(view, elements: list) -> list[str]:
+    """C-name suffixes for the iterations: what the element starts with (`ldcg` of `(cuda.ldcg, "cg")`, `3`),
+    or its index where those do not tell the iterations apart."""
+    labels = []
+    for element in elements:
+        first = element
+        while isinstance(first, (cst.Tuple, cst.List)) and first.elements:
+            first = first.elements[0].value
+        text = ""
+        if isinstance(first, (cst.Name, cst.Attribute)):
+            text = (resolve(view, first) or "").rpartition(".")[2]
+        elif isinstance(first, (cst.Integer, cst.SimpleString, cst.Name)):
+            text = first.value.strip("'\"")
+        labels.append(re.sub(r"\W", "_", text)[:24])
+    if any(not re.fullmatch(r"[A-Za-z0-9_]+", t) for t in labels) or len(set(labels)) < len(labels):
+        return [str(k) for k in range(len(elements))]
+    return labels
+
+
+def iteration_view(view, loop: cst.For, element, sibling, owner: str):
+    """VIEW with LOOP's targets bound to ELEMENT and its body's assignments read as one iteration runs them."""
+    from collections import ChainMap
+
+    sub = view.view(aliases=dict(view.aliases), constants=dict(view.constants), nonconstant=dict(view.nonconstant),
+                    value_nodes=dict(view.value_nodes), history={}, needs_run=set(view.needs_run),
+                    functions=ChainMap({}, view.functions), failed_functions=ChainMap({}, view.failed_functions),
+                    plain_functions=ChainMap({}, view.plain_functions), per_call=dict(view.per_call),
+                    overloads=ChainMap({}, view.overloads))
+    binder = Binder(sub, owner, sibling)
+    binder.assign(loop.target, element)
+    binder.run(loop.body.body)
+    return sub
