@@ -261,6 +261,19 @@ def test_a_types_spec_error_names_its_parameter():
                                      "order, float32[:, :, ::1]) or the first (Fortran order, float32[::1, :, :])")
 
 
+def test_types_numba_has_but_numba2cuda_does_not_translate_are_said_as_what_they_are():
+    """numba.typeof's spelling of an 'S12' array, `[char x 12][:]`, and numba-cuda's own bfloat16 were said to be
+    types "a library adds to Numba", which they are not."""
+    from translator.ir.typesys import TypeStringError
+
+    for spec, said in (("arr=[char x 12][:]", "Numba's string types, such as UnicodeCharSeq"),
+                       ("a=bfloat16[:]", "numba2cuda translates bfloat16 values a kernel makes, numba.cuda.bf16's, "
+                                         "but not arrays of them as parameters")):
+        with pytest.raises(TypeStringError) as exc:
+            parse_types_option(spec)
+        assert said in str(exc.value) and "a library adds" not in str(exc.value), str(exc.value)
+
+
 def test_a_column_major_array_is_indexed_column_major_on_every_runtime(tmp_path, capsys):
     """ncgomez17's coalescing demo launches `cuda.to_device(y.T)`, a pulsar pipeline `np.array(data.T)`: Numba
     compiles a kernel for column-major arrays (`float32[::1, :]`). It was refused ("only C-contiguous or

@@ -104,3 +104,43 @@ def test_translate_writes_a_device_function_named_alone_and_checks_it(tmp_path, 
     assert main(["translate", str(path), "--kernel", "plus_one", "--types", "x=int32", "--emit", "torch",
                  "-o", str(torch_out)]) == 2
     assert "name 'kernel', which carries it" in capsys.readouterr().err and not torch_out.exists()
+
+
+LINKED = '''from numba import cuda
+
+helper = cuda.CUSource("""
+extern "C" __device__ int twice(int *out, int a) { *out = 2 * a; return 0; }
+""")
+quad_src = cuda.CUSource("""
+extern "C" __device__ int twice(int *out, int a);
+extern "C" __device__ int quad(int *out, int a) { int t; twice(&t, a); *out = 2 * t; return 0; }
+""")
+quad = cuda.declare_device("quad", "int32(int32)", link=LINK)
+
+
+@cuda.jit("void(int32[::1], int32[::1])")
+def k(r, x):
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = quad(x[i])
+'''
+
+
+@pytest.mark.needs("nvcc")
+def test_linked_sources_given_as_a_set_and_a_gap_in_them_is_the_users(tmp_path, capsys):
+    """numba-cuda's test_declare_device: link=set([a, b]) (or tuple([...])) of CUSource objects was read as one
+    path ("numba2cuda reads paths made of strings"). And linked CUDA source that calls a function no linked
+    source defines failed the self-check as "a bug in numba2cuda" (exit 70); Numba's link fails on it too, so
+    it is the user's error (exit 2), located at that source, with nothing written."""
+    out = tmp_path / "k.cu"
+    for link in ("set([helper, quad_src])", "tuple([quad_src, helper])"):
+        path = tmp_path / "k.py"
+        path.write_text(LINKED.replace("LINK", link))
+        assert main(["translate", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
+        assert "int quad(int *out, int a)" in out.read_text() and "*out = 2 * a;" in out.read_text()
+        out.unlink()
+    path.write_text(LINKED.replace("LINK", "[quad_src]"))
+    assert main(["translate", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:6:1: error: linked CUDA source (cuda.CUSource at k.py:6): nvcc rejects it: " in err
+    assert "Unresolved extern function 'twice'" in err and "internal error" not in err and not out.exists()

@@ -176,7 +176,10 @@ def _kernel_links(info) -> list:
 
 
 def _link_items(node) -> list:
-    """link=[a, b] or link=a: the path expressions."""
+    """link=[a, b] or link=a (also set([a, b]), tuple([a, b]), list((a, b))): the path expressions."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("set", "tuple", "list") \
+            and len(node.args) == 1 and isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.Set)):
+        node = node.args[0].value
     return [el.value for el in node.elements] if isinstance(node, (cst.List, cst.Tuple, cst.Set)) else [node]
 
 

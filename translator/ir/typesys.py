@@ -151,14 +151,21 @@ STRINGS = (" (Numba's string types, such as UnicodeCharSeq, an element of a NumP
            "of an 'S1' one, and compare codes, ord('A'))")
 
 
+BFLOAT16_ARRAYS = (" (numba2cuda translates bfloat16 values a kernel makes, numba.cuda.bf16's, but not arrays of them "
+                   "as parameters, from ml_dtypes or CuPy: pass a float32 array and convert each element where it is "
+                   "read)")
+
+
 def why_unknown(text: str) -> str:
     """Why the type TEXT has no translation: Numba's own record and datetime types are said as what they are."""
     if "nestedarray(" in text and "Record(" not in text:
         return RECORD
     if re.search(r"(datetime|timedelta)|\b[mM]8\b", text, re.I):
         return DATETIME
-    if re.search(r"\b(UnicodeCharSeq|CharSeq|unicode_type)\b", text):
+    if re.search(r"\b(UnicodeCharSeq|CharSeq|unicode_type)\b|\[(uni)?char x \d+\]", text):  # typeof's '[char x 12]'
         return STRINGS
+    if re.search(r"\bbfloat16\b", text):
+        return BFLOAT16_ARRAYS
     return NOT_EXTENSIONS
 
 

@@ -27,11 +27,16 @@ _NVCC_ERROR = re.compile(r"^(?P<file>[^\s(]+)\((?P<line>\d+)\): (?:catastrophic 
 _GCC_ERROR = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 
 
+_LINKED = re.compile(r"^// ---- (?P<what>.+?), linked by cuda\.declare_device \(link=\)")
+_UNRESOLVED = re.compile(r"Unresolved extern function '(?P<name>\w+)'")
+
+
 @dataclass
 class CompileProblem:
     cu_line: int
     message: str
     py_line: int | None  # the Python line the .cu line was translated from, where it says
+    linked: str | None = None  # the user's CUDA source a declare_device links, where the problem is in it
 
 
 @dataclass
@@ -114,9 +119,40 @@ def check_cu(text: str, source_name: str = "", program=None) -> CheckOutcome:
             pass  # an unwritable cache only costs the next check its second
         return CheckOutcome(label, [])
     problems = parse_errors(proc.stdout, text)
+    mine = [p for p in problems if not (p.linked and "used before its value is set" in p.message)]
+    if problems and not mine:  # 549 made an error for the translation's sake; in the user's linked code, a warning
+        return CheckOutcome(label, [])
     if not problems:
-        problems = [CompileProblem(0, (proc.stdout.strip().splitlines() or [f"exit {proc.returncode}"])[-1], None)]
+        last = (proc.stdout.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        problems = [CompileProblem(0, last, None, _unresolved_in_linked(last, text))]
     return CheckOutcome(label, problems, proc.stdout)
+
+
+def _linked_block(cu_lines: list[str], line: int) -> str | None:
+    """Where in the user's linked source (`cuda.CUSource at k.py:3`, `helpers.cu`) .cu line LINE is ("line 2 of
+    helpers.cu"), or None where it is not in one."""
+    for k in range(min(line, len(cu_lines)) - 1, -1, -1):
+        if cu_lines[k].startswith("// ---- end of ") and k < line - 1:
+            return None
+        m = _LINKED.match(cu_lines[k])
+        if m:
+            return f"line {line - k - 1} of {m.group('what')}" if line - k - 1 > 0 else m.group("what")
+    return None
+
+
+def _unresolved_in_linked(message: str, text: str) -> str | None:
+    """ptxas's "Unresolved extern function 'f'" where f is declared by the user's linked source and defined by
+    none: the linked code's own gap (Numba's link fails on it too), named by that source."""
+    m = _UNRESOLVED.search(message)
+    if m is None:
+        return None
+    lines = text.splitlines()
+    for k, line in enumerate(lines, start=1):
+        if re.search(rf"\b{m.group('name')}\s*\(", line):
+            where = _linked_block(lines, k)
+            if where is not None:
+                return where.partition(" of ")[2] or where
+    return None
 
 
 def parse_errors(output: str, text: str) -> list[CompileProblem]:
@@ -128,7 +164,8 @@ def parse_errors(output: str, text: str) -> list[CompileProblem]:
         if m is None or not m.group("file").endswith("translation.cu"):
             continue
         line = int(m.group("line"))
-        problem = CompileProblem(line, m.group("msg").strip(), python_line(cu_lines, line))
+        problem = CompileProblem(line, m.group("msg").strip(), python_line(cu_lines, line),
+                                 _linked_block(cu_lines, line))
         if problem not in out:
             out.append(problem)
     return out
@@ -141,6 +178,21 @@ def python_line(cu_lines: list[str], line: int) -> int | None:
         if m:
             return int(m.group(2))
     return None
+
+
+def linked_code_report(outcome: CheckOutcome, path: str) -> str | None:
+    """The message where every problem is in CUDA source the user links (cuda.declare_device's link=): their code,
+    which Numba's build rejects as well, not a numba2cuda defect; None where any is the translation's."""
+    if not outcome.problems or any(p.linked is None for p in outcome.problems):
+        return None
+    out = []
+    for p in outcome.problems[:6]:
+        at = re.search(r"at (\S+\.py):(\d+)$", p.linked)  # cuda.CUSource at k.py:3: its call's line
+        where = f"{path}:{at.group(2)}:1" if at else path
+        out.append(f"{where}: error: linked CUDA source ({p.linked}): {outcome.compiler} rejects it: {p.message}")
+    out.append("    hint: Numba compiles and links this source too, and fails the same way: fix it (define every "
+               "function it calls, or link the source that does)")
+    return "\n".join(out)
 
 
 def defect_report(outcome: CheckOutcome, path: str, source_lines: list[str]) -> str:
