@@ -31,7 +31,7 @@ from .check import MAX_ANSWER_CHARS, AnswerError, check_code, extract_code, help
 from .client import Budget, BudgetSpent, ChatClient, ServiceError, hard_deadline
 from .redact import redact
 from .config import ENABLE_HINT, LLMSettings, api_key_withheld, settings_from
-from ..lower.program import selected_kernels
+from ..lower.selection import selected_kernels
 from ..lower.shells import assemble, kernel_types, rejected_kernels, types_known
 from .facts import KernelJob, make_job, reserved_names
 from .names import DYNAMIC_SMEM

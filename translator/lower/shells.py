@@ -21,7 +21,8 @@ from ..frontend.module import reparse
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from .kernel_types import kernel_types_of
-from .program import Options, Program, build_program, selected_kernels
+from .program import Options, Program, build_program
+from .selection import selected_kernels
 
 READ_ONLY_ATTRIBUTES = ("shape", "size", "ndim")
 
