@@ -139,6 +139,12 @@ def test_linked_sources_given_as_a_set_and_a_gap_in_them_is_the_users(tmp_path, 
         assert main(["translate", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
         assert "int quad(int *out, int a)" in out.read_text() and "*out = 2 * a;" in out.read_text()
         out.unlink()
+    # numba-cuda's _test_link_multiple_sources(self, link_type): `link = link_type([...])`, link_type a parameter
+    body = LINKED.split("quad = ")[1].replace("LINK", "link").replace("\n", "\n    ")
+    path.write_text(LINKED.split("quad = ")[0] + "\n\ndef make(link_type):\n    link = link_type([helper, quad_src])\n"
+                    "    quad = " + body)
+    assert main(["translate", str(path), "--kernel", "make.k", "-o", str(out)]) == 0, capsys.readouterr().err
+    out.unlink()
     path.write_text(LINKED.replace("LINK", "[quad_src]"))
     assert main(["translate", str(path), "-o", str(out)]) == 2
     err = capsys.readouterr().err

@@ -147,7 +147,7 @@ def declared(info, decl: cst.Call) -> Foreign:
                           "defines it, which the translation must carry",
                           "pass link=PATH to cuda.declare_device, or to the @cuda.jit of the kernel that calls it")
     link = links[0]
-    items = [(item, *_cusource(info, item)) for node in links for item in _link_items(node)]
+    items = [(item, *_cusource(info, item)) for node in links for item in _link_items(info, node)]
     inline = [(f"cuda.CUSource at {os.path.basename(info.path)}:{info.reporter.location(made).line}", text)
               for _, made, text in items if text is not None]
     paths = list(dict.fromkeys(path_of(info, item) for item, _, text in items if text is None))
@@ -175,10 +175,16 @@ def _kernel_links(info) -> list:
             for arg in call.args if arg.keyword is not None and arg.keyword.value == "link"]
 
 
-def _link_items(node) -> list:
-    """link=[a, b] or link=a (also set([a, b]), tuple([a, b]), list((a, b))): the path expressions."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("set", "tuple", "list") \
-            and len(node.args) == 1 and isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.Set)):
+def _link_items(info, node) -> list:
+    """link=[a, b] or link=a: the path expressions. The container does not matter to linking: set([a, b]),
+    tuple([a, b]), or a helper's `link_type([a, b])` with link_type a parameter (numba-cuda's test of set, tuple
+    and list), also through a name bound to it."""
+    if isinstance(node, cst.Name) and isinstance(info.value_nodes.get(node.value), cst.Call):
+        node = info.value_nodes[node.value]
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and len(node.args) == 1 \
+            and isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.Set)) \
+            and (node.func.value in ("set", "tuple", "list", "frozenset") and node.func.value not in info.aliases
+                 or str(info.nonconstant.get(node.func.value, "")).startswith("is a parameter of")):
         node = node.args[0].value
     return [el.value for el in node.elements] if isinstance(node, (cst.List, cst.Tuple, cst.Set)) else [node]
 
