@@ -2422,13 +2422,7 @@ def test_a_device_function_that_runs_off_its_end_returns_none():
     assert out.tolist() == [1.0, 1 / 5, 1 / 10, -7.0, -7.0] and hit.tolist() == [1, 1, 1, 0, 0]
 
 
-@pytest.mark.needs("g++")
-def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
-    """numba-cuda's cache-hint tests: `for operator, modifier in load_operators:` then `@cuda.jit def f` calling
-    `operator(x, i)`. Each iteration defines a new f, which Numba compiles with that iteration's values; the loop
-    variable was "a loop variable" the kernel could not read. Now each iteration is a kernel of its own, named by
-    the value it starts with (or its index), and each computes with its own values."""
-    source = HEAD + '''
+LOOP_MADE = HEAD + '''
 SCALES = ((2, "two"), (3, "three"))
 
 
@@ -2452,6 +2446,15 @@ def make_all():
             r[0] = op(x, 0)
     return made
 '''
+
+
+@pytest.mark.needs("g++")
+def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
+    """numba-cuda's cache-hint tests: `for operator, modifier in load_operators:` then `@cuda.jit def f` calling
+    `operator(x, i)`. Each iteration defines a new f, which Numba compiles with that iteration's values; the loop
+    variable was "a loop variable" the kernel could not read. Now each iteration is a kernel of its own, named by
+    the value it starts with (or its index), and each computes with its own values."""
+    source = LOOP_MADE
     module = load_cpu(source=source)
     x = np.arange(4, dtype=np.int64)
     for name, scale in (("f_2", 2), ("f_3", 3)):
@@ -2468,3 +2471,21 @@ def make_all():
     assert any("defined in the loop `for scale, name in SCALES` (line 10), so Numba compiles a kernel per "
                "iteration, each with that iteration's values: translated as 2 kernels, f_2, f_3" in d.message
                for d in prog.notices)
+
+
+@pytest.mark.gpu
+def test_gpu_kernels_made_in_a_loop_match_numba(tmp_path):
+    """Each iteration's kernel (cache-hinted loads, that iteration's constants) against the kernel Numba made in
+    that iteration."""
+    import numba2cuda
+    from translator.userimport import import_path
+
+    path = tmp_path / "loops.py"
+    path.write_text(LOOP_MADE)
+    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    x = np.arange(1000, dtype=np.int64) * 7 - 300
+    for numba_kernel, name in zip(original.make_all(), ("f_2", "f_3")):
+        want, got = np.zeros_like(x), np.zeros_like(x)
+        numba_kernel[1, 1](want, x)
+        getattr(translated, name)[1, 1](got, x)
+        assert np.array_equal(want, got), name
