@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from translator import translate_source
+from translator.errors import UserError
 from translator.frontend.module import parse_source
 from translator.ir.typesys import parse_types_option
 from translator.lower.program import Options, build_program
@@ -2471,6 +2472,14 @@ def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
     assert any("defined in the loop `for scale, name in SCALES` (line 10), so Numba compiles a kernel per "
                "iteration, each with that iteration's values: translated as 2 kernels, f_2, f_3" in d.message
                for d in prog.notices)
+    # a sequence changed after it is bound (numba-cuda's `exp_functions += [math.exp2]` under an if, or an
+    # .append) is not what its one binding spells: the loop is not unrolled, and its variable stays unknown
+    for change in ("    if True:\n        ops += [cuda.ldlu]\n", "    ops.append(cuda.ldlu)\n"):
+        changed = HEAD + "\n\ndef make():\n    ops = [cuda.ldcs]\n" + change + (
+            "    for op in ops:\n        @cuda.jit(\"void(int64[::1], int64[::1])\")\n        def h(r, x):\n"
+            "            r[0] = op(x, 0)\n")
+        with pytest.raises(UserError, match=r"call to op\(\): 'op' is a loop variable"):
+            translate_source(changed, "changed.py")
 
 
 @pytest.mark.gpu

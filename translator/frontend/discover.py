@@ -98,7 +98,7 @@ class Discoverer(JitCallSites):
         if enclosing is None or self.iteration is not None or loop.orelse is not None or \
                 not reads_loop_names(view, loop):
             return False
-        elements = loop_elements(view, loop.iter)
+        elements = loop_elements(view, loop.iter, enclosing)
         if not elements or len(elements) > MAX_ITERATIONS:
             return False
         labels = iteration_labels(view, elements)

@@ -24,15 +24,22 @@ from .scan import find_nodes
 MAX_ITERATIONS = 32  # one C kernel each: past this the loop stays unread (its names unknown) rather than huge
 
 
-def loop_elements(view, iterable, depth: int = 0) -> list | None:
-    """The expressions ITERABLE runs through, where the source spells them; else None."""
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "add", "update",
+            "discard", "__setitem__", "__iadd__"}
+
+
+def loop_elements(view, iterable, enclosing: cst.FunctionDef, depth: int = 0) -> list | None:
+    """The expressions ITERABLE runs through, where the source spells them; else None. A name must be bound once
+    and never changed in place (`functions += [math.exp2]` under an `if`, `.append(...)`): its one binding is
+    then what the loop sees."""
     node = iterable
     while isinstance(node, cst.Name) and depth < 8:
-        if "more than once" in str(view.nonconstant.get(node.value, "")):
+        if not _bound_once(view, node.value, enclosing):
             return None
         node, depth = view.value_nodes.get(node.value), depth + 1
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        left, right = loop_elements(view, node.left, depth + 1), loop_elements(view, node.right, depth + 1)
+        left = loop_elements(view, node.left, enclosing, depth + 1)
+        right = loop_elements(view, node.right, enclosing, depth + 1)
         return left + right if left is not None and right is not None else None
     if isinstance(node, (cst.Tuple, cst.List)):
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
@@ -49,6 +56,31 @@ def loop_elements(view, iterable, depth: int = 0) -> list | None:
             return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-v)))
                     for v in values] if len(values) <= MAX_ITERATIONS else None
     return None
+
+
+def _bound_once(view, name: str, enclosing: cst.FunctionDef) -> bool:
+    """Whether NAME is bound exactly once where it lives (ENCLOSING's body where that binds it, else the module's
+    top level) and changed in place nowhere."""
+    def bindings(scope) -> list:
+        return find_nodes(scope, lambda n: (isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name)
+                                            or isinstance(n, (cst.AnnAssign, cst.AugAssign))
+                                            and isinstance(n.target, cst.Name)
+                                            or isinstance(n, cst.For) and isinstance(n.target, cst.Name)
+                                            or isinstance(n, cst.NamedExpr) and isinstance(n.target, cst.Name))
+                          and n.target.value == name and not (isinstance(n, cst.AnnAssign) and n.value is None),
+                          enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+
+    local = bindings(enclosing.body)
+    found = local if local else bindings(view.module_info.module)
+    if len(found) != 1 or isinstance(found[0], cst.AugAssign) or \
+            any(isinstance(b, cst.Tuple) for b in found):  # (unpacking targets are not AssignTarget names)
+        return False
+    changed = find_nodes(view.module_info.module, lambda n: isinstance(n, cst.Call)
+                         and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+                         and n.func.value.value == name and n.func.attr.value in MUTATORS
+                         or isinstance(n, (cst.AssignTarget, cst.Del)) and isinstance(n.target, cst.Subscript)
+                         and isinstance(n.target.value, cst.Name) and n.target.value.value == name)
+    return not changed
 
 
 def reads_loop_names(view, loop: cst.For) -> bool:
