@@ -1241,6 +1241,28 @@ __device__ __forceinline__ C catan(C z)
 // @helper fp16
 // float16 is CUDA's __half (<cuda_fp16.h>): its operators and the cuda.fp16 functions are cuda_fp16.h's own.
 
+// @helper fp8
+// fp8_e5m2, fp8_e4m3 and fp8_e8m0 are CUDA's __nv_fp8_e5m2, __nv_fp8_e4m3 and __nv_fp8_e8m0 (<cuda_fp8.h>): their
+// constructors and conversion operators are cuda_fp8.h's own, which numba-cuda binds (numba.cuda._internal.cuda_fp8).
+// Its conversion functions take cuda_fp8.h's enums, which numba-cuda passes as the integers of saturation_t,
+// fp8_interpretation_t and cudaRoundMode.
+__device__ __forceinline__ unsigned char cvt_float_to_fp8(float x, int sat, int kind)
+{
+    return __nv_cvt_float_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
+}
+__device__ __forceinline__ unsigned char cvt_double_to_fp8(double x, int sat, int kind)
+{
+    return __nv_cvt_double_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
+}
+__device__ __forceinline__ unsigned char cvt_float_to_e8m0(float x, int sat, int mode)
+{
+    return __nv_cvt_float_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
+}
+__device__ __forceinline__ unsigned char cvt_double_to_e8m0(double x, int sat, int mode)
+{
+    return __nv_cvt_double_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
+}
+
 // @helper bf16
 // bfloat16 is CUDA's __nv_bfloat16 (<cuda_bf16.h>): its operators and the cuda.bf16 functions are cuda_bf16.h's own,
 // which numba-cuda binds.

@@ -182,13 +182,18 @@ class Typer:
     def t_AddressOf(self, e):
         return self.type_of(e.target)
 
-    def _scalars(self, e, *operands):
+    def _scalars(self, e, *operands, storage=False):
+        """The operands' scalar types; STORAGE: FP8 values are taken too (a conversion's operand)."""
         ts = [self.type_of(o) for o in operands]
         if any(t is None for t in ts):
             return None
         for o, t in zip(operands, ts):
             if not isinstance(t, T.Scalar) or t.kind == "r":
                 raise TypeErrorAt(o.node or e.node, "non-scalar operand", f"{t} cannot be used in arithmetic")
+            if t.kind == "q" and not storage:
+                raise TypeErrorAt(o.node or e.node, f"{t} operand", "numba-cuda's FP8 types are storage: they have "
+                                  "no arithmetic or comparisons (Numba's typing finds none)",
+                                  f"convert it first, float32(v), and back with {t.name}(x)")
         return ts
 
     def t_BinOp(self, e):
@@ -267,10 +272,13 @@ class Typer:
         return None if ts is None else T.unify(ts[1], ts[2])
 
     def t_Cast(self, e):
-        ts = self._scalars(e, e.value)
+        ts = self._scalars(e, e.value, storage=True)
         if ts is None:
             return None
         t = ts[0]
+        if t.kind == "q" and e.to not in ("int", "float") and e.to.is_complex:
+            raise TypeErrorAt(e.node, f"{e.to}() of an {t}", "cuda_fp8.h converts FP8 values to real types only",
+                              f"convert to a float first: {e.to}(float32(v))")
         if t.is_complex and (e.to in ("int", "float") or not e.to.is_complex):
             raise TypeErrorAt(e.node, f"{e.to}() of a complex number", "Numba cannot convert a complex number to a "
                               "real one", "take z.real, z.imag or abs(z)")
@@ -364,6 +372,12 @@ class Typer:
                         not (isinstance(s, ir.ExprStmt) and s.value is node):
                     raise TypeErrorAt(node.node or s.node, f"'{node.func_name}' returns no value",
                                       "its result cannot be used", "call it on its own line")
+        if isinstance(s, ir.Store) and isinstance(s.value.type, T.Scalar) and isinstance(s.target.type, T.Scalar) \
+                and "q" in (s.value.type.kind, s.target.type.kind) and s.value.type != s.target.type:
+            raise TypeErrorAt(s.node, f"{s.value.type} stored as {s.target.type}", "numba-cuda's FP8 types convert "
+                              "to and from other types only where the code says so (Numba converts none implicitly)",
+                              f"convert it: {s.target.type.name}(v)" if s.target.type.kind != "q" else
+                              f"make it one: {s.target.type.name}(x)")
         if isinstance(s, ir.Store) and isinstance(s.value.type, T.Scalar) and s.value.type.is_complex \
                 and not s.target.type.is_complex:
             raise TypeErrorAt(s.node, f"{s.value.type} stored into a {s.target.type} array",

@@ -127,6 +127,10 @@ class ExprPrinter:
         return f"{self.wrap(e.value, PRECEDENCE['postfix'])}.{field}", PRECEDENCE["postfix"]
 
     def visit_Cast(self, e):
+        if e.to in T.FP8:  # cuda_fp8.h's constructor of the value's own C type, as numba-cuda's binding calls
+            return f"{c_type(e.to)}({self.expr(e.value)})", PRECEDENCE["postfix"]
+        if e.value.ctype in T.FP8:  # its conversion operator to that C type (numba-cuda binds each)
+            return f"({c_type(e.to)}){self.wrap(e.value, PRECEDENCE['unary'])}", PRECEDENCE["unary"]
         if e.to == T.BFLOAT16:  # cuda_bf16.h's constructor of the value's own C type, as numba-cuda's binding calls
             return f"__nv_bfloat16({self.expr(e.value)})", PRECEDENCE["postfix"]
         if e.value.ctype == T.BFLOAT16 and e.to != T.FLOAT32:

@@ -358,6 +358,7 @@ class Renderer:
         text = environment().get_template("module.cu.j2").render(cooperative=cooperative, fortran=fortran,
                                                                  fp16="fp16" in program.helpers,
                                                                  bf16="bf16" in program.helpers,
+                                                                 fp8="fp8" in program.helpers,
             version=__version__, source_name=self.source_name,
             source_hash=hashlib.sha256(program.info.source.encode()).hexdigest(),
             kernels=kernels, helpers=helpers, linked=linked, constants=self.constants(),

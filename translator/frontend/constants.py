@@ -64,7 +64,13 @@ MATH_CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "m
                   "cmath.pi": math.pi, "cmath.e": math.e, "cmath.tau": math.tau, "cmath.inf": math.inf,
                   "cmath.nan": math.nan, "cmath.infj": complex(0, math.inf), "cmath.nanj": complex(0, math.nan),
                   # CuPy's are NumPy's, so a kernel may read them where CuPy is not installed
-                  "cupy.pi": math.pi, "cupy.e": math.e, "cupy.inf": math.inf, "cupy.nan": math.nan}
+                  "cupy.pi": math.pi, "cupy.e": math.e, "cupy.inf": math.inf, "cupy.nan": math.nan,
+                  # the enums numba-cuda's FP8 conversions take (IntEnums, which Numba reads as their integers)
+                  "cuda._internal.cuda_fp8.saturation_t.NOSAT": 0, "cuda._internal.cuda_fp8.saturation_t.SATFINITE": 1,
+                  "cuda._internal.cuda_fp8.fp8_interpretation_t.E4M3": 0,
+                  "cuda._internal.cuda_fp8.fp8_interpretation_t.E5M2": 1,
+                  **{f"cuda.bindings.runtime.cudaRoundMode.{m}": k for k, m in enumerate(
+                      ("cudaRoundNearest", "cudaRoundZero", "cudaRoundPosInf", "cudaRoundMinInf"))}}
 
 
 def const_eval(info: ModuleInfo, node, local_consts: dict | None = None):

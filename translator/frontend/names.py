@@ -74,7 +74,9 @@ SCALAR_PREFIXES = ("numba.core.types.", "cuda.core.types.", "numba.types.", "cud
 
 
 # numba.cuda.bf16.bfloat16, and the binding it re-exports
-BFLOAT16_NAMES = ("cuda.bf16.bfloat16", "cuda._internal.cuda_bf16.nv_bfloat16")
+BFLOAT16_NAMES = ("cuda.bf16.bfloat16", "cuda._internal.cuda_bf16.nv_bfloat16", "cuda.types.bfloat16")
+# numba-cuda's FP8 types, whose calls are cuda_fp8.h's constructors
+FP8_NAMES = {f"cuda._internal.cuda_fp8.{t.name}": t for t in T.FP8}
 
 
 def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
@@ -83,6 +85,8 @@ def scalar_type_of_name(canon: str | None) -> T.Scalar | None:
         return None
     if canon in BFLOAT16_NAMES:
         return T.BFLOAT16
+    if canon in FP8_NAMES:
+        return FP8_NAMES[canon]
     for prefix in SCALAR_PREFIXES:
         if canon.startswith(prefix):
             return T.scalar_by_name(canon[len(prefix):])

@@ -362,6 +362,13 @@ for _numba, _word in (("int16", "short"), ("uint16", "ushort")):
 for _name in ("trunc", "ceil", "floor", "sqrt", "log", "log10", "cos", "sin", "tanh", "exp", "exp2"):
     TABLE[f"math.{_name}"] = _overloaded_for(TABLE[f"math.{_name}"], T.BFLOAT16, f"h{_name}")
 
+# numba-cuda's FP8 conversion functions (numba.cuda._internal.cuda_fp8): cuda_fp8.h's, returning the 8-bit storage;
+# the enums are passed as their integers (templates/n2c_helpers.cuh, section fp8)
+for _name, _t in (("cvt_float_to_fp8", T.FLOAT32), ("cvt_double_to_fp8", T.FLOAT64),
+                  ("cvt_float_to_e8m0", T.FLOAT32), ("cvt_double_to_e8m0", T.FLOAT64)):
+    _add(f"cuda._internal.cuda_fp8.{_name}", f"n2c::{_name}", _fixed(T.UINT8), 3, helper="fp8",
+         arg_types=(lambda t: lambda ts: [t, T.INT32, T.INT32])(_t))
+
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)
     "add": ("n2c::atomic_add", "atomic_add", "iuf"),

@@ -78,6 +78,11 @@ FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}", "f", b) for b in (16, 32, 64))
 # value of kernels only (NumPy has no bfloat16 array to pass), so it is no signature's type
 BFLOAT16 = Scalar("bfloat16", "f", 16)
 COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 128)
+# numba-cuda's FP8 types (numba.cuda._internal.cuda_fp8): cuda_fp8.h's __nv_fp8_e5m2, __nv_fp8_e4m3 and
+# __nv_fp8_e8m0, storage types made and read only through cuda_fp8.h's constructors and conversions, which
+# numba-cuda binds (kind "q": no arithmetic, no implicit conversion); values of kernels only, like bfloat16
+FP8_E5M2, FP8_E4M3, FP8_E8M0 = (Scalar(f"fp8_{f}", "q", 8) for f in ("e5m2", "e4m3", "e8m0"))
+FP8 = (FP8_E5M2, FP8_E4M3, FP8_E8M0)
 
 # numba.cuda.random's generator state: a record of two uint64 (s0, s1), as create_xoroshiro128p_states makes it;
 # an array element only, passed to the xoroshiro128p_* functions (kind "r": no arithmetic).
@@ -104,6 +109,7 @@ C_NAMES = {
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "unsigned int", "uint64": "uint64_t",
     "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
     "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half", "bfloat16": "__nv_bfloat16",
+    "fp8_e5m2": "__nv_fp8_e5m2", "fp8_e4m3": "__nv_fp8_e4m3", "fp8_e8m0": "__nv_fp8_e8m0",
 }
 
 
@@ -559,8 +565,8 @@ def unify(a, b):
         return b
     if b is None or a == b:
         return a
-    if not (isinstance(a, Scalar) and isinstance(b, Scalar)) or BFLOAT16 in (a, b):
-        raise TypeError(f"cannot unify {a} and {b}")  # bfloat16 converts to nothing implicitly (cuda_bf16.h)
+    if not (isinstance(a, Scalar) and isinstance(b, Scalar)) or BFLOAT16 in (a, b) or "q" in (a.kind, b.kind):
+        raise TypeError(f"cannot unify {a} and {b}")  # bfloat16 and FP8 convert to nothing implicitly
     if a.kind == "b":
         return b
     if b.kind == "b":

@@ -105,8 +105,8 @@ def cmd_translate(args) -> int:
             print(defect_report(outcome, args.file, program.info.source.splitlines()), file=sys.stderr)
             return EXIT_INTERNAL
         if not outcome.compiler:
-            print("numba2cuda: note: neither nvcc nor g++ was found, so the .cu was not compiled before writing",
-                  file=sys.stderr)
+            why = outcome.skipped or "neither nvcc nor g++ was found"
+            print(f"numba2cuda: note: {why}, so the .cu was not compiled before writing", file=sys.stderr)
     out = args.output or (Path(args.file).stem + (".cu" if args.emit == "cu" else ".ir.txt"))
     if out == "-":
         sys.stdout.write(text)

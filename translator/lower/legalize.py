@@ -27,8 +27,8 @@ def convert_const(c: ir.Const, to: T.Scalar) -> ir.Const:
         return out
     if isinstance(c.value, complex):
         return None  # Numba has no complex-to-real conversion (the typer reports it)
-    if T.BFLOAT16 in (to, c.type):
-        return None  # cuda_bf16.h's constructor rounds it, as numba-cuda's binding does (NumPy has no bfloat16)
+    if T.BFLOAT16 in (to, c.type) or "q" in (to.kind, c.type.kind):
+        return None  # cuda_bf16.h's (cuda_fp8.h's) constructor rounds it, as numba-cuda's binding does
     if to.kind == "b":
         value = bool(c.value)
     elif to.is_float:
@@ -92,6 +92,8 @@ class Legalizer:
             self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
         if any(v.type == T.BFLOAT16 for v in self.fn.variables) or any(p.type == T.BFLOAT16 for p in self.fn.params):
             self.helpers.add("bf16")
+        if any(v.type in T.FP8 for v in self.fn.variables) or any(p.type in T.FP8 for p in self.fn.params):
+            self.helpers.add("fp8")
         for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, T.Record)}:
             kinds = {getattr(t, "dtype", t) for t in map(record.field_type, record.names)}
             if any(t.is_complex for t in kinds):
@@ -177,6 +179,8 @@ class Legalizer:
             self.helpers.add("fp16")
         elif e.type == T.BFLOAT16:
             self.helpers.add("bf16")  # __nv_bfloat16 comes from <cuda_bf16.h>
+        elif e.type in T.FP8:
+            self.helpers.add("fp8")  # __nv_fp8_e4m3 ... come from <cuda_fp8.h>
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
             return self.x_BoolOp(e, condition)

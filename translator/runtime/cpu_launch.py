@@ -7,12 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .cpurun import compile_cpu, launch
+from .cpurun import compile_cpu, gpu_only, launch
 from . import launch_checks as checks
 from .dropin import extension_name, kernel_metadata, program_for
 from .ufunc import NumpyBackend, UFunc
 from ..frontend.module import parse_file, parse_source
 from ..lower.program import Options
+from ..errors import UserError
 from ..emit.render import render_program
 from ..lower.names import entry_name
 
@@ -118,5 +119,8 @@ def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = 
         parse_file(path, (options or Options()).import_module, options or Options())
     program = program_for(info, options, shells=cu_text is not None)
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
+    if gpu_only(text):
+        raise UserError(f"{info.path}: error: the translation runs on a GPU only: {gpu_only(text)}\n"
+                        "    hint: load it with numba2cuda.load() on a machine with an NVIDIA GPU")
     lib = compile_cpu(text, name=(extension_name(info.path) if path else "") or "module")
     return CpuModule(program, lib, text)

@@ -158,6 +158,14 @@ def library_path(cu_text: str, *, name: str, cache_dir=None, extra_flags: Sequen
     return _cache_root(cache_dir) / f"{name}-{digest.hexdigest()[:24]}" / f"lib{name}.so"
 
 
+def gpu_only(cu_text: str) -> str | None:
+    """Why CU_TEXT runs on a GPU only (a CUDA header the CPU runtime has no stand-in for), or None."""
+    if "#include <cuda_fp8.h>" in cu_text:
+        return ("it uses FP8 values (numba.cuda._internal.cuda_fp8, CUDA's cuda_fp8.h), which the CPU runtime does "
+                "not stand in for (nor does Numba's CUDA simulator)")
+    return None
+
+
 def build_cpu(
     cu_text: str,
     *,

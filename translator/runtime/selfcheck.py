@@ -45,6 +45,7 @@ class CheckOutcome:
     problems: list  # CompileProblem; empty: it compiles
     output: str = ""
     cached: bool = False
+    skipped: str = ""  # why a translation was not compiled though a compiler is here
 
     @property
     def ok(self) -> bool:
@@ -95,6 +96,9 @@ def check_cu(text: str, source_name: str = "", program=None) -> CheckOutcome:
     if compiler is None:
         return CheckOutcome("", [])
     label, argv, identity = compiler
+    if label != "nvcc" and "#include <cuda_fp8.h>" in text:
+        return CheckOutcome("", [], skipped="the translation uses FP8 values (cuda_fp8.h), which the CPU runtime's "
+                            "headers do not stand in for and only nvcc compiles")
     if label == "nvcc" and "#include <cuda_bf16.h>" in text:
         # sm_80: where cuda_bf16.h declares its arithmetic (numba-cuda compiles bfloat16 code for such devices);
         # at nvcc's default architecture __hfma(__nv_bfloat16, ...) is ambiguous. Only here: it costs a fifth more

@@ -136,12 +136,15 @@ class CpuRunner(_WorkerRunner):
     def __init__(self, path, cu_text, options, cu_path=None):
         from ..emit.render import render_program
         from ..frontend.module import parse_file
-        from ..runtime.cpurun import CHECK_FLAGS, CpuBuildError, build_cpu
+        from ..runtime.cpurun import CHECK_FLAGS, CpuBuildError, build_cpu, gpu_only
         from ..runtime.dropin import extension_name, program_for
 
         self.program = program_for(parse_file(path, options.import_module, options), options,
                                    shells=cu_text is not None)
         self.text = cu_text if cu_text is not None else render_program(self.program, Path(path).name)
+        if gpu_only(self.text):
+            raise UserError(f"{path}: error: the CPU tier cannot check this translation: {gpu_only(self.text)}\n"
+                            "    hint: verify it on a machine with an NVIDIA GPU (numba2cuda verify --device cuda)")
         try:
             self.lib = build_cpu(self.text, name=extension_name(path) or "module", extra_flags=CHECK_FLAGS)
         except CpuBuildError as exc:
