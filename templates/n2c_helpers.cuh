@@ -1262,6 +1262,14 @@ __device__ __forceinline__ unsigned char cvt_double_to_e8m0(double x, int sat, i
 {
     return __nv_cvt_double_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
 }
+__device__ __forceinline__ unsigned char cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw x, int sat, int kind)
+{
+    return __nv_cvt_bfloat16raw_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
+}
+__device__ __forceinline__ unsigned char cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw x, int sat, int mode)
+{
+    return __nv_cvt_bfloat16raw_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
+}
 
 // @helper bf16
 // bfloat16 is CUDA's __nv_bfloat16 (<cuda_bf16.h>): its operators and the cuda.bf16 functions are cuda_bf16.h's own,

@@ -17,7 +17,8 @@ KERNEL = '''
 from numba import cuda, float32, float64, int8, int64, uint8, uint64
 from numba.cuda.types import float16, bfloat16
 from numba.cuda._internal.cuda_fp8 import (fp8_e5m2, fp8_e4m3, fp8_e8m0, cvt_float_to_fp8, cvt_double_to_e8m0,
-                                          saturation_t, fp8_interpretation_t)
+                                          cvt_e8m0_to_bf16raw, cvt_bfloat16raw_to_fp8, saturation_t,
+                                          fp8_interpretation_t)
 from cuda.bindings.runtime import cudaRoundMode
 
 
@@ -40,6 +41,9 @@ def kernel(x, out, iout, raw):
         raw[i, 1] = cvt_float_to_fp8(x[i], saturation_t.SATFINITE, fp8_interpretation_t.E5M2)
         raw[i, 2] = cvt_float_to_fp8(x[i], saturation_t.NOSAT, fp8_interpretation_t.E4M3)
         raw[i, 3] = cvt_double_to_e8m0(float64(x[i]), saturation_t.SATFINITE, cudaRoundMode.cudaRoundPosInf)
+        bits = cvt_e8m0_to_bf16raw(raw[i, 3])
+        iout[i, 3] = int64(bits.x)
+        raw[i, 4] = cvt_bfloat16raw_to_fp8(bits, saturation_t.NOSAT, fp8_interpretation_t.E4M3)
 '''
 
 
@@ -51,7 +55,9 @@ def test_fp8_values_are_cuda_fp8s_constructors_and_conversions():
                  "(float)(__nv_bfloat16)b;", "iout[i * iout_shape1] = (int64_t)a;", "(int64_t)(int8_t)b;",
                  "(int64_t)(uint64_t)c;", "raw[i * raw_shape1] = (uint8_t)b;",
                  "n2c::cvt_float_to_fp8(x[i], 1, 1);", "n2c::cvt_float_to_fp8(x[i], 0, 0);",
-                 "n2c::cvt_double_to_e8m0((double)x[i], 1, 2);"):
+                 "n2c::cvt_double_to_e8m0((double)x[i], 1, 2);",
+                 "__nv_bfloat16_raw bits = __nv_cvt_e8m0_to_bf16raw(raw[i * raw_shape1 + 3]);",
+                 "iout[i * iout_shape1 + 3] = (int64_t)bits.x;", "n2c::cvt_bfloat16raw_to_fp8(bits, 0, 0);"):
         assert line in cu, line
 
 
@@ -59,6 +65,7 @@ def test_fp8_values_are_cuda_fp8s_constructors_and_conversions():
     ("out[0] = float32(a + a)", "fp8_e5m2 operand: numba-cuda's FP8 types are storage: they have no arithmetic"),
     ("out[0] = a", "fp8_e5m2 stored as float32: numba-cuda's FP8 types convert to and from other types only where "
                    "the code says so"),
+    ("out[0] = float32(a.x)", "attribute .x: a fp8_e5m2 has no attribute 'x'"),
 ])
 def test_fp8_values_have_no_arithmetic_and_no_implicit_conversion(body, said):
     src = ("from numba import cuda, float32\nfrom numba.cuda._internal.cuda_fp8 import fp8_e5m2\n\n\n"
@@ -95,8 +102,8 @@ def test_gpu_fp8_matches_numba(tmp_path):
                         449.0, 57344.0, 1e20, -1e20, np.inf, -np.inf, np.nan]]).astype(np.float32)
     results = []
     for run in (original.kernel, translated.kernel):
-        out, iout, raw = np.zeros((x.size, 5), np.float32), np.zeros((x.size, 3), np.int64), \
-            np.zeros((x.size, 4), np.uint8)
+        out, iout, raw = np.zeros((x.size, 5), np.float32), np.zeros((x.size, 4), np.int64), \
+            np.zeros((x.size, 5), np.uint8)
         run[(x.size + 63) // 64, 64](x, out, iout, raw)
         results.append((out, iout, raw))
     for want, got in zip(*results):

@@ -250,6 +250,9 @@ class Typer:
         fields = T.RECORD_FIELDS.get(getattr(self.type_of(e.value), "name", None))
         if fields is not None:  # states[i]["s0"]
             return fields[e.field]
+        if e.field not in ("real", "imag") and self.type_of(e.value) is not None:
+            raise TypeErrorAt(e.node or e.value.node, f"attribute .{e.field}", f"a {self.type_of(e.value)} has no "
+                              f"attribute '{e.field}'")
         ts = self._scalars(e, e.value)
         if ts is None:
             return None

@@ -261,6 +261,8 @@ class NameReadLowerer:
             return self.array_attribute(base, attr, node)
         if isinstance(base, ir.Expr) and attr in ("real", "imag"):
             return ir.Member(base, attr)
+        if isinstance(base, ir.Expr) and attr == "x":  # cuda_fp8's __nv_bfloat16_raw: the typer checks the type
+            return ir.Member(base, attr)
         if isinstance(base, GridGroup):
             if attr != "sync":
                 raise Unsupported(node, f"grid group .{attr}", "Numba's grid group has only sync()", "call g.sync()")

@@ -368,6 +368,11 @@ for _name, _t in (("cvt_float_to_fp8", T.FLOAT32), ("cvt_double_to_fp8", T.FLOAT
                   ("cvt_float_to_e8m0", T.FLOAT32), ("cvt_double_to_e8m0", T.FLOAT64)):
     _add(f"cuda._internal.cuda_fp8.{_name}", f"n2c::{_name}", _fixed(T.UINT8), 3, helper="fp8",
          arg_types=(lambda t: lambda ts: [t, T.INT32, T.INT32])(_t))
+for _name in ("cvt_bfloat16raw_to_fp8", "cvt_bfloat16raw_to_e8m0"):
+    _add(f"cuda._internal.cuda_fp8.{_name}", f"n2c::{_name}", _fixed(T.UINT8), 3, helper="fp8",
+         arg_types=lambda ts: [T.BF16RAW, T.INT32, T.INT32])
+_add("cuda._internal.cuda_fp8.cvt_e8m0_to_bf16raw", "__nv_cvt_e8m0_to_bf16raw", _fixed(T.BF16RAW), 1, helper="fp8",
+     arg_types=lambda ts: [T.UINT8])
 
 ATOMICS = {
     # Numba name: (CUDA function or n2c helper, helper section, accepted element kinds)

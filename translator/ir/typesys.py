@@ -83,12 +83,16 @@ COMPLEX64, COMPLEX128 = Scalar("complex64", "c", 64), Scalar("complex128", "c", 
 # numba-cuda binds (kind "q": no arithmetic, no implicit conversion); values of kernels only, like bfloat16
 FP8_E5M2, FP8_E4M3, FP8_E8M0 = (Scalar(f"fp8_{f}", "q", 8) for f in ("e5m2", "e4m3", "e8m0"))
 FP8 = (FP8_E5M2, FP8_E4M3, FP8_E8M0)
+# cuda_bf16.h's __nv_bfloat16_raw (a bfloat16's bits in .x), which cuda_fp8.h's e8m0 conversions take and give
+BF16RAW = Scalar("bfloat16_raw", "q", 16)
+CUDA_FP8_TYPES = (*FP8, BF16RAW)  # the types a translation needs <cuda_fp8.h> for
 
 # numba.cuda.random's generator state: a record of two uint64 (s0, s1), as create_xoroshiro128p_states makes it;
 # an array element only, passed to the xoroshiro128p_* functions (kind "r": no arithmetic).
 XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
 RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
-RECORD_FIELDS = {XOROSHIRO128P.name: {"s0": UINT64, "s1": UINT64}}  # a record's fields, read as states[i]["s0"]
+RECORD_FIELDS = {XOROSHIRO128P.name: {"s0": UINT64, "s1": UINT64},  # a record's fields, read as states[i]["s0"]
+                 "bfloat16_raw": {"x": UINT16}}
 
 SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32,
                               FLOAT64, COMPLEX64, COMPLEX128)}
@@ -110,6 +114,7 @@ C_NAMES = {
     "float32": "float", "float64": "double", "xoroshiro128p_type": "n2c::xoroshiro128p_state",
     "complex64": "n2c::complex64", "complex128": "n2c::complex128", "float16": "__half", "bfloat16": "__nv_bfloat16",
     "fp8_e5m2": "__nv_fp8_e5m2", "fp8_e4m3": "__nv_fp8_e4m3", "fp8_e8m0": "__nv_fp8_e8m0",
+    "bfloat16_raw": "__nv_bfloat16_raw",
 }
 
 

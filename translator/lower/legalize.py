@@ -92,7 +92,8 @@ class Legalizer:
             self.helpers.add("fp16")  # __half comes from <cuda_fp16.h>
         if any(v.type == T.BFLOAT16 for v in self.fn.variables) or any(p.type == T.BFLOAT16 for p in self.fn.params):
             self.helpers.add("bf16")
-        if any(v.type in T.FP8 for v in self.fn.variables) or any(p.type in T.FP8 for p in self.fn.params):
+        if any(v.type in T.CUDA_FP8_TYPES for v in self.fn.variables) or \
+                any(p.type in T.CUDA_FP8_TYPES for p in self.fn.params):
             self.helpers.add("fp8")
         for record in {a.dtype for a in getattr(self.fn, "arrays", []) if isinstance(a.dtype, T.Record)}:
             kinds = {getattr(t, "dtype", t) for t in map(record.field_type, record.names)}
@@ -179,7 +180,7 @@ class Legalizer:
             self.helpers.add("fp16")
         elif e.type == T.BFLOAT16:
             self.helpers.add("bf16")  # __nv_bfloat16 comes from <cuda_bf16.h>
-        elif e.type in T.FP8:
+        elif e.type in T.CUDA_FP8_TYPES:
             self.helpers.add("fp8")  # __nv_fp8_e4m3 ... come from <cuda_fp8.h>
         method = getattr(self, "x_" + type(e).__name__, None)
         if isinstance(e, ir.BoolOp):
