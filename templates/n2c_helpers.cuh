@@ -1246,30 +1246,16 @@ __device__ __forceinline__ C catan(C z)
 // constructors and conversion operators are cuda_fp8.h's own, which numba-cuda binds (numba.cuda._internal.cuda_fp8).
 // Its conversion functions take cuda_fp8.h's enums, which numba-cuda passes as the integers of saturation_t,
 // fp8_interpretation_t and cudaRoundMode.
-__device__ __forceinline__ unsigned char cvt_float_to_fp8(float x, int sat, int kind)
-{
-    return __nv_cvt_float_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
-}
-__device__ __forceinline__ unsigned char cvt_double_to_fp8(double x, int sat, int kind)
-{
-    return __nv_cvt_double_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
-}
-__device__ __forceinline__ unsigned char cvt_float_to_e8m0(float x, int sat, int mode)
-{
-    return __nv_cvt_float_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
-}
-__device__ __forceinline__ unsigned char cvt_double_to_e8m0(double x, int sat, int mode)
-{
-    return __nv_cvt_double_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
-}
-__device__ __forceinline__ unsigned char cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw x, int sat, int kind)
-{
-    return __nv_cvt_bfloat16raw_to_fp8(x, (__nv_saturation_t)sat, (__nv_fp8_interpretation_t)kind);
-}
-__device__ __forceinline__ unsigned char cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw x, int sat, int mode)
-{
-    return __nv_cvt_bfloat16raw_to_e8m0(x, (__nv_saturation_t)sat, (cudaRoundMode)mode);
-}
+#define N2C_FP8_CVT(NAME, FROM, ENUM) \
+    __device__ __forceinline__ unsigned char NAME(FROM x, int sat, int e) \
+    { return __nv_##NAME(x, (__nv_saturation_t)sat, (ENUM)e); }
+N2C_FP8_CVT(cvt_float_to_fp8, float, __nv_fp8_interpretation_t)
+N2C_FP8_CVT(cvt_double_to_fp8, double, __nv_fp8_interpretation_t)
+N2C_FP8_CVT(cvt_bfloat16raw_to_fp8, __nv_bfloat16_raw, __nv_fp8_interpretation_t)
+N2C_FP8_CVT(cvt_float_to_e8m0, float, cudaRoundMode)
+N2C_FP8_CVT(cvt_double_to_e8m0, double, cudaRoundMode)
+N2C_FP8_CVT(cvt_bfloat16raw_to_e8m0, __nv_bfloat16_raw, cudaRoundMode)
+#undef N2C_FP8_CVT
 
 // @helper bf16
 // bfloat16 is CUDA's __nv_bfloat16 (<cuda_bf16.h>): its operators and the cuda.bf16 functions are cuda_bf16.h's own,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpu_pairs import numba_and_translation
 from translator import translate_source
 from translator.errors import UserError
 from translator.runtime.cpu_launch import load_cpu
@@ -91,12 +92,7 @@ def test_an_fp8_translation_compiles(tmp_path, capsys):
 @pytest.mark.gpu
 def test_gpu_fp8_matches_numba(tmp_path):
     """Every FP8 conversion and cvt function, on values around each format's range, bit for bit against Numba."""
-    import numba2cuda
-    from translator.userimport import import_path
-
-    path = tmp_path / "fp8.py"
-    path.write_text(KERNEL)
-    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    original, translated = numba_and_translation(tmp_path, "fp8", KERNEL)
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.standard_normal(200) * 10, rng.standard_normal(200) * 1e5, [0.0, -0.0, 1e-9, 448.0,
                         449.0, 57344.0, 1e20, -1e20, np.inf, -np.inf, np.nan]]).astype(np.float32)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gpu_pairs import numba_and_translation
 from translator import translate_source
 from translator.errors import UserError
 from translator.frontend.module import parse_source
@@ -1301,12 +1302,7 @@ def test_round_with_ndigits_follows_numba_cuda():
 @pytest.mark.gpu
 def test_gpu_round_with_ndigits_matches_numba(tmp_path):
     """round(x, n) on the GPU: the translation against numba-cuda's own, on values near halfway points."""
-    import numba2cuda
-    from translator.userimport import import_path
-
-    path = tmp_path / "rounding.py"
-    path.write_text(ROUNDING)
-    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    original, translated = numba_and_translation(tmp_path, "rounding", ROUNDING)
     rng = np.random.default_rng(7)
     n = rng.integers(-3, 6, 4000).astype(np.int64)
     x = np.round(rng.standard_normal(4000) * 1000, 3) + rng.choice([0.0, 0.0005, -0.0005, 5e-4 + 1e-12], 4000)
@@ -2486,12 +2482,7 @@ def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
 def test_gpu_kernels_made_in_a_loop_match_numba(tmp_path):
     """Each iteration's kernel (cache-hinted loads, that iteration's constants) against the kernel Numba made in
     that iteration."""
-    import numba2cuda
-    from translator.userimport import import_path
-
-    path = tmp_path / "loops.py"
-    path.write_text(LOOP_MADE)
-    original, translated = import_path(str(path)), numba2cuda.load(path, progress=False)
+    original, translated = numba_and_translation(tmp_path, "loops", LOOP_MADE)
     x = np.arange(1000, dtype=np.int64) * 7 - 300
     for numba_kernel, name in zip(original.make_all(), ("f_2", "f_3")):
         want, got = np.zeros_like(x), np.zeros_like(x)
