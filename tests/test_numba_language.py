@@ -2437,6 +2437,11 @@ def make_all():
         @cuda.jit("void(int64[::1])")
         def g(r):
             r[0] = k
+        twice = 2 * k
+
+        @cuda.jit("void(int64[::1])")
+        def g2(r):
+            r[0] = twice
     for op in (cuda.ldcs, cuda.ldlu):
         @cuda.jit("void(int64[::1], int64[::1])")
         def h(r, x):
@@ -2462,6 +2467,8 @@ def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
         r = np.zeros(1, np.int64)
         getattr(module, f"g_{k}")[1, 1](r)
         assert r.tolist() == [k]
+        getattr(module, f"g2_{k}")[1, 1](r)  # a name the loop's body binds from the loop's
+        assert r.tolist() == [2 * k]
     cu = translate_source(source, "loops.py")
     assert "__global__ void h_ldcs(" in cu and "__ldcs(&x[0])" in cu and "__ldlu(&x[0])" in cu
     prog = build_program(parse_source(source, "loops.py"), Options())

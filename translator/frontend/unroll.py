@@ -6,7 +6,8 @@ numba-cuda's tests make kernels in loops (`for operator, modifier in load_operat
 closure's values of that iteration. numba2cuda reads such a loop where its iterable is a sequence written in the
 source (a tuple or list literal, a name bound once to one, a sum of those, or `range` of constants): each element
 is bound to the loop's targets as an assignment binds it, in a scope view of its own, and the loop's body is read
-once per element. A kernel that reads none of the loop's names is the same in every iteration: it is read once.
+once per element. A kernel that reads none of the names the loop binds (its targets and what its body assigns) is the
+same in every iteration: it is read once.
 """
 
 from __future__ import annotations
@@ -84,8 +85,12 @@ def _bound_once(view, name: str, enclosing: cst.FunctionDef) -> bool:
 
 
 def reads_loop_names(view, loop: cst.For) -> bool:
-    """Whether a function LOOP's body compiles with cuda.jit reads a name the loop binds."""
+    """Whether a function LOOP's body compiles with cuda.jit reads a name the loop binds: its targets, or a name its
+    body assigns (`bias = scale * 10`), which each iteration binds again."""
     targets = {n.value for n in find_nodes(loop.target, lambda n: isinstance(n, cst.Name))}
+    targets |= {t.target.value for t in find_nodes(loop.body, lambda n: isinstance(n, cst.AssignTarget)
+                                                   and isinstance(n.target, cst.Name),
+                                                   enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))}
     jitted = find_nodes(loop.body, lambda n: isinstance(n, cst.FunctionDef)
                         and any(jit_parts(view, d.decorator) is not None for d in n.decorators))
     return any(find_nodes(fn, lambda n: isinstance(n, cst.Name) and n.value in targets) for fn in jitted)
