@@ -2496,3 +2496,27 @@ def test_gpu_kernels_made_in_a_loop_match_numba(tmp_path):
         numba_kernel[1, 1](want, x)
         getattr(translated, name)[1, 1](got, x)
         assert np.array_equal(want, got), name
+
+
+@pytest.mark.needs("g++")
+def test_a_none_constant_as_a_condition_is_false():
+    """numba-cuda's test_functioncompiler_locals: `cond = None` in the test, `if cond:` in the kernel. Numba prunes
+    the branch (None is falsy); it was "a NoneType constant cannot be used here"."""
+    module = load_cpu(source=HEAD + '''
+DEBUG = None
+
+
+@cuda.jit("void(float32[::1])")
+def k(a):
+    if DEBUG:
+        a[0] = 1.0
+    else:
+        a[1] = 2.0
+''')
+    a = np.zeros(2, np.float32)
+    module.k[1, 1](a)
+    assert a.tolist() == [0.0, 2.0]
+    cu = translate_source("from numba import cuda, float32\n\n\ndef test():\n    cond = None\n\n"
+                          "    @cuda.jit(\"void(float32[::1])\")\n    def f(b):\n        s = cuda.shared.array(1, float32)\n"
+                          "        if cond:\n            s[0] = b[0]\n", "m.py")
+    assert "__shared__ float s[1];" in cu and "s[0] = b[0]" not in cu

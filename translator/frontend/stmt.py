@@ -276,8 +276,12 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, ExpressionStatementLowe
 
     # ------------------------------------------------------------ compound statements
     def stmt_If(self, stmt: cst.If) -> list:
-        cond = self.expr(stmt.test)
-        decided = decided_test(cond)
+        if isinstance(stmt.test, cst.Name) and stmt.test.value not in self.scope \
+                and stmt.test.value in self.info.constants and self.info.constants[stmt.test.value] is None:
+            decided = False  # `if cond:` of a closure's `cond = None` (numba-cuda's test_functioncompiler_locals)
+        else:
+            cond = self.expr(stmt.test)
+            decided = decided_test(cond)
         if decided is not None:  # Numba prunes the other branch before typing: it may not even type-check
             if decided:
                 return self.block(stmt.body)
