@@ -59,6 +59,9 @@ def reserved_by_standard(name: str) -> bool:
     return "__" in name or (name.startswith("_") and len(name) > 1 and name[1].isupper())
 
 
+GPU_ONLY = ("<cuda_fp8.h>",)  # headers a translation that includes them can only be built by nvcc for
+
+
 def includes_of_template() -> list[str]:
     return re.findall(r"^#include\s*(<[^>]+>|\"[^\"]+\")", TEMPLATE.read_text(), re.MULTILINE)
 
@@ -89,7 +92,8 @@ def translation_units(nvcc: str | None, cxx: str) -> list[tuple[str, str, str]]:
                 macros = _run([nvcc, "-E", *flags, "-Xcompiler", "-dM", cu.name, "-o", "-"], tmp)
                 out.append((label, text, macros))
         cpp = Path(tmp) / "empty_cpu.cpp"
-        cpp.write_text(source)
+        # the CPU runtime stands in for every header but those only a GPU build has (runtime/cpurun.py: gpu_only)
+        cpp.write_text("".join(f"#include {inc}\n" for inc in includes_of_template() if inc not in GPU_ONLY))
         base = [cxx, "-std=c++17", "-E", "-x", "c++", "-I", str(CPU_HEADER.parent / "cpu_include"),  # stand-ins
                 "-include", str(CPU_HEADER), cpp.name]
         out.append(("g++ CPU runtime", _run(base, tmp), _run(base[:-1] + ["-dM", cpp.name], tmp)))
