@@ -2520,3 +2520,32 @@ def k(a):
                           "    @cuda.jit(\"void(float32[::1])\")\n    def f(b):\n        s = cuda.shared.array(1, float32)\n"
                           "        if cond:\n            s[0] = b[0]\n", "m.py")
     assert "__shared__ float s[1];" in cu and "s[0] = b[0]" not in cu
+
+
+@pytest.mark.needs("g++")
+def test_an_array_method_added_with_overload_method_is_its_implementation():
+    """numba-cuda's test_overload_method_kwargs: `@overload_method(types.Array, "foo")` returning one
+    implementation with a keyword default, called `A.foo()`, `A.foo(20)`, `A.foo(a_kwarg=30)` in a kernel made in
+    a test. It was "array attribute .foo: only .shape, .size, .ndim, .dtype and .T are supported"."""
+    source = HEAD + '''
+from numba.cuda import types
+from numba.cuda.extending import overload_method
+
+
+@overload_method(types.Array, "first_plus")
+def _first_plus(arr, k=10):
+    def impl(arr, k=10):
+        return arr[0] + k
+    return impl
+
+
+@cuda.jit("void(int64[::1], float64[::1])")
+def bar(A, res):
+    res[0] = A.first_plus()
+    res[1] = A.first_plus(20)
+    res[2] = A.first_plus(k=30)
+'''
+    module = load_cpu(source=source)
+    res = np.zeros(3)
+    module.bar[1, 1](np.array([5], np.int64), res)
+    assert res.tolist() == [15.0, 25.0, 35.0]

@@ -11,6 +11,7 @@ from ..ir import typesys as T
 from ..errors import Reported, Unsupported
 from ..ir.facts import mark_written, root_array
 from .names import dotted, resolve, scalar_type_of_name
+from .overloads import method_function
 from .builtins import BuiltinLowerer
 from .reductions import METHODS as REDUCTION_METHODS, REDUCTIONS, ReductionLowerer
 from .unknowncalls import UnknownCallee
@@ -61,6 +62,10 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer, UnknownCallee):
             self.use_helper("complex")
             return ir.Call(intrinsics.lookup("np.conjugate"), [self.expr(node.func.value)])
         in_scope = isinstance(head, cst.Name) and head.value in self.scope
+        if in_scope and isinstance(node.func, cst.Attribute) and method_function(node.func.attr.value) in \
+                self.info.functions and isinstance(self.value(node.func.value), ir.ArrayVar):
+            # `a.foo(...)` of numba.extending's @overload_method(types.Array, "foo"): its implementation, array first
+            return self.device_call(node, method_function(node.func.attr.value), [node.func.value] + args, kwargs)
         if in_scope:
             self.value(head)  # a name whose definition already failed is not reported twice
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in REDUCTION_METHODS and not args and \

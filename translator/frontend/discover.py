@@ -26,7 +26,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import type_text
-from .overloads import implementation, lowered_target, overload_target
+from .overloads import array_method_target, implementation, lowered_target, overload_target
 from .percall import per_call_kinds
 from .inner import captured_names, lambda_as_def, named_lambda
 from .scan import find_nodes
@@ -140,7 +140,8 @@ class Discoverer(JitCallSites):
                 if fi is not None:
                     fi.ufunc = spec
                 return
-        target = next((t for t in (overload_target(view, d.decorator) for d in fn.decorators) if t), None)
+        target = next((t for t in (overload_target(view, d.decorator) or array_method_target(view, d.decorator)
+                                   for d in fn.decorators) if t), None)
         if jit is None and target is not None:
             self.overload(view, fn, target, prefix)
             return

@@ -66,6 +66,24 @@ def _docstring(stmt) -> bool:
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
+ARRAY_TYPES = {"numba.types.Array", "numba.core.types.Array", "cuda.types.Array", "numba.types.npytypes.Array",
+               "numba.core.types.npytypes.Array"}
+
+
+def array_method_target(view, call) -> str | None:
+    """The C-friendly name of the device function `@overload_method(types.Array, "foo")` gives arrays ("foo_method"),
+    when CALL is that call; its kernels' `a.foo(...)` calls it with the array first."""
+    if isinstance(call, cst.Call) and len(call.args) >= 2 and isinstance(call.args[1].value, cst.SimpleString) \
+            and MEMBER_APIS.get(resolve(view, call.func) or "") == "overload_method" \
+            and resolve(view, call.args[0].value) in ARRAY_TYPES:
+        return method_function(call.args[1].value.evaluated_value)
+    return None
+
+
+def method_function(attr: str) -> str:
+    return f"{attr}_method"
+
+
 MEMBER_APIS = {f"{m}.{f}": f for m in EXTENDING for f in ("overload_method", "overload_attribute")}
 
 
