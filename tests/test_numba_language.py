@@ -2549,3 +2549,30 @@ def bar(A, res):
     res = np.zeros(3)
     module.bar[1, 1](np.array([5], np.int64), res)
     assert res.tolist() == [15.0, 25.0, 35.0]
+
+
+@pytest.mark.needs("g++")
+def test_a_device_functions_signature_gives_its_result_type():
+    """`@cuda.jit("int32(int32)", device=True)` returning `a + a` (int64 in Numba's typing): Numba converts the
+    result to the signature's int32, so 2**31 - 1 doubles to -2; the C function returned the int64 4294967294
+    (and a float32 signature's float64 product, 3e38 * 2 = 6e38 where Numba gives inf)."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("int32(int32)", device=True)
+def twice(a):
+    return a + a
+
+
+@cuda.jit("float32(float32)", device=True)
+def dbl(a):
+    return a * 2
+
+
+@cuda.jit("void(int64[::1], int32[::1], float64[::1], float32[::1])")
+def k(r, x, rf, xf):
+    r[0] = twice(x[0])
+    rf[0] = dbl(xf[0]) / 3
+''')
+    r, rf = np.zeros(1, np.int64), np.zeros(1)
+    module.k[1, 1](r, np.array([2**31 - 1], np.int32), rf, np.array([3e38], np.float32))
+    assert r.tolist() == [-2] and rf.tolist() == [math.inf]
+    assert "__device__ int twice(int a)" in module.cu and "__device__ float dbl(float a)" in module.cu

@@ -32,7 +32,7 @@ from .inner import captured_names, lambda_as_def, named_lambda
 from .scan import find_nodes
 from .sites import JitCallSites
 from .ufuncs import cpu_jit, ufunc_decorator
-from .unroll import MAX_ITERATIONS, iteration_labels, iteration_view, loop_elements, reads_loop_names
+from .unroll import MAX_ITERATIONS, Iteration, compile_points, iteration_labels, loop_elements, reads_loop_names
 
 # ------------------------------------------------------------------ the walk
 
@@ -99,14 +99,16 @@ class Discoverer(JitCallSites):
                 not reads_loop_names(view, loop):
             return False
         elements = loop_elements(view, loop.iter, enclosing)
-        if not elements or len(elements) > MAX_ITERATIONS:
+        points = compile_points(view, loop)
+        if not elements or len(elements) > MAX_ITERATIONS or points is None:
             return False
         labels = iteration_labels(view, elements)
         for k, (element, label) in enumerate(zip(elements, labels)):
             self.iteration = (loop, label, k)
-            try:
-                self.walk(iteration_view(view, loop, element, self.sibling, enclosing.name.value), loop.body.body,
-                          enclosing, prefix)
+            run = Iteration(view, loop, element, self.sibling, enclosing.name.value)
+            try:  # each statement in the view of the moment what it defines compiles
+                for stmt, point in zip(loop.body.body, points):
+                    self.walk(run.at(point), [stmt], enclosing, prefix)
             finally:
                 self.iteration = None
         return True

@@ -115,16 +115,67 @@ def iteration_labels(view, elements: list) -> list[str]:
     return labels
 
 
-def iteration_view(view, loop: cst.For, element, sibling, owner: str):
-    """VIEW with LOOP's targets bound to ELEMENT and its body's assignments read as one iteration runs them."""
-    from collections import ChainMap
+def compile_points(view, loop: cst.For) -> list | None:
+    """For each statement of LOOP's body, how many of the body's statements have run when what it defines
+    compiles: a kernel with a signature compiles at its definition, a lazy one at its first launch, which must
+    be in the body (launched after the loop, every iteration's kernel would read the last iteration's values);
+    other statements, at themselves. None where a lazy kernel is not launched in the body, or where the loop
+    may stop an iteration early (break, continue): Numba makes no kernel for an iteration that skips the def."""
+    body = loop.body.body
+    if find_nodes(loop.body, lambda n: isinstance(n, (cst.Break, cst.Continue)),
+                  enter=lambda n: not isinstance(n, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef))):
+        return None
+    points = []
+    for k, stmt in enumerate(body):
+        point = k
+        for fn in find_nodes(stmt, lambda n: isinstance(n, cst.FunctionDef),
+                             enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.ClassDef))):
+            parts = next((p for p in (jit_parts(view, d.decorator) for d in fn.decorators) if p is not None), None)
+            if parts is None or _is_device(parts) or _has_signature(parts):
+                continue
+            launched = [j for j in range(k, len(body)) if find_nodes(body[j], lambda n: _launch_of(n, fn))]
+            if not launched:
+                return None
+            point = launched[0]
+        points.append(point)
+    return points
 
-    sub = view.view(aliases=dict(view.aliases), constants=dict(view.constants), nonconstant=dict(view.nonconstant),
-                    value_nodes=dict(view.value_nodes), history={}, needs_run=set(view.needs_run),
-                    functions=ChainMap({}, view.functions), failed_functions=ChainMap({}, view.failed_functions),
-                    plain_functions=ChainMap({}, view.plain_functions), per_call=dict(view.per_call),
-                    overloads=ChainMap({}, view.overloads))
-    binder = Binder(sub, owner, sibling)
-    binder.assign(loop.target, element)
-    binder.run(loop.body.body)
-    return sub
+
+def _is_device(parts) -> bool:
+    device = parts[1].get("device")
+    return isinstance(device, cst.Name) and device.value == "True"
+
+
+def _has_signature(parts) -> bool:
+    return bool(parts[0]) or any(k in parts[1] for k in ("signature", "func_or_sig", "argtypes"))
+
+
+def _launch_of(node, fn: cst.FunctionDef) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) \
+        and isinstance(node.func.value, cst.Name) and node.func.value.value == fn.name.value
+
+
+class Iteration:
+    """One iteration of an unrolled loop: scope views of VIEW with the loop's targets bound to ELEMENT and the
+    body's first statements run, one view per compile point, all sharing the functions the iteration defines."""
+
+    def __init__(self, view, loop: cst.For, element, sibling, owner: str):
+        from collections import ChainMap
+
+        self.view, self.loop, self.element, self.sibling, self.owner = view, loop, element, sibling, owner
+        self.tables = dict(functions=ChainMap({}, view.functions), failed_functions=ChainMap({}, view.failed_functions),
+                           plain_functions=ChainMap({}, view.plain_functions), overloads=ChainMap({}, view.overloads))
+        self.views: dict = {}
+
+    def at(self, point: int):
+        """The iteration's view once POINT statements of the body have run."""
+        if point not in self.views:
+            view = self.view
+            sub = view.view(aliases=dict(view.aliases), constants=dict(view.constants),
+                            nonconstant=dict(view.nonconstant), value_nodes=dict(view.value_nodes), history={},
+                            needs_run=set(view.needs_run), per_call=dict(view.per_call), **self.tables)
+            binder = Binder(sub, self.owner, self.sibling)
+            binder.assign(self.loop.target, self.element)
+            binder.run(self.loop.body.body[:point])
+            self.views[point] = sub
+        return self.views[point]

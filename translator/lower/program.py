@@ -25,7 +25,8 @@ from .names import name_program
 from .selection import selected_kernels, unbound_decorator
 from ..frontend.stmt import FunctionLowerer
 from ..frontend.webs import parallel_nodes, split_webs
-from ..analysis.typer import Typer
+from ..analysis.dataflow import walk_statements
+from ..analysis.typer import Typer, converted
 
 
 @dataclass
@@ -108,8 +109,15 @@ class Program:
         for call in device_calls(fn.body):
             if isinstance(call.target, _SelfCall):
                 call.target = fn  # C calls the function by its own name
-        if fi.signature and fi.signature[0] not in (None, T.VOID) and fn.return_type != fi.signature[0]:
-            fn.declared_return = fi.signature[0]
+        declared = fi.signature[0] if fi.signature else None
+        if isinstance(declared, T.Scalar) and isinstance(fn.return_type, T.Scalar) and fn.return_type != declared:
+            # `@cuda.jit("int32(int32)", device=True)` returning a + a (int64): Numba converts the result to the
+            # signature's type, and callers (or a C caller of the function alone) get that type
+            for ret in walk_statements(fn.body):
+                if isinstance(ret, ir.Return) and len(ret.values) == 1:
+                    ret.values[0] = converted(ret.values[0], declared)
+                    ret.values[0].type = declared
+            fn.return_type = declared
         fn.c_name = self.c_name(name)
         self.instances[key] = fn
         self.notices += [n for n in fi.notices if n not in self.notices]
@@ -187,6 +195,9 @@ class Program:
         suffixes = signature_suffixes(signatures)
         # a kernel made in each iteration of a loop: one C kernel per iteration, launched by a name of its own
         variants = [(f"_{label}", one) for label, one in fi.iterations] or [("", fi)]
+        taken = {f.name for f in self.info.functions.values() if not f.iterations} | set(self.info.constants)
+        while fi.iterations and any(fi.name + label in taken for label, _ in variants):  # a kernel k_1 of its own
+            variants = [("_" + label, one) for label, one in variants]
         for (label, variant), (signature, suffix) in itertools.product(variants, zip(signatures, suffixes)):
             try:
                 types = kernel_types_of(self.info, variant, self.options, signature)
