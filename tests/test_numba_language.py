@@ -2539,16 +2539,23 @@ def _first_plus(arr, k=10):
     return impl
 
 
+@cuda.jit(device=True)
+def first_plus_method(a, k):
+    return 12345
+
+
 @cuda.jit("void(int64[::1], float64[::1])")
 def bar(A, res):
     res[0] = A.first_plus()
     res[1] = A.first_plus(20)
     res[2] = A.first_plus(k=30)
+    res[3] = first_plus_method(A, 1)
 '''
     module = load_cpu(source=source)
-    res = np.zeros(3)
+    res = np.zeros(4)
     module.bar[1, 1](np.array([5], np.int64), res)
-    assert res.tolist() == [15.0, 25.0, 35.0]
+    # a function of the module named like the C function the method becomes is still its own
+    assert res.tolist() == [15.0, 25.0, 35.0, 12345.0]
 
 
 @pytest.mark.needs("g++")

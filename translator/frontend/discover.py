@@ -26,7 +26,7 @@ from .constants import ConstArray
 from .decorators import function_info, jit_parts, returned_expression
 from .info import FunctionInfo, ModuleInfo
 from .jitoptions import type_text
-from .overloads import array_method_target, implementation, lowered_target, overload_target
+from .overloads import array_method_target, implementation, lowered_target, method_c_name, overload_target
 from .percall import per_call_kinds
 from .inner import captured_names, lambda_as_def, named_lambda
 from .scan import find_nodes
@@ -199,10 +199,11 @@ class Discoverer(JitCallSites):
             view.overloads[target] = (fn.name, f"'{fn.name.value}' picks its implementation by the arguments' "
                                       "types when Numba compiles the call", False)
             return
+        name = target if target.isidentifier() else method_c_name(target)  # an array method's key is no name
         if isinstance(impl, cst.Lambda):
-            impl = lambda_as_def(impl, cst.Name(target), self.info.reporter)
+            impl = lambda_as_def(impl, cst.Name(name), self.info.reporter)
         fi = self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
-                           target, None)
+                           name, None)
         if fi is not None and view is not self.info:  # made in a test method: its kernels call it by that name
             view.functions.maps[0][target] = fi
 

@@ -71,8 +71,8 @@ ARRAY_TYPES = {"numba.types.Array", "numba.core.types.Array", "cuda.types.Array"
 
 
 def array_method_target(view, call) -> str | None:
-    """The C-friendly name of the device function `@overload_method(types.Array, "foo")` gives arrays ("foo_method"),
-    when CALL is that call; its kernels' `a.foo(...)` calls it with the array first."""
+    """The key of the device function `@overload_method(types.Array, "foo")` gives arrays, when CALL is that call;
+    its kernels' `a.foo(...)` calls it with the array first."""
     if isinstance(call, cst.Call) and len(call.args) >= 2 and isinstance(call.args[1].value, cst.SimpleString) \
             and MEMBER_APIS.get(resolve(view, call.func) or "") == "overload_method" \
             and resolve(view, call.args[0].value) in ARRAY_TYPES:
@@ -81,7 +81,14 @@ def array_method_target(view, call) -> str | None:
 
 
 def method_function(attr: str) -> str:
-    return f"{attr}_method"
+    """The key the implementation of arrays' method ATTR is registered under: no Python name, so no function of
+    the module can take its place."""
+    return f"<array method {attr}>"
+
+
+def method_c_name(key: str) -> str:
+    """The C name of the function registered under an array method's KEY (`foo_method`)."""
+    return key[len("<array method "):-1] + "_method"
 
 
 MEMBER_APIS = {f"{m}.{f}": f for m in EXTENDING for f in ("overload_method", "overload_attribute")}
