@@ -150,3 +150,30 @@ def test_linked_sources_given_as_a_set_and_a_gap_in_them_is_the_users(tmp_path, 
     err = capsys.readouterr().err
     assert f"{path}:6:1: error: linked CUDA source (cuda.CUSource at k.py:6): nvcc rejects it: " in err
     assert "Unresolved extern function 'twice'" in err and "internal error" not in err and not out.exists()
+
+
+@pytest.mark.needs("g++")
+def test_a_macro_of_one_linked_source_reaches_neither_the_next_nor_the_kernel():
+    """Numba compiles each linked source on its own. Pasted into one .cu, `#define SCALE 2` of the first reached
+    the second (whose `#ifndef SCALE` default is 3) and `#define fabs(v) (v)` rewrote the kernel's math.fabs."""
+    import numpy as np
+
+    from translator.runtime.cpu_launch import load_cpu
+
+    module = load_cpu(source='''from numba import cuda
+import math
+src_a = cuda.CUSource('#define SCALE 2\\n#define fabs(v) (v)\\nextern "C" __device__ int fa(int *ret, int x) { *ret = x * SCALE; return 0; }')
+src_b = cuda.CUSource('#ifndef SCALE\\n#define SCALE 3\\n#endif\\nextern "C" __device__ int fb(int *ret, int x) { *ret = x * SCALE; return 0; }')
+fa = cuda.declare_device("fa", "int32(int32)", link=[src_a, src_b])
+fb = cuda.declare_device("fb", "int32(int32)", link=[src_a, src_b])
+
+
+@cuda.jit("void(int32[::1], float64[::1])")
+def k(r, f):
+    r[0] = fa(r[0])
+    r[1] = fb(r[1])
+    f[0] = math.fabs(f[1])
+''')
+    r, f = np.array([7, 7], np.int32), np.array([0.0, -5.0])
+    module.k[1, 1](r, f)
+    assert r.tolist() == [14, 21] and f.tolist() == [5.0, -5.0]

@@ -29,6 +29,8 @@ from ..frontend.expr import const_expr
 from ..stack import deep_stack
 
 
+_VALUE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\(|[ \t]+\S)", re.MULTILINE)
+
 def _templates_dir() -> Path:
     here = Path(__file__).resolve().parent
     repo_templates = here.parents[1] / "templates"  # a source checkout: <repo>/templates
@@ -334,8 +336,12 @@ class Renderer:
             for path, text in f.sources:
                 if path not in seen:
                     seen.add(path)
+                    # Numba compiles each linked source on its own: a macro one defines must not reach the next
+                    # source or the kernels (an include guard, defined empty, stays: a later source skips the header)
+                    undefs = "".join(f"#undef {m}\n" for m in dict.fromkeys(_VALUE_MACRO.findall(text)))
                     out.append(f"// ---- {Path(path).name}, linked by cuda.declare_device (link=): the user's own "
-                               f"CUDA source, as Numba links it\n{text.strip()}\n// ---- end of {Path(path).name}")
+                               f"CUDA source, as Numba links it\n{text.strip()}\n{undefs}"
+                               f"// ---- end of {Path(path).name}")
         return out + [f.wrapper() for f in foreign.values() if f.wrapper()]
 
     def render(self) -> str:
