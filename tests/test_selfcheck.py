@@ -150,6 +150,14 @@ def test_linked_sources_given_as_a_set_and_a_gap_in_them_is_the_users(tmp_path, 
     err = capsys.readouterr().err
     assert f"{path}:6:1: error: linked CUDA source (cuda.CUSource at k.py:6): nvcc rejects it: " in err
     assert "Unresolved extern function 'twice'" in err and "internal error" not in err and not out.exists()
+    # a declared function that no linked source defines at all
+    path.write_text(LINKED.replace('quad = cuda.declare_device("quad"', 'quint = cuda.declare_device("quint"')
+                    .replace("LINK", "[helper]")
+                    .replace("r[i] = quad(", "r[i] = quint("))
+    assert main(["translate", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert 'error: linked CUDA source (cuda.declare_device("quint"), which no source it links defines)' in err
+    assert "internal error" not in err and not out.exists()
 
 
 @pytest.mark.needs("g++")

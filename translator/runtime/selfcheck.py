@@ -144,6 +144,15 @@ def _linked_block(cu_lines: list[str], line: int) -> str | None:
     return None
 
 
+def _undefined_foreign(message: str, text: str) -> str | None:
+    """nvcc's 'identifier "f" is undefined' where f is a cuda.declare_device function: no linked source defines
+    it (Numba's link fails too); what the user declared, named, else None."""
+    m = re.search(r'identifier "(\w+)" is undefined', message)
+    if m and f'// cuda.declare_device("{m.group(1)}")' in text:
+        return f'cuda.declare_device("{m.group(1)}"), which no source it links defines'
+    return None
+
+
 def _unresolved_in_linked(message: str, text: str) -> str | None:
     """ptxas's "Unresolved extern function 'f'" where f is declared by the user's linked source and defined by
     none: the linked code's own gap (Numba's link fails on it too), named by that source."""
@@ -169,7 +178,7 @@ def parse_errors(output: str, text: str) -> list[CompileProblem]:
             continue
         line = int(m.group("line"))
         problem = CompileProblem(line, m.group("msg").strip(), python_line(cu_lines, line),
-                                 _linked_block(cu_lines, line))
+                                 _linked_block(cu_lines, line) or _undefined_foreign(m.group("msg"), text))
         if problem not in out:
             out.append(problem)
     return out
