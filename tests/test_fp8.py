@@ -67,9 +67,16 @@ def test_fp8_values_are_cuda_fp8s_constructors_and_conversions():
     ("out[0] = a", "fp8_e5m2 stored as float32: numba-cuda's FP8 types convert to and from other types only where "
                    "the code says so"),
     ("out[0] = float32(a.x)", "attribute .x: a fp8_e5m2 has no attribute 'x'"),
+    # code Numba refuses, found by an adversarial review: it was translated (exit 0) or failed nvcc (exit 70)
+    ("out[0] = float32(bool(a))", "bool\\(\\) of a fp8_e5m2: numba-cuda binds no such conversion"),
+    ("out[0] = float(a)", "float\\(\\) of a fp8_e5m2: numba-cuda binds no such conversion"),
+    ("out[0] = float32(fp8_e4m3(a))", "fp8_e4m3\\(\\) of a fp8_e5m2: numba-cuda binds no such conversion"),
+    ("if a:\n        out[0] = 1.0", "a fp8_e5m2 as a condition: numba-cuda's FP8 types have no truth value"),
+    ("out[0] = float32(abs(a))", "abs\\(\\) of an FP8 value: numba-cuda's FP8 types are storage"),
+    ("print(a)", "print\\(\\) of an FP8 value: Numba has no printing"),
 ])
 def test_fp8_values_have_no_arithmetic_and_no_implicit_conversion(body, said):
-    src = ("from numba import cuda, float32\nfrom numba.cuda._internal.cuda_fp8 import fp8_e5m2\n\n\n"
+    src = ("from numba import cuda, float32\nfrom numba.cuda._internal.cuda_fp8 import fp8_e5m2, fp8_e4m3\n\n\n"
            f'@cuda.jit("void(float32[::1])")\ndef k(out):\n    a = fp8_e5m2(out[1])\n    {body}\n')
     with pytest.raises(UserError, match=said):
         translate_source(src, "fp8.py")

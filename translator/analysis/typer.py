@@ -279,9 +279,14 @@ class Typer:
         if ts is None:
             return None
         t = ts[0]
-        if t.kind == "q" and e.to not in ("int", "float") and e.to.is_complex:
-            raise TypeErrorAt(e.node, f"{e.to}() of an {t}", "cuda_fp8.h converts FP8 values to real types only",
-                              f"convert to a float first: {e.to}(float32(v))")
+        if t.kind == "q" and (e.to in ("int", "float") or e.to.is_complex or e.to == T.BOOL or e.to.kind == "q"
+                              or t == T.BF16RAW) and e.to != t:
+            # numba-cuda binds the conversions to each sized number type; Python's int()/float(), bool() (no
+            # lowering), one FP8 type from another and the raw bfloat16's are not among them
+            name = e.to if e.to in ("int", "float") else e.to.name
+            raise TypeErrorAt(e.node, f"{name}() of a {t}", "numba-cuda binds no such conversion (Numba's typing "
+                              "or lowering refuses it)", f"convert through a sized type: {name}(float32(v))"
+                              if t != T.BF16RAW else "read its bits, v.x")
         if t.is_complex and (e.to in ("int", "float") or not e.to.is_complex):
             raise TypeErrorAt(e.node, f"{e.to}() of a complex number", "Numba cannot convert a complex number to a "
                               "real one", "take z.real, z.imag or abs(z)")
@@ -297,6 +302,10 @@ class Typer:
         ts = [self.type_of(a) for a in e.args]
         if any(t is None for t in ts):
             return None
+        if any(getattr(t, "kind", "") == "q" for t in ts) and not e.intrinsic.key.startswith("cuda._internal.cuda_fp8"):
+            raise TypeErrorAt(e.node, f"{e.intrinsic.key.rpartition('.')[2]}() of an FP8 value", "numba-cuda's FP8 "
+                              "types are storage: no function but cuda_fp8's own takes them",
+                              "convert it first, float32(v)")
         pointers = e.intrinsic.pointers or {}
         for k, (a, t) in enumerate(zip(e.args, ts)):
             if k in pointers and (not isinstance(t, T.Array) or t.dtype != pointers[k]):
@@ -388,6 +397,12 @@ class Typer:
                               "store z.real, z.imag or abs(z), or make the array complex")
         if isinstance(s, (ir.If, ir.While)) and isinstance(s.cond.type, T.Array):
             raise TypeErrorAt(s.cond.node, "array as a condition", "arrays have no truth value")
+        if isinstance(s, ir.Print) and any(getattr(getattr(v, "type", None), "kind", "") == "q" for v in s.items):
+            raise TypeErrorAt(s.node, "print() of an FP8 value", "Numba has no printing for numba-cuda's FP8 types",
+                              "print float32(v)")
+        if isinstance(s, (ir.If, ir.While)) and getattr(s.cond.type, "kind", "") == "q":
+            raise TypeErrorAt(s.cond.node, f"a {s.cond.type} as a condition", "numba-cuda's FP8 types have no truth "
+                              "value (Numba has no lowering of bool() for them)", "compare float32(v) != 0")
 
     def return_type(self):
         if self.fn.is_kernel:
