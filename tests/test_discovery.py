@@ -897,7 +897,8 @@ def test_a_jit_function_only_kernels_call_is_translated_as_its_device_function()
     assert any("returns a value, so Numba compiles it only as a device function where 'kernel' calls it (line 20), "
                "and cannot launch it: translated as that __device__ function alone" in d.message for d in prog.notices)
     text = error(src, kernels=["twice_plus_one"], types=int32)  # build, package, load: a kernel is what they launch
-    assert "name 'kernel', which carries it; `numba2cuda translate` writes this one as the __device__ function" in text
+    assert "name 'kernel', which carries it; `numba2cuda translate` (C output, the default --emit) writes this one " \
+        "as the __device__ function" in text
     text = error(src, kernels=["twice_plus_one"], device_code_alone=True)
     assert "nothing gives its parameters' types" in text and "translate 'kernel', which carries it; or pass " \
         "--types \"x=int32, ...\" to translate it as the __device__ function it is" in text
@@ -905,7 +906,7 @@ def test_a_jit_function_only_kernels_call_is_translated_as_its_device_function()
     cu = translate(src, kernels=["clamp"], types=parse_types_option("x=float32, lo=float32, hi=float32"),
                    device_code_alone=True)
     assert re.search(r"__device__ float clamp\(float x, float lo, float hi_?\)", cu) and "__global__" not in cu
-    assert "`numba2cuda translate` writes it alone as a __device__ function" in error(src, kernels=["clamp"])
+    assert "`numba2cuda translate` (C output) writes it alone as a __device__ function" in error(src, kernels=["clamp"])
 
 
 def test_an_overload_made_in_a_test_method_is_what_its_kernels_call():

@@ -2517,7 +2517,8 @@ def k(a):
     module.k[1, 1](a)
     assert a.tolist() == [0.0, 2.0]
     cu = translate_source("from numba import cuda, float32\n\n\ndef test():\n    cond = None\n\n"
-                          "    @cuda.jit(\"void(float32[::1])\")\n    def f(b):\n        s = cuda.shared.array(1, float32)\n"
+                          "    @cuda.jit(\"void(float32[::1])\")\n    def f(b):\n"
+                          "        s = cuda.shared.array(1, float32)\n"
                           "        if cond:\n            s[0] = b[0]\n", "m.py")
     assert "__shared__ float s[1];" in cu and "s[0] = b[0]" not in cu
 

@@ -170,8 +170,10 @@ def test_a_macro_of_one_linked_source_reaches_neither_the_next_nor_the_kernel():
 
     module = load_cpu(source='''from numba import cuda
 import math
-src_a = cuda.CUSource('#define SCALE 2\\n#define fabs(v) (v)\\nextern "C" __device__ int fa(int *ret, int x) { *ret = x * SCALE; return 0; }')
-src_b = cuda.CUSource('#ifndef SCALE\\n#define SCALE 3\\n#endif\\nextern "C" __device__ int fb(int *ret, int x) { *ret = x * SCALE; return 0; }')
+src_a = cuda.CUSource('#define SCALE 2\\n#define fabs(v) (v)\\n'
+                      'extern "C" __device__ int fa(int *ret, int x) { *ret = x * SCALE; return 0; }')
+src_b = cuda.CUSource('#ifndef SCALE\\n#define SCALE 3\\n#endif\\n'
+                      'extern "C" __device__ int fb(int *ret, int x) { *ret = x * SCALE; return 0; }')
 fa = cuda.declare_device("fa", "int32(int32)", link=[src_a, src_b])
 fb = cuda.declare_device("fb", "int32(int32)", link=[src_a, src_b])
 

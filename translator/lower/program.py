@@ -186,10 +186,12 @@ class Program:
             why = f"returns a value, so Numba compiles it only as a device function where '{caller[0]}' calls it " \
                   f"({where}), and cannot launch it"
             if not self.options.kernels:  # the whole file: build_program notes that the caller carries it
-                raise Unsupported(fi.node.name, f"kernel '{fi.name}'", why, f"translate '{caller[0]}', which carries it")
+                raise Unsupported(fi.node.name, f"kernel '{fi.name}'", why,
+                                  f"translate '{caller[0]}', which carries it")
             if not self.options.device_code_alone:
                 raise Unsupported(fi.node.name, f"kernel '{fi.name}'", why, f"name '{caller[0]}', which carries it; "
-                                  "`numba2cuda translate` writes this one as the __device__ function it is")
+                                  "`numba2cuda translate` (C output, the default --emit) writes this one as the "
+                                  "__device__ function it is")
             self._add_device_root(fi, why, caller[0])
             return
         suffixes = signature_suffixes(signatures)

@@ -64,8 +64,8 @@ def why_not_a_kernel(info: ModuleInfo, want: str, kernels: list) -> UserError:
     if devices:
         info.reporter.add(devices[0].node.name, f"--kernel {want}", "is a device function "
                           "(cuda.jit(device=True)); it is launched only through the kernels that call it",
-                          "name a kernel that calls it; `numba2cuda translate` writes it alone as a __device__ "
-                          "function")
+                          "name a kernel that calls it; `numba2cuda translate` (C output) writes it alone as a "
+                          "__device__ function")
         return UserError(info.reporter.diagnostics)
     plain = info.plain_functions.get(want)
     unbound = unbound_decorator(info, plain[0]) if plain is not None and plain[0].decorators else None
