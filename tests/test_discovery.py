@@ -907,6 +907,10 @@ def test_a_jit_function_only_kernels_call_is_translated_as_its_device_function()
                    device_code_alone=True)
     assert re.search(r"__device__ float clamp\(float x, float lo, float hi_?\)", cu) and "__global__" not in cu
     assert "`numba2cuda translate` (C output) writes it alone as a __device__ function" in error(src, kernels=["clamp"])
+    # one that returns an array it was given has no C result of its own (it was written with a void result)
+    text = error("from numba import cuda\n\n@cuda.jit(device=True)\ndef same(a):\n    a[0] = 1.0\n    return a\n",
+                 kernels=["same"], types=parse_types_option("a=float32[::1]"), device_code_alone=True)
+    assert "device function 'same': returns an array (one it was given)" in text
 
 
 def test_an_overload_made_in_a_test_method_is_what_its_kernels_call():

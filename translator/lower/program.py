@@ -242,7 +242,15 @@ class Program:
         types = [t.dtype if isinstance(t, T.Array) and t.ndim == 0 else t for t in types]
         if not fi.is_device:  # the copy a kernel's call reaches
             fi = self.info.functions.setdefault(f"{fi.key}.device", fi.device_copy())
-        self.device_roots.append(self.instantiate(fi.key, types, fi.node))
+        fn = self.instantiate(fi.key, types, fi.node)
+        if fn.return_type == T.VOID and any(r.value is not None and not (isinstance(r.value, cst.Name)
+                                                                         and r.value.value == "None")
+                                            for r in returns_of(fi.node)):
+            # it returns one of its arrays, which its callers take as that argument: no C result to write alone
+            raise Unsupported(fi.node.name, what, "returns an array (one it was given), which Numba hands back as "
+                              "the array object; a C function alone has no such result",
+                              "translate a kernel that calls it, which carries it")
+        self.device_roots.append(fn)
         self.notices.append(self.info.reporter.make(fi.node.name, what, f"{why}: translated as that __device__ "
                                                     "function alone, with no kernel to launch"))
 
