@@ -29,7 +29,9 @@ from ..frontend.expr import const_expr
 from ..stack import deep_stack
 
 
+# a macro with a value or parameters (`#define SCALE 2`, `#define sq(x) ...`), not an empty include guard
 _VALUE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\(|[ \t]+\S)", re.MULTILINE)
+
 
 def _templates_dir() -> Path:
     here = Path(__file__).resolve().parent

@@ -73,6 +73,24 @@ def _bound_then(compiled: ModuleInfo, changing: dict, line) -> ModuleInfo:
 AFTER_IMPORT = 1 << 62  # a line after every line of a module
 
 
+def launches(node, names) -> list:
+    """The launches under NODE of a kernel bound to one of NAMES: `kernel[grid, block](...)`,
+    `kernel.forall(n)(...)`."""
+    found = []
+
+    class Launches(cst.CSTVisitor):
+        def visit_Call(self, call) -> None:
+            func = call.func
+            target = func.value if isinstance(func, cst.Subscript) else (
+                func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
+                and func.func.attr.value == "forall" else None)
+            if isinstance(target, cst.Name) and target.value in names:
+                found.append(call)
+
+    node.visit(Launches())
+    return found
+
+
 def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
     """The line of the kernel's first launch (`kernel[grid, block](...)`, `kernel.forall(n)(...)`) after its
     definition, where that is certain: a statement that runs unconditionally (the enclosing function's own, or
@@ -92,21 +110,6 @@ def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
         node.visit(Names())
         return found
 
-    def launches(node) -> int:
-        count = []
-
-        class Launches(cst.CSTVisitor):
-            def visit_Call(self, call) -> None:
-                func = call.func
-                target = func.value if isinstance(func, cst.Subscript) else (
-                    func.func.value if isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
-                    and func.func.attr.value == "forall" else None)
-                if isinstance(target, cst.Name) and target.value in names:
-                    count.append(call)
-
-        node.visit(Launches())
-        return len(count)
-
     def scan(statements):
         for stmt in statements:
             if view.reporter.location(stmt).line <= start and not isinstance(stmt, cst.With):
@@ -119,7 +122,7 @@ def first_launch(view, fi: FunctionInfo, enclosing: cst.FunctionDef):
             used = mentions(stmt)
             if not used:
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine) and launches(stmt) == len(used):
+            if isinstance(stmt, cst.SimpleStatementLine) and len(launches(stmt, names)) == len(used):
                 return view.reporter.location(stmt).line
             return None
         return 0  # not mentioned

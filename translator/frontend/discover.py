@@ -259,12 +259,7 @@ class Discoverer(JitCallSites):
 
     def scope_view(self, parent: ModuleInfo, fn: cst.FunctionDef, values: dict | None = None) -> ModuleInfo:
         """The names a function defined inside FN sees: FN's imports, parameters and local constants over PARENT's."""
-        child = parent.view(aliases=dict(parent.aliases), constants=dict(parent.constants),
-                            nonconstant=dict(parent.nonconstant), value_nodes=dict(parent.value_nodes), history={},
-                            needs_run=set(parent.needs_run), functions=ChainMap({}, parent.functions),
-                            failed_functions=ChainMap({}, parent.failed_functions),
-                            plain_functions=ChainMap({}, parent.plain_functions), per_call=dict(parent.per_call),
-                            overloads=ChainMap({}, parent.overloads))
+        child = parent.child()
         binder = Binder(child, fn.name.value, self.sibling)
         binder.bind_parameters(fn, values)
         if isinstance(fn.body, cst.IndentedBlock):

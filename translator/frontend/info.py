@@ -11,12 +11,14 @@ functions'. Everything else in the view (the source, the reporter, the module's 
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from ..errors import Reporter
 
+CHAINED = ("functions", "failed_functions", "plain_functions", "overloads")  # a child scope's, over its parent's
 STOOD_IN = "(the import stood in for it)"  # ends the reason of a name the import mode gave a stand-in
 
 
@@ -124,6 +126,14 @@ class ModuleInfo:
     def view(self, **tables) -> ModuleInfo:
         """A scope view: these name tables, everything else shared with this module."""
         return replace(self, root=self.module_info, **tables)
+
+    def child(self, **tables) -> ModuleInfo:
+        """The view of a scope inside this one: copies of its name tables to bind in, and its function tables
+        chained over this one's; TABLES, where given, are used instead (shared with another view)."""
+        own = dict(aliases=dict(self.aliases), constants=dict(self.constants), nonconstant=dict(self.nonconstant),
+                   value_nodes=dict(self.value_nodes), history={}, needs_run=set(self.needs_run),
+                   per_call=dict(self.per_call), **{name: ChainMap({}, getattr(self, name)) for name in CHAINED})
+        return self.view(**{**own, **tables})
 
     def constant_c_name(self, name: str, value) -> str | None:
         """The C name a constant is declared under: its own, or NAME_2, NAME_3 ... for a constant of an enclosing

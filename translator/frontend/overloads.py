@@ -19,6 +19,10 @@ EXTENDING = ("cuda.extending", "numba.extending", "numba.core.extending")
 TYPING_NAMES = {f"{m}.{f}" for m in EXTENDING for f in ("type_callable", "lower_builtin")} | {
     "numba.core.imputils.lower_builtin", "cuda.cudaimpl.lower", "cuda.core.imputils.lower_builtin"}
 INTRINSIC_NAMES = {f"{m}.intrinsic" for m in EXTENDING}
+# numba.extending's additions to a Numba type: `@overload_method(types.Array, "foo")`, `@overload_attribute(...)`
+MEMBER_APIS = {f"{m}.{f}": f for m in EXTENDING for f in ("overload_method", "overload_attribute")}
+ARRAY_TYPES = {"numba.types.Array", "numba.core.types.Array", "cuda.types.Array", "numba.types.npytypes.Array",
+               "numba.core.types.npytypes.Array"}
 
 
 def lowered_target(view, decorator, fn: cst.FunctionDef) -> tuple[str, str] | None:
@@ -66,17 +70,21 @@ def _docstring(stmt) -> bool:
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-ARRAY_TYPES = {"numba.types.Array", "numba.core.types.Array", "cuda.types.Array", "numba.types.npytypes.Array",
-               "numba.core.types.npytypes.Array"}
+def _member_call(view, call) -> tuple[str, str] | None:
+    """(the API, the attribute) where CALL is `overload_method(T, "attr")` or `overload_attribute(T, "attr")`."""
+    if isinstance(call, cst.Call) and len(call.args) >= 2 and isinstance(call.args[1].value, cst.SimpleString):
+        api = MEMBER_APIS.get(resolve(view, call.func) or "")
+        if api is not None:
+            return api, call.args[1].value.evaluated_value
+    return None
 
 
 def array_method_target(view, call) -> str | None:
     """The key of the device function `@overload_method(types.Array, "foo")` gives arrays, when CALL is that call;
     its kernels' `a.foo(...)` calls it with the array first."""
-    if isinstance(call, cst.Call) and len(call.args) >= 2 and isinstance(call.args[1].value, cst.SimpleString) \
-            and MEMBER_APIS.get(resolve(view, call.func) or "") == "overload_method" \
-            and resolve(view, call.args[0].value) in ARRAY_TYPES:
-        return method_function(call.args[1].value.evaluated_value)
+    member = _member_call(view, call)
+    if member is not None and member[0] == "overload_method" and resolve(view, call.args[0].value) in ARRAY_TYPES:
+        return method_function(member[1])
     return None
 
 
@@ -91,15 +99,11 @@ def method_c_name(key: str) -> str:
     return key[len("<array method "):-1] + "_method"
 
 
-MEMBER_APIS = {f"{m}.{f}": f for m in EXTENDING for f in ("overload_method", "overload_attribute")}
-
-
 def extension_member(view, attr: str):
     """(the decorator, its API's name) where the module adds ATTR to a Numba type with `@overload_method(T, "attr")`
     or `@overload_attribute(T, "attr")`, else None."""
-    for call in find_nodes(view.module_info.module, lambda n: isinstance(n, cst.Call) and len(n.args) >= 2
-                           and isinstance(n.args[1].value, cst.SimpleString)):
-        api = MEMBER_APIS.get(resolve(view, call.func) or "")
-        if api is not None and call.args[1].value.evaluated_value == attr:
-            return call, api
+    for call in find_nodes(view.module_info.module, lambda n: isinstance(n, cst.Call)):
+        member = _member_call(view, call)
+        if member is not None and member[1] == attr:
+            return call, member[0]
     return None

@@ -179,6 +179,12 @@ def returns_of(fn: cst.FunctionDef) -> list:
                       enter=lambda n: not isinstance(n, (cst.FunctionDef, cst.Lambda)))
 
 
+def returns_a_value(fn: cst.FunctionDef) -> bool:
+    """Whether a `return` of FN gives a value (`return None` does not)."""
+    return any(r.value is not None and not (isinstance(r.value, cst.Name) and r.value.value == "None")
+               for r in returns_of(fn))
+
+
 def returned_params(fn: cst.FunctionDef, functions=None, depth: int = 0) -> tuple | None:
     """The parameters every `return` with a value gives back: (color,) for `return color`, (afp, bfp) for
     `return afp, bfp` (an MRI simulator's output arrays), if the returns agree; else None. With FUNCTIONS (name ->

@@ -13,12 +13,15 @@ same in every iteration: it is read once.
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 
 import libcst as cst
 
 from .bindings import Binder
+from .closures import launches
 from .constants import ConstEvalError, const_eval
 from .decorators import jit_parts
+from .info import CHAINED
 from .names import resolve
 from .scan import find_nodes
 
@@ -133,7 +136,7 @@ def compile_points(view, loop: cst.For) -> list | None:
             parts = next((p for p in (jit_parts(view, d.decorator) for d in fn.decorators) if p is not None), None)
             if parts is None or _is_device(parts) or _has_signature(parts):
                 continue
-            launched = [j for j in range(k, len(body)) if find_nodes(body[j], lambda n: _launch_of(n, fn))]
+            launched = [j for j in range(k, len(body)) if launches(body[j], {fn.name.value})]
             if not launched:
                 return None
             point = launched[0]
@@ -150,30 +153,19 @@ def _has_signature(parts) -> bool:
     return bool(parts[0]) or any(k in parts[1] for k in ("signature", "func_or_sig", "argtypes"))
 
 
-def _launch_of(node, fn: cst.FunctionDef) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) \
-        and isinstance(node.func.value, cst.Name) and node.func.value.value == fn.name.value
-
-
 class Iteration:
     """One iteration of an unrolled loop: scope views of VIEW with the loop's targets bound to ELEMENT and the
     body's first statements run, one view per compile point, all sharing the functions the iteration defines."""
 
     def __init__(self, view, loop: cst.For, element, sibling, owner: str):
-        from collections import ChainMap
-
         self.view, self.loop, self.element, self.sibling, self.owner = view, loop, element, sibling, owner
-        self.tables = dict(functions=ChainMap({}, view.functions), failed_functions=ChainMap({}, view.failed_functions),
-                           plain_functions=ChainMap({}, view.plain_functions), overloads=ChainMap({}, view.overloads))
+        self.tables = {name: ChainMap({}, getattr(view, name)) for name in CHAINED}
         self.views: dict = {}
 
     def at(self, point: int):
         """The iteration's view once POINT statements of the body have run."""
         if point not in self.views:
-            view = self.view
-            sub = view.view(aliases=dict(view.aliases), constants=dict(view.constants),
-                            nonconstant=dict(view.nonconstant), value_nodes=dict(view.value_nodes), history={},
-                            needs_run=set(view.needs_run), per_call=dict(view.per_call), **self.tables)
+            sub = self.view.child(**self.tables)
             binder = Binder(sub, self.owner, self.sibling)
             binder.assign(self.loop.target, self.element)
             binder.run(self.loop.body.body[:point])

@@ -92,7 +92,7 @@ CUDA_FP8_TYPES = (*FP8, BF16RAW)  # the types a translation needs <cuda_fp8.h> f
 XOROSHIRO128P = Scalar("xoroshiro128p_type", "r", 128)
 RECORDS = {XOROSHIRO128P.name: XOROSHIRO128P}
 RECORD_FIELDS = {XOROSHIRO128P.name: {"s0": UINT64, "s1": UINT64},  # a record's fields, read as states[i]["s0"]
-                 "bfloat16_raw": {"x": UINT16}}
+                 BF16RAW.name: {"x": UINT16}}
 
 SCALARS = {t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32,
                               FLOAT64, COMPLEX64, COMPLEX128)}

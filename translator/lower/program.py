@@ -19,7 +19,7 @@ from ..frontend.percall import per_call_note
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
-from ..frontend.scan import find_nodes, returns_of
+from ..frontend.scan import find_nodes, returns_a_value
 from .kernel_types import called_not_launched, kernel_types_of, signature_suffixes
 from .names import name_program
 from .selection import selected_kernels, unbound_decorator
@@ -177,9 +177,7 @@ class Program:
             self._add_device_root(fi, "--kernel names it")
             return
         signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
-        returns_value = any(r.value is not None and not (isinstance(r.value, cst.Name) and r.value.value == "None")
-                            for r in returns_of(fi.node))
-        caller = called_not_launched(self.info, fi) if returns_value else None
+        caller = called_not_launched(self.info, fi) if returns_a_value(fi.node) else None
         if caller is not None:
             # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
             where = f"line {caller[1]}" + (f", {caller[2]}" if caller[2] else "")
@@ -243,9 +241,7 @@ class Program:
         if not fi.is_device:  # the copy a kernel's call reaches
             fi = self.info.functions.setdefault(f"{fi.key}.device", fi.device_copy())
         fn = self.instantiate(fi.key, types, fi.node)
-        if fn.return_type == T.VOID and any(r.value is not None and not (isinstance(r.value, cst.Name)
-                                                                         and r.value.value == "None")
-                                            for r in returns_of(fi.node)):
+        if fn.return_type == T.VOID and returns_a_value(fi.node):
             # it returns one of its arrays, which its callers take as that argument: no C result to write alone
             raise Unsupported(fi.node.name, what, "returns an array (one it was given), which Numba hands back as "
                               "the array object; a C function alone has no such result",

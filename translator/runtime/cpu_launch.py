@@ -119,8 +119,9 @@ def load_cpu(path=None, *, source=None, cu_text=None, options: Options | None = 
         parse_file(path, (options or Options()).import_module, options or Options())
     program = program_for(info, options, shells=cu_text is not None)
     text = cu_text if cu_text is not None else render_program(program, Path(info.path).name)
-    if gpu_only(text):
-        raise UserError(f"{info.path}: error: the translation runs on a GPU only: {gpu_only(text)}\n"
+    why = gpu_only(text)
+    if why:
+        raise UserError(f"{info.path}: error: the translation runs on a GPU only: {why}\n"
                         "    hint: load it with numba2cuda.load() on a machine with an NVIDIA GPU")
     lib = compile_cpu(text, name=(extension_name(info.path) if path else "") or "module")
     return CpuModule(program, lib, text)

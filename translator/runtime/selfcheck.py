@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..build.plan import cache_root
 from ..sandbox import ChildFailed, Limits, run_command
-from .cpurun import CPU_INCLUDE, HEADER
+from .cpurun import CPU_INCLUDE, HEADER, gpu_only
 
 CHECK_SECONDS = 180
 _LINE_COMMENT = re.compile(r"//\s*([^\s:]+\.py):(\d+)\s*$")
@@ -96,9 +96,8 @@ def check_cu(text: str, source_name: str = "", program=None) -> CheckOutcome:
     if compiler is None:
         return CheckOutcome("", [])
     label, argv, identity = compiler
-    if label != "nvcc" and "#include <cuda_fp8.h>" in text:
-        return CheckOutcome("", [], skipped="the translation uses FP8 values (cuda_fp8.h), which the CPU runtime's "
-                            "headers do not stand in for and only nvcc compiles")
+    if label != "nvcc" and gpu_only(text):  # only nvcc has the header; the CPU runtime's stand-ins lack it
+        return CheckOutcome("", [], skipped=f"the translation runs on a GPU only: {gpu_only(text)}")
     if label == "nvcc" and "#include <cuda_bf16.h>" in text:
         # sm_80: where cuda_bf16.h declares its arithmetic (numba-cuda compiles bfloat16 code for such devices);
         # at nvcc's default architecture __hfma(__nv_bfloat16, ...) is ambiguous. Only here: it costs a fifth more

@@ -142,8 +142,9 @@ class CpuRunner(_WorkerRunner):
         self.program = program_for(parse_file(path, options.import_module, options), options,
                                    shells=cu_text is not None)
         self.text = cu_text if cu_text is not None else render_program(self.program, Path(path).name)
-        if gpu_only(self.text):
-            raise UserError(f"{path}: error: the CPU tier cannot check this translation: {gpu_only(self.text)}\n"
+        why = gpu_only(self.text)
+        if why:
+            raise UserError(f"{path}: error: the CPU tier cannot check this translation: {why}\n"
                             "    hint: verify it on a machine with an NVIDIA GPU (numba2cuda verify --device cuda)")
         try:
             self.lib = build_cpu(self.text, name=extension_name(path) or "module", extra_flags=CHECK_FLAGS)
