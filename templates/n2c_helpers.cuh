@@ -305,11 +305,15 @@ template <typename T>
 __device__ __forceinline__ bool array_any(const T *a, int64_t n, int64_t step = 1) { return array_truth<2>(a, n, step); }
 
 // @helper slice_bound
-// A slice bound read at run time (`a[b[k]:b[k + 1]]`), as Python takes it: a negative one counts from the end,
-// and one still before the start is the start. (One past the end is clipped where the length is computed.)
-__device__ __forceinline__ int64_t slice_bound(int64_t bound, int64_t extent)
+// A slice bound that may be negative (`a[:-1]`, `a[b[k]:b[k + 1]]`), as Python takes it: a negative one counts
+// from the end, and one still before the start is the start, or for a negative step one before it. (One past the
+// end is clipped where the length is computed.)
+__device__ __forceinline__ int64_t slice_bound(int64_t bound, int64_t extent, int64_t step = 1)
 {
-    return bound < 0 ? (bound + extent > 0 ? bound + extent : 0) : bound;
+    if (bound >= 0)
+        return bound;
+    bound += extent;
+    return bound >= 0 ? bound : (step < 0 ? -1 : 0);
 }
 
 // @helper slice_len

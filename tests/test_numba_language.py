@@ -840,18 +840,23 @@ def k(x, y):
 
 
 @pytest.mark.needs("g++")
-@pytest.mark.needs("g++")
 @pytest.mark.parametrize("lo, hi, step", [(None, None, -1), (None, None, 2), (1, None, 3), (5, 1, -2), (2, 9, 2),
-                                          (9, None, -1), (0, 0, -1), (None, 3, -1), (3, None, -3), (7, 2, 1)])
+                                          (9, None, -1), (0, 0, -1), (None, 3, -1), (3, None, -3), (7, 2, 1),
+                                          (-1, None, -2), (-3, None, 1), (None, -1, 1), (1, -1, 1), (-20, None, -1),
+                                          (None, -20, -1), (-2, -7, -1), (-9, 3, 2), (None, -20, 1), (-3, -1, 1)])
 def test_a_slice_with_a_step_counts_its_elements_as_python_does(lo, hi, step):
-    """numba-cuda's shared-memory test writes a slice backwards (`dynsmem[1::-1]`); a reversed row (`x[::-1]`),
-    every other element (`m[i, 1::2]`): a view whose elements lie STEP apart (was 'only step 1 slices')."""
+    """numba-cuda's shared-memory test writes a slice backwards (`dynsmem[1::-1]`, `dynsmem[-1::-2]`); a reversed
+    row (`x[::-1]`), every other element (`m[i, 1::2]`), all but the last (`x[:-1]`): a view whose elements lie
+    STEP apart (was 'only step 1 slices'), whose negative bounds count from the end (were refused: 'slices with
+    negative bounds are not supported'), constant or read at run time (`x[b[0]:b[1]:-2]`)."""
     spelt = f"{'' if lo is None else lo}:{'' if hi is None else hi}:{step}"
     src = HEAD + f'''
-@cuda.jit("void(float32[::1], float32[:, ::1], float32[::1], int64[::1])")
-def k(x, m, out, count):
+@cuda.jit("void(float32[::1], float32[:, ::1], float32[::1], int64[::1], int64[::1])")
+def k(x, m, out, count, b):
     i = cuda.grid(1)
     if i == 0:
+        r = x[{'b[0]' if lo is not None else ''}:{'b[1]' if hi is not None else ''}:{step}]
+        count[3] = len(r) * 1000 + (r[0] if len(r) > 0 else -1)
         v = x[{spelt}]
         count[0] = len(v)
         for j in range(v.shape[0]):
@@ -869,14 +874,15 @@ def k(x, m, out, count):
     module = load_cpu(source=src)
     x = np.arange(1.0, 8.0, dtype=np.float32)
     m = np.arange(16.0, dtype=np.float32).reshape(2, 8)
-    out, count = np.zeros(8, np.float32), np.zeros(3, np.int64)
-    module.k[1, 4](x, m, out, count)
+    out, count = np.zeros(8, np.float32), np.zeros(4, np.int64)
+    module.k[1, 4](x, m, out, count, np.array([lo or 0, hi or 0], np.int64))
     sl = slice(lo, hi, step)
     want_m = np.arange(16.0, dtype=np.float32).reshape(2, 8)
     if want_m[1, sl].size:
         want_m[1, sl][0] = -1.0
     s = np.arange(8.0)[sl]
-    assert count.tolist() == [len(x[sl]), len(m[1, sl]), len(s) * 1000 + (s[-1] if len(s) else -1)]
+    assert count.tolist() == [len(x[sl]), len(m[1, sl]), len(s) * 1000 + (s[-1] if len(s) else -1),
+                              len(x[sl]) * 1000 + (x[sl][0] if len(x[sl]) else -1)]
     assert out[:len(x[sl])].tolist() == x[sl].tolist() and np.array_equal(m, want_m)
 
 

@@ -243,9 +243,8 @@ class ArrayViewLowerer:
         bounds = []
         for bound, default in ((sl.lower, None), (sl.upper, -1)):
             value = self.expr(bound) if bound is not None else None
-            if isinstance(value, ir.Const) and value.value < 0:
-                raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
-                                  "write the bound as n - k")
+            if value is not None and not _not_negative(value):  # `buf[-1::-2]` counts from the end
+                value = ir.Call(intrinsics.SLICE_BOUND, [value, extent, step])
             if value is None:
                 value = const_expr(0, node) if step.value > 0 and default is None else \
                     ir.BinOp("-", extent, const_expr(1, node)) if default is None else \
@@ -268,14 +267,10 @@ class ArrayViewLowerer:
                                   "take the row first: a[i][::2]")
         start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
         stop = self.expr(sl.upper) if sl.upper is not None else extent
-        for bound in (start, stop):
-            if isinstance(bound, ir.Const) and bound.value < 0:
-                raise Unsupported(node, "negative slice bound", "slices with negative bounds are not supported",
-                                  "write the bound as n - k")
-        # a bound read at run time may be negative (CSR offsets of a graph library are not, but Numba does not
-        # know that): normalised as Python's slice normalises it, where the legalizer cannot prove it is not
-        start, stop = (b if isinstance(b, ir.Const) or b is extent else ir.Call(intrinsics.SLICE_BOUND, [b, extent])
-                       for b in (start, stop))
+        # `a[:-1]` counts from the end, and a bound read at run time may be negative (CSR offsets of a graph
+        # library are not, but Numba does not know that): normalised as Python's slice normalises it, where the
+        # legalizer cannot prove it is not
+        start, stop = (b if b is extent or _not_negative(b) else _from_end(b, extent) for b in (start, stop))
         consts = [b.value if isinstance(b, ir.Const) and isinstance(b.value, int) else None
                   for b in (start, stop, extent)]
         if None not in consts:
@@ -302,6 +297,18 @@ def _wrapped(index: ir.Expr, extent) -> ir.Expr:
     if isinstance(index, ir.Const) and isinstance(index.value, int) and index.value >= 0:
         return index
     return ir.Call(intrinsics.WRAP_INDEX, [index, extent()])
+
+
+def _not_negative(bound: ir.Expr) -> bool:
+    return isinstance(bound, ir.Const) and isinstance(bound.value, int) and bound.value >= 0
+
+
+def _from_end(bound: ir.Expr, extent: ir.Expr) -> ir.Expr:
+    """A slice bound of step 1 that may be negative, counted from the end as Python counts it; a constant one of
+    a constant extent is folded."""
+    if isinstance(bound, ir.Const) and isinstance(extent, ir.Const) and isinstance(extent.value, int):
+        return const_expr(max(bound.value + extent.value, 0))
+    return ir.Call(intrinsics.SLICE_BOUND, [bound, extent])
 
 
 def _stepped(offset, base: ir.ArrayVar):

@@ -418,6 +418,7 @@ def lookup(key: str) -> Intrinsic | None:
 # does unless the legalizer proves it non-negative, where it is the index itself.
 WRAP_INDEX = Intrinsic("n2c.wrap", "n2c::wrap", lambda ts: T.INT64, (2, 2), helper="wrap",
                        arg_types=lambda ts: [T.INT64, T.INT64])
-# A slice's bound read at run time, normalised as Python's slice does, unless the legalizer proves it non-negative.
-SLICE_BOUND = Intrinsic("n2c.slice_bound", "n2c::slice_bound", lambda ts: T.INT64, (2, 2), helper="slice_bound",
-                        arg_types=lambda ts: [T.INT64, T.INT64])
+# A slice's bound that may be negative (`a[:-1]`, `a[b[k]:]`), normalised as Python's slice does (the step, when
+# given, says where one before the first element clips to), unless the legalizer proves it non-negative.
+SLICE_BOUND = Intrinsic("n2c.slice_bound", "n2c::slice_bound", lambda ts: T.INT64, (2, 3), helper="slice_bound",
+                        arg_types=lambda ts: [T.INT64] * len(ts))
