@@ -976,3 +976,51 @@ def test_a_value_the_failed_import_would_give_does_not_name_the_flag_again(tmp_p
     assert rc == 2 and "importing the module raised OverflowError" in err
     assert "hint: make the module importable for --import-module (importing the module raised OverflowError" in err
     assert "translate with --import-module" not in err
+
+
+def test_device_arrays_a_device_function_reads_in_a_test_loop_are_passed_down_from_the_kernel(tmp_path):
+    """numba-cuda's test_device_array_capture: a test method makes `global_arr = cuda.to_device(...)` in a loop over
+    array factories and dtypes, and a device function the kernel calls reads it (a 0-D one too). The static
+    reading said 'assigned in a loop' without naming the import mode, and the import mode refused the device
+    function's read ('is a device array ... pass it as an argument'). Numba captures the pointer: it is now a
+    trailing parameter of every function from the kernel, which takes it from its launcher, down to the read."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        FACTORIES = [("direct", cuda.to_device), ("copied", lambda a: cuda.to_device(a.copy()))]
+
+        class TestCapture:
+            def test_dtypes(self):
+                for name, make in FACTORIES:
+                    for dtype, values in [(np.int32, [10, 20, 30]), (np.float64, [1.5, 2.5, 3.5])]:
+                        table = make(np.array(values, dtype=dtype))
+                        zero_d = make(np.array(4.0, dtype=np.float32))
+
+                        @cuda.jit(device=True)
+                        def lookup(idx):
+                            return table[idx]
+
+                        @cuda.jit(device=True)
+                        def read_twice(idx):
+                            return lookup(idx) + lookup(idx)
+
+                        @cuda.jit
+                        def kernel(output):
+                            i = cuda.grid(1)
+                            if i < output.size:
+                                output[i] = read_twice(i) + zero_d[()]
+
+                        out = cuda.device_array(3, dtype=dtype)
+                        kernel[1, 3](out)
+    """)
+    with pytest.raises(UserError) as static:
+        translate(path, import_module=None, types=parse_types_option("output=int32[:]"))
+    assert "is assigned in a loop" in str(static.value) and "--import-module" in str(static.value)
+    cu = translate(path, import_module="sim")
+    assert "int lookup(int64_t idx, const int *table, int64_t table_shape0)" in cu
+    assert "int64_t read_twice(int64_t idx, const int *table, int64_t table_shape0)" in cu
+    assert "lookup(idx, table, table_shape0) + lookup(idx, table, table_shape0);" in cu
+    assert "output[i] = (double)read_twice(i, table, table_shape0) + zero_d[0];" in cu
+    assert "void kernel(int *output, int64_t output_shape0, const int *table, int64_t table_shape0, " \
+        "const float *zero_d)" in cu

@@ -886,6 +886,44 @@ def k(x, m, out, count, b):
     assert out[:len(x[sl])].tolist() == x[sl].tolist() and np.array_equal(m, want_m)
 
 
+NEGATIVE_SLICES = HEAD + '''
+@cuda.jit(device=True)
+def put(out, t, v, w):
+    out[t, v, 0] = len(w)
+    out[t, v, 1] = w[0] if len(w) > 0 else -1
+    out[t, v, 2] = w[len(w) - 1] if len(w) > 0 else -1
+
+@cuda.jit
+def ends(x, b, out):
+    t = cuda.grid(1)
+    if t < b.shape[0]:
+        lo, hi = b[t, 0], b[t, 1]
+        put(out, t, 0, x[:-1])
+        put(out, t, 1, x[-3:])
+        put(out, t, 2, x[-1::-2])
+        put(out, t, 3, x[lo:hi])
+        put(out, t, 4, x[lo:hi:-1])
+        put(out, t, 5, x[lo::3])
+        put(out, t, 6, x[:hi:-2])
+        put(out, t, 7, x[-9:-2])
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_negative_slice_bounds_match_numba(tmp_path):
+    """Negative slice bounds, constant and read at run time, of step 1 and not: numba-cuda's against the
+    translation, over bounds from before the start to past the end."""
+    original, translated = numba_and_translation(tmp_path, "negative_slices", NEGATIVE_SLICES)
+    x = np.arange(1.0, 12.0)
+    b = np.array([(lo, hi) for lo in range(-14, 14, 3) for hi in range(-13, 14, 4)], np.int64)
+    results = []
+    for run in (original.ends, translated.ends):
+        out = np.zeros((len(b), 8, 3))
+        run[4, 32](x, b, out)
+        results.append(out)
+    assert np.array_equal(results[0], results[1])
+
+
 def test_a_slice_past_the_end_is_clipped_as_python_clips_it():
     """`s3(a[i:i + 3])` near the end of `a` is shorter there (found by the real-world collection: the view's
     length was 3 everywhere, and the device function read past the array)."""
@@ -1624,6 +1662,43 @@ def totals(quantities, out):
         assert out.tolist() == (2 * scale * prices).tolist()
     with pytest.raises(UserError, match="reads PRICES, a device array of the module that Numba captures by pointer"):
         load_cpu(source=src, options=options)
+
+
+@pytest.mark.needs("g++")
+def test_a_device_array_a_device_function_reads_is_passed_down_from_the_kernel():
+    """numba-cuda's test_device_array_capture reads the captured array in a device function the kernel calls; that
+    was 'is a device array ... pass it to the kernel as an argument'. The kernel takes it after its own arguments
+    and passes it down each call that leads to the read; what it holds when the kernel runs is what it reads."""
+    from translator.runtime import cpurun
+
+    src = '''
+import numpy as np
+from numba import cuda
+
+SCALE = cuda.to_device(np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32))
+
+@cuda.jit(device=True)
+def scaled(i):
+    return SCALE[i] * 2.0
+
+@cuda.jit(device=True)
+def twice_scaled(i):
+    return scaled(i) + scaled(i)
+
+@cuda.jit
+def k(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = twice_scaled(i) + SCALE[0]
+'''
+    cu = translate_source(src, "scale.py", Options(types=parse_types_option("out=float32[::1]")))
+    assert "double twice_scaled(int64_t i, const float *SCALE, int64_t SCALE_shape0)" in cu
+    lib = cpurun.compile_cpu(cu, name="captured_scale")
+    i64 = cpurun.ctypes.c_int64
+    for scale in (1, 3):
+        out, table = np.zeros(4, np.float32), np.array([1.0, 2.0, 3.0, 4.0], np.float32) * scale
+        cpurun.launch(lib, "k", 1, 32, 0, out, 4, table, 4, argtypes=[None, i64, None, i64])
+        assert out.tolist() == (4 * table + table[0]).tolist()
 
 
 @pytest.mark.needs("g++")

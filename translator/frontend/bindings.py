@@ -233,7 +233,8 @@ class Binder(SiblingImports):
             return
         self.bound.add(name)
         if self.loop_depth:
-            self._unknown(name, "is assigned in a loop, so its value when the kernel compiles is unknown")
+            # the import mode reads what it holds when the kernel compiles (its first launch)
+            self._unknown(name, "is assigned in a loop, so its value when the kernel compiles is unknown", run=True)
             return
         self.view.value_nodes[name] = value
         try:

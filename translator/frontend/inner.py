@@ -10,6 +10,7 @@ import libcst as cst
 
 from .info import FunctionInfo
 from .scan import NameReads, assignment_counts
+from .values import DeviceArray
 
 
 def captured_names(fi: FunctionInfo, inner: list, view) -> dict:
@@ -34,6 +35,35 @@ def captured_names(fi: FunctionInfo, inner: list, view) -> dict:
                 reads[f.key] |= more
                 changed = True
     return {f.key: tuple(sorted(reads[f.key])) for f in inner if reads[f.key]}
+
+
+def device_array_reads(functions: dict, module) -> tuple:
+    """({key of a device function: the device arrays of its scope it reads, and those the device functions it calls
+    read}, {key of a kernel: {name: DeviceArray} its calls pass on}): numba-cuda's test_device_array_capture reads
+    `global_array = cuda.to_device(...)` in a device function the kernel calls. Numba captures the pointer; the
+    translation passes each as a trailing argument, from the kernel, which takes it from its launcher, down every
+    call that leads to the read."""
+    reads, calls, values = {}, {}, {}
+    for f in functions.values():
+        scope = f.scope or module
+        names = {n for n in _reads(f.node.body) if n not in set(f.params) | set(assignment_counts(f.node))}
+        calls[f.key] = {scope.functions[n].key for n in names if n in scope.functions}
+        if f.is_device:
+            reads[f.key] = {n for n in names if isinstance(scope.constants.get(n), DeviceArray)}
+            values.update((n, scope.constants[n]) for n in reads[f.key])
+    changed = True
+    while changed:  # what a callee reads, its caller passes on
+        changed = False
+        for f in functions.values():
+            if f.is_device:
+                local = set(f.params) | set(assignment_counts(f.node))
+                more = {n for g in calls[f.key] for n in reads.get(g, ()) if n not in local} - reads[f.key]
+                reads[f.key] |= more
+                changed = changed or bool(more)
+    kernels = {f.key: {n: values[n] for g in calls[f.key] for n in reads.get(g, ())}
+               for f in functions.values() if not f.is_device}
+    return {key: tuple(sorted(names)) for key, names in reads.items() if names}, \
+        {key: passed for key, passed in kernels.items() if passed}
 
 
 def named_lambda(node) -> bool:

@@ -12,11 +12,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..ir import typesys as T
 from .bindings import Binder
 from .closures import array_mutations
-from .constants import ConstArray
+from .constants import ConstArray, DeviceArray
 from .decorators import function_info, jit_parts
 from .discover import Discoverer
 from .dtypes import record_spellings
 from .importmode import apply_globals, apply_kernels, run_import
+from .inner import device_array_reads
 from .scan import assignment_counts, find_nodes
 from ..userimport import (CONVENTIONAL_NAMES, SNIPPET_NAMES, project_folders, project_path_entries, python3_source,
                           unimported_names)
@@ -146,6 +147,17 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     Discoverer(info, sibling).run()
     if imported is not None:
         apply_kernels(info, imported, _imported_function, sibling.file, sibling.text)
+    devices, kernels = device_array_reads(info.functions, info)
+    for key, names in devices.items():  # each passed down from the kernel, which takes it from its launcher
+        fi = info.functions[key]
+        fi.captured = tuple(fi.captured) + names
+        fi.params = fi.params + list(names)
+    for key, passed in kernels.items():
+        scope = info.functions[key].scope or info
+        for name, value in passed.items():
+            if not isinstance(scope.constants.get(name), DeviceArray):
+                scope.constants[name] = value
+                scope.nonconstant.pop(name, None)
     names = {fi.name for fi in info.functions.values()}
     for kernel, node in info.declared_type_nodes.items():
         if kernel not in names and kernel not in info.failed_functions:

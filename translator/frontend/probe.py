@@ -88,7 +88,7 @@ class Describer:
             return {"kind": "function", "qualified": f"{module}.{v.__qualname__}"}
         if hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "FakeCUDAArray":
             dtype = getattr(v, "dtype", None)
-            if getattr(dtype, "kind", "") in ("b", "i", "u", "f") and getattr(v, "ndim", 0) >= 1:
+            if getattr(dtype, "kind", "") in ("b", "i", "u", "f") and getattr(v, "ndim", None) is not None:
                 # captured by pointer: its shape and type are what a kernel knows of it (made in a loop, of data)
                 return {"kind": "device_array", "shape": [int(d) for d in v.shape], "dtype": str(dtype)}
             return {"kind": "read_from_source"}
