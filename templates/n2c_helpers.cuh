@@ -400,6 +400,22 @@ __device__ __forceinline__ T round_ndigits(T xin, int64_t ndigits)
     return (T)z;
 }
 
+// @helper exit_thread
+// A raise (or a failed assert) in a device function: Numba returns an exception status, which every caller, the
+// kernel too, returns on in turn (without debug=True nothing reads it), so the thread ends there. PTX's exit ends
+// it at once, wherever the call chain is.
+[[noreturn]] __device__ __forceinline__ void exit_thread()
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("exit;");
+    __builtin_unreachable();
+#elif defined(N2C_CPU_RUNTIME)
+    n2c_cpu_exit_thread();
+#else
+    __builtin_trap();
+#endif
+}
+
 // @helper dynamic_smem_bytes
 // Size of the dynamic shared memory of this launch: Numba sizes dynamic shared arrays from it.
 __device__ __forceinline__ unsigned int dynamic_smem_bytes()

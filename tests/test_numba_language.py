@@ -886,6 +886,71 @@ def k(x, m, out, count, b):
     assert out[:len(x[sl])].tolist() == x[sl].tolist() and np.array_equal(m, want_m)
 
 
+RAISING_DEVICE_FUNCTIONS = HEAD + '''
+@cuda.jit(device=True)
+def checked_sqrt(v):
+    if v >= 0:
+        return v ** 0.5
+    raise ValueError("negative")
+
+@cuda.jit(device=True)
+def inner(v):
+    assert v < 100, "too big"
+    return checked_sqrt(v) + 1
+
+@cuda.jit
+def k(a, out, total):
+    i = cuda.grid(1)
+    s = cuda.shared.array(64, np.float64)
+    s[cuda.threadIdx.x] = 0.0
+    out[i] = -1.0
+    r = inner(a[i])
+    s[cuda.threadIdx.x] = r
+    out[i] = r
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        t = 0.0
+        for j in range(64):
+            t += s[j]
+        total[cuda.blockIdx.x] = t
+'''
+
+
+def _raising_expected(a):
+    out = np.where((a < 0) | (a >= 100), -1.0, np.sqrt(np.abs(a)) + 1)
+    s = np.where(out == -1.0, 0.0, out).reshape(2, 64)
+    alive = out.reshape(2, 64)[:, 0] != -1.0  # thread 0 of a block writes its total only if it lives
+    return out, np.where(alive, s.sum(axis=1), 0.0)
+
+
+@pytest.mark.needs("g++")
+def test_a_raise_in_a_device_function_ends_the_thread():
+    """numba-cuda's test_exception raises in a device function; Numba returns an exception status that each
+    caller, the kernel too, returns on, so the thread ends there and a barrier after it waits for the others only.
+    That was refused ('Numba's exception leaves the kernel that called it too'); it is n2c::exit_thread(), PTX's
+    exit (the CPU runtime ends the thread's fiber)."""
+    module = load_cpu(source=RAISING_DEVICE_FUNCTIONS, options=Options(
+        types=parse_types_option("a=float64[::1], out=float64[::1], total=float64[::1]")))
+    assert "    n2c::exit_thread();  // <string>:9" in module.cu
+    a = np.arange(-10.0, 118.0)
+    out, total = np.zeros(128), np.zeros(2)
+    module.k[2, 64](a, out, total)
+    want_out, want_total = _raising_expected(a)
+    assert np.array_equal(out, want_out) and np.allclose(total, want_total, rtol=1e-15)
+
+
+@pytest.mark.gpu
+def test_gpu_a_raise_in_a_device_function_matches_numba(tmp_path):
+    original, translated = numba_and_translation(tmp_path, "raising", RAISING_DEVICE_FUNCTIONS)
+    a = np.arange(-10.0, 118.0)
+    results = []
+    for run in (original.k, translated.k):
+        out, total = np.zeros(128), np.zeros(2)
+        run[2, 64](a, out, total)
+        results.append((out, total))
+    assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1])
+
+
 NEGATIVE_SLICES = HEAD + '''
 @cuda.jit(device=True)
 def put(out, t, v, w):

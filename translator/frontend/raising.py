@@ -1,4 +1,4 @@
-"""`raise` and `assert` in a kernel -> the thread's return. Numba compiles a raise (and a failed assert) as a
+"""`raise` and `assert` in a kernel or device function -> the thread's end. Numba compiles a raise (and a failed assert) as a
 return of the kernel's function with an exception status; without debug=True nothing reads that status, so the
 thread simply stops there while the launch goes on (numba-cuda's docs: they "only have an effect when debug=True",
 the effect being the host's exception). With debug=True the host would see the exception; the translation cannot
@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import Unsupported
+from ..ir import intrinsics
 from ..ir import nodes as ir
 
 
@@ -20,15 +21,13 @@ class RaiseLowerer:
         if not isinstance(small, (cst.Raise, cst.Assert)):
             return None
         kind = "raise" if isinstance(small, cst.Raise) else "assert"
-        if self.fn.is_device:
-            raise Unsupported(small, f"{kind} statement in a device function", "Numba's exception leaves the kernel "
-                              "that called it too, which a C return from the device function does not",
-                              "return a value the kernel tests, and raise (or return) in the kernel")
         host = ("; with debug=True Numba also raises it on the host, which the translation does not"
                 if self.fn.options.get("debug") else "")
         self.fn.notices.append(self.info.reporter.make(small, f"{kind} statement", "the thread stops here, as it "
                                                        f"does in Numba (which reports nothing without debug=True)"
                                                        + host))
+        # in a device function Numba's exception status makes each caller return in turn, up to the kernel's end
+        stop = ir.ExprStmt(value=ir.Call(intrinsics.EXIT_THREAD, [])) if self.fn.is_device else ir.Return()
         if isinstance(small, cst.Raise):
-            return [ir.Return()]
-        return [ir.If(cond=ir.Unary("not", self.expr(small.test)), body=[ir.Return()], orelse=[])]
+            return [stop]
+        return [ir.If(cond=ir.Unary("not", self.expr(small.test)), body=[stop], orelse=[])]

@@ -418,6 +418,9 @@ def lookup(key: str) -> Intrinsic | None:
 # does unless the legalizer proves it non-negative, where it is the index itself.
 WRAP_INDEX = Intrinsic("n2c.wrap", "n2c::wrap", lambda ts: T.INT64, (2, 2), helper="wrap",
                        arg_types=lambda ts: [T.INT64, T.INT64])
+# A raise (or a failed assert) in a device function: the thread ends there, as Numba's exception status makes every
+# caller return in turn, the kernel too (not a key any Python spelling reaches).
+EXIT_THREAD = Intrinsic("n2c.exit_thread", "n2c::exit_thread", lambda ts: T.VOID, (0, 0), helper="exit_thread")
 # A slice's bound that may be negative (`a[:-1]`, `a[b[k]:]`), normalised as Python's slice does (the step, when
 # given, says where one before the first element clips to), unless the legalizer proves it non-negative.
 SLICE_BOUND = Intrinsic("n2c.slice_bound", "n2c::slice_bound", lambda ts: T.INT64, (2, 3), helper="slice_bound",

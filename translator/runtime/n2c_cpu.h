@@ -823,6 +823,12 @@ template <class Tup, size_t... I> Tup unpack(void **args, std::index_sequence<I.
 #define blockDim (static_cast<const dim3 &>(::n2c_cpu::cur_rt().block))
 #define gridDim (static_cast<const dim3 &>(::n2c_cpu::cur_rt().grid))
 
+// A thread that ends inside a device function (a raise there): its fiber exits as at the kernel's end.
+[[noreturn]] inline void n2c_cpu_exit_thread() {
+  n2c_cpu::Slot &s = n2c_cpu::slot();
+  s.rt->exit_fiber(*s.fiber);
+  __builtin_trap();  // never resumed
+}
 inline unsigned n2c_cpu_dynamic_smem_size() { return static_cast<unsigned>(n2c_cpu::cur_rt().shared_bytes); }
 
 // ---- barriers, fences ------------------------------------------------------------------------
