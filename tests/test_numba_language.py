@@ -886,6 +886,51 @@ def k(x, m, out, count, b):
     assert out[:len(x[sl])].tolist() == x[sl].tolist() and np.array_equal(m, want_m)
 
 
+@pytest.mark.needs("g++")
+def test_a_device_function_returning_a_view_of_its_argument_gives_that_view():
+    """numba-cuda's test_overload_array_return: an overload (inline="always") whose implementation returns
+    `a[:, 0]`, and a helper returning a row (`return m[i]`); the kernel writes through the view. Both were
+    'subscript: only arrays and constant tuples can be indexed' at the view's use."""
+    module = load_cpu(source=HEAD + '''
+from numba.extending import overload
+
+def first_column(a):
+    pass
+
+@overload(first_column, inline="always")
+def first_column_impl(a):
+    def impl(a):
+        return a[:, 0]
+    return impl
+
+@cuda.jit(device=True)
+def row(m, i):
+    """Row i of m."""
+    return m[i]
+
+@cuda.jit(device=True)
+def tail(v, k):
+    return v[k:]
+
+@cuda.jit
+def k(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        r = row(m, i)
+        c = first_column(m)
+        out[i] = r[1] + c[i] + len(tail(r, i)) * 1000
+        c[i] += 0.5
+''', options=Options(types=parse_types_option("m=float64[:, ::1], out=float64[::1]")))
+    m = np.arange(12.0).reshape(4, 3)
+    out = np.zeros(4)
+    module.k[1, 4](m.copy(), out)
+    want = m[:, 1] + m[:, 0] + np.array([len(m[i, i:]) for i in range(4)]) * 1000
+    assert out.tolist() == want.tolist()
+    written = m.copy()
+    module.k[1, 4](written, out)
+    assert written[:, 0].tolist() == (m[:, 0] + 0.5).tolist() and np.array_equal(written[:, 1:], m[:, 1:])
+
+
 RAISING_DEVICE_FUNCTIONS = HEAD + '''
 @cuda.jit(device=True)
 def checked_sqrt(v):

@@ -4,7 +4,7 @@ tuple argument travels as its items."""
 
 from __future__ import annotations
 
-from collections import ChainMap
+from collections import ChainMap, Counter
 from dataclasses import replace
 
 import libcst as cst
@@ -17,7 +17,7 @@ from ..ir import typesys as T
 from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
 from .names import qualified_name, resolve, scalar_type_of_name
-from .scan import find_nodes, returned_params, returns_optional, returns_tuple
+from .scan import find_nodes, returned_params, returned_view, returns_optional, returns_tuple
 from .shapes import count_numbers, nest, result_shape
 
 #: calls that size an array from their first argument (a compile-time constant in Numba)
@@ -42,6 +42,11 @@ class DeviceCallLowerer:
             args = args + [kwargs.get(p, target.defaults.get(p)) for p in declared[len(args):]]
         if len(args) != len(declared):
             raise Unsupported(node, f"call to '{name}'", f"takes {len(declared)} argument(s), got {len(args)}")
+        view = returned_view(target.node) if not target.captured else None
+        if view is not None:
+            inlined = self.inlined_view(declared, view, args)
+            if inlined is not None:
+                return inlined
         args = args + [self.captured_name(node, c) for c in target.captured]
         bound = self.compile_time_args(target, args)
         if bound:
@@ -83,6 +88,27 @@ class DeviceCallLowerer:
         return ir.DeviceCall(name, lowered, key=target.key,
                              groups=groups if any(g is not None for g in groups) else None,
                              returned_array=returned_array, optional=returns_optional(target.node))
+
+    def inlined_view(self, params, view: cst.Subscript, args):
+        """`return a[:, 0]` (numba-cuda's overload with inline="always"), `return m[i]`: a function whose body
+        returns a view of a parameter gives that view of the argument, made where it is called, as Numba returns
+        the view's descriptor; C cannot return one. None where the subscript gives a number (an ordinary call)."""
+        reads = Counter(n.value for n in find_nodes(view, lambda n: isinstance(n, cst.Name)))
+        values = {}
+        for param, a in zip(params, args):
+            if param in reads:
+                values[param] = self.value(a)
+                if not isinstance(values[param], (ir.ArrayVar, ir.Name, ir.Const)) and reads[param] > 1:
+                    return None  # an argument computed once, which the view would compute twice
+        held = {p: self.scope[p] for p in values if p in self.scope}
+        self.scope.update(values)
+        try:
+            result = self.value(view)
+        finally:
+            for p in values:
+                del self.scope[p]
+            self.scope.update(held)
+        return result if isinstance(result, ir.ArrayVar) else None
 
     def captured_name(self, call, name: str) -> cst.Name:
         """NAME read where CALL is, located there: what a function defined in the kernel reads of it."""

@@ -185,6 +185,45 @@ def returns_a_value(fn: cst.FunctionDef) -> bool:
                for r in returns_of(fn))
 
 
+def returned_view(fn: cst.FunctionDef) -> cst.Subscript | None:
+    """E of a function whose body is `return E` alone (a docstring aside), E a subscript of a parameter whose
+    indices read parameters and literals only: `return a[:, 0]` (an overload's implementation), `return m[i]`."""
+    body = [s for s in fn.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and
+                                            isinstance(s.body[0], cst.Expr) and
+                                            isinstance(s.body[0].value, cst.SimpleString))] \
+        if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return None
+    ret = body[0].body[0]
+    if not isinstance(ret, cst.Return) or not isinstance(ret.value, cst.Subscript):
+        return None
+    params = {p.name.value for p in fn.params.params}
+
+    def plain(e) -> bool:
+        if isinstance(e, cst.Name):
+            return e.value in params
+        if isinstance(e, cst.Integer):
+            return True
+        if isinstance(e, cst.UnaryOperation):
+            return plain(e.expression)
+        if isinstance(e, cst.BinaryOperation):
+            return plain(e.left) and plain(e.right)
+        return False
+
+    def bound(b) -> bool:
+        return b is None or plain(b)
+
+    view = ret.value
+    if not (isinstance(view.value, cst.Name) and view.value.value in params):
+        return None
+    for el in view.slice:
+        s = el.slice
+        if not (isinstance(s, cst.Index) and plain(s.value) or
+                isinstance(s, cst.Slice) and bound(s.lower) and bound(s.upper) and bound(s.step)):
+            return None
+    return view
+
+
 def returned_params(fn: cst.FunctionDef, functions=None, depth: int = 0) -> tuple | None:
     """The parameters every `return` with a value gives back: (color,) for `return color`, (afp, bfp) for
     `return afp, bfp` (an MRI simulator's output arrays), if the returns agree; else None. With FUNCTIONS (name ->
