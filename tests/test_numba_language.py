@@ -931,6 +931,41 @@ def k(m, out):
     assert written[:, 0].tolist() == (m[:, 0] + 0.5).tolist() and np.array_equal(written[:, 1:], m[:, 1:])
 
 
+@pytest.mark.needs("g++")
+def test_flat_reads_an_array_in_c_order():
+    """`abs(u.flat[idx])` over a 3-D field (a flow solver's time-step reduction) and `for x in u.flat:` were
+    'array attribute .flat: only .shape, .size, .ndim, .dtype and .T are supported'."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit
+def vmax(u, v, out, total):
+    stride = cuda.blockDim.x * cuda.gridDim.x
+    idx = cuda.grid(1)
+    m = np.float32(0.0)
+    while idx < u.size:
+        m = max(m, abs(u.flat[idx]) + v.flat[idx])
+        idx += stride
+    out[cuda.grid(1)] = m
+    if cuda.grid(1) == 0:
+        for x in u.flat:
+            total[0] += x
+''', options=Options(types=parse_types_option(
+        "u=float32[:, :, ::1], v=float64[::1], out=float64[::1], total=float64[::1]")))
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    v = rng.standard_normal(60)
+    out, total = np.zeros(8), np.zeros(1)
+    module.vmax[1, 8](u, v, out, total)
+    flat = np.abs(u.ravel()).astype(np.float64) + v
+    assert out.tolist() == [max([0.0] + flat[t::8].tolist()) for t in range(8)]
+    assert total[0] == sum(float(x) for x in u.ravel())
+    with pytest.raises(UserError, match="not their order in memory"):
+        translate_source(HEAD + '''
+@cuda.jit("void(float32[:, ::1], float32[::1])")
+def k(u, out):
+    out[0] = u[:, 1:].flat[3]
+''', "flat.py", Options())
+
+
 RAISING_DEVICE_FUNCTIONS = HEAD + '''
 @cuda.jit(device=True)
 def checked_sqrt(v):

@@ -1,4 +1,4 @@
-# expect: 9:18: array attribute .strides: only .shape, .size, .ndim, .dtype and .T are supported
+# expect: 9:18: array attribute .strides: only .shape, .size, .ndim, .dtype, .T and .flat are supported
 """Reads the row stride of a 2-D array."""
 from numba import cuda
 

@@ -327,13 +327,28 @@ class NameReadLowerer:
             return total
         if attr == "T":
             return self.transposed(arr, node)
+        if attr == "flat":
+            return self.flattened(arr, node)
         member = extension_member(self.info, attr) if "overload_" in self.info.module_info.source else None
         if member is not None:  # numba-cuda's overload_method tests
             raise Unsupported(node, f"array attribute .{attr}", f"the module adds it to arrays with numba.extending's "
                               f"{member[1]} (line {self.info.reporter.location(member[0]).line}), which numba2cuda "
                               "does not translate", "call its implementation as a @cuda.jit(device=True) function "
                               "that takes the array, or use the LLM backend for this kernel (--backend auto)")
-        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim, .dtype and .T are supported")
+        raise Unsupported(node, f"array attribute .{attr}", "only .shape, .size, .ndim, .dtype, .T and .flat are "
+                          "supported")
+
+    def flattened(self, arr: ir.ArrayVar, node):
+        """`u.flat[idx]` (a flow solver's reduction over a 3-D field): Numba's flat iterator reads the elements in
+        C order, which of a row-major array (what numba2cuda takes a parameter to be) is its memory: a 1-D view of
+        all of it."""
+        if arr.ndim == 1 and arr.step is None:
+            return arr
+        if arr.pitch is not None or arr.step is not None or arr.fortran or root_array(arr).pointer:
+            raise Unsupported(node, f"'{self.info.code(node)}'", ".flat reads the elements in C order, which is not "
+                              "their order in memory for a window, a strided view or a Fortran-order array",
+                              "index the array with one index per dimension")
+        return ir.ArrayVar("", arr.dtype, [self.array_attribute(arr, "size", node)], "view", base=arr)
 
     def transposed(self, arr: ir.ArrayVar, node):
         """`a.T`: Numba's transpose is a view with the strides reversed. Of a row-major 2-D array that is the same
