@@ -1024,3 +1024,27 @@ def test_device_arrays_a_device_function_reads_in_a_test_loop_are_passed_down_fr
     assert "output[i] = (double)read_twice(i, table, table_shape0) + zero_d[0];" in cu
     assert "void kernel(int *output, int64_t output_shape0, const int *table, int64_t table_shape0, " \
         "const float *zero_d)" in cu
+
+
+def test_a_launch_with_a_tuple_of_tuples_is_typed_from_the_run(tmp_path):
+    """numba-cuda's test_tuple_of_tuples_and_scalars launches `f[1, 1](r, ((6, 5, 4), 7))`: the run typed x as
+    `Tuple(UniTuple(int64, 3), int64)`, a spelling the type parser refuses (a Tuple takes one tuple of types), so
+    the kernel was 'without types' though it had launched."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+
+        def test_nested():
+            @cuda.jit
+            def f(r, x):
+                r[0] = len(x)
+                r[1] = len(x[0])
+                r[2] = x[0][2]
+                r[3] = x[1]
+
+            r = np.ones(4, dtype=np.int64)
+            f[1, 1](r, ((6, 5, 4), 7))
+    """)
+    cu = translate(path, import_module="sim")
+    assert "void f(int64_t *r, int64_t x_0_0, int64_t x_0_1, int64_t x_0_2, int64_t x_1)" in cu
+    assert "r[2] = x_0_2;" in cu and "r[0] = 2;" in cu

@@ -274,6 +274,27 @@ def test_types_numba_has_but_numba2cuda_does_not_translate_are_said_as_what_they
         assert said in str(exc.value) and "a library adds" not in str(exc.value), str(exc.value)
 
 
+def test_types_as_numba_typeof_prints_them_are_read():
+    """`str(numba.typeof(a))` is what a user copies into --types: `array(float32, 2d, C)` was "a type a library adds
+    to Numba", and `Tuple(UniTuple(int64 x 3), int64)` (numba-cuda's test_tuple_of_tuples_and_scalars) "fails in
+    Numba"; the import mode wrote a launched nested tuple the same refused way."""
+    import numba
+
+    from translator.frontend.probe import type_string
+
+    values = {"a": np.zeros((2, 3), np.float32), "f": np.asfortranarray(np.zeros((2, 3))),
+              "s": np.zeros((4, 5))[:, 1], "r": np.zeros(3, np.dtype([("a", np.int32), ("b", np.float32)])),
+              "t": ((6, 5, 4), 7), "u": (np.arange(2), 10, (4, 3)), "one": (1.5,), "z": np.zeros(())}
+    for name, value in values.items():
+        numba_type = numba.typeof(value)
+        printed = parse_types_option(f"{name}={numba_type}")[name]
+        assert printed == parse_types_option(f"{name}={type_string(numba_type)}")[name], (name, str(numba_type))
+        assert str(printed) == str(parse_types_option(f"{name}={type_string(numba_type)}")[name])
+    assert str(parse_types_option("t=Tuple(UniTuple(int64 x 3), int64)")["t"]) == \
+        str(parse_types_option("t=Tuple((UniTuple(int64, 3), int64))")["t"])
+    assert parse_types_option("a=readonly array(float32, 1d, A)")["a"] == parse_types_option("a=float32[:]")["a"]
+
+
 def test_a_column_major_array_is_indexed_column_major_on_every_runtime(tmp_path, capsys):
     """ncgomez17's coalescing demo launches `cuda.to_device(y.T)`, a pulsar pipeline `np.array(data.T)`: Numba
     compiles a kernel for column-major arrays (`float32[::1, :]`). It was refused ("only C-contiguous or

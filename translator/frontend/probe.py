@@ -238,8 +238,8 @@ def type_string(t) -> str:
         return f"CPointer({type_string(t.dtype)})"
     if isinstance(t, types.UniTuple):
         return f"UniTuple({type_string(t.dtype)}, {t.count})"
-    if isinstance(t, types.BaseTuple):
-        return "Tuple(" + ", ".join(type_string(x) for x in t.types) + ")"
+    if isinstance(t, types.BaseTuple):  # Tuple's one argument is a tuple of types, as a signature spells it
+        return "Tuple((" + ", ".join(type_string(x) for x in t.types) + ("," if len(t.types) == 1 else "") + "))"
     if isinstance(t, types.NoneType) or t == types.none:
         return "void"
     if isinstance(t, types.Record) and list(t.fields) == ["s0", "s1"]:  # create_xoroshiro128p_states' record

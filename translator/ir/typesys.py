@@ -362,9 +362,40 @@ def parse_named_tuple(text: str) -> Tuple:
     return Tuple(tuple(items), tuple(names))
 
 
+def from_printed(text: str) -> str:
+    """numba.typeof's printing of an array or a tuple type, which a user copies into --types, as a signature
+    spells it: `array(float32, 2d, C)` -> `float32[:, ::1]`, `UniTuple(int64 x 3)` -> `UniTuple(int64, 3)`,
+    `Tuple(UniTuple(int64 x 3), int64)` -> `Tuple((UniTuple(int64, 3), int64))`. Anything else is returned as
+    it is."""
+    array = re.match(r"^\s*(?:(?:readonly|unaligned)\s+)*array\s*\((.*)\)\s*$", text, re.S)
+    if array is not None:
+        parts = split_top_level(array.group(1))
+        dims = re.match(r"^(\d+)d$", parts[1]) if len(parts) == 3 else None
+        if dims is None or parts[2] not in ("C", "F", "A"):
+            return text
+        ndim = int(dims.group(1))
+        if ndim == 0:
+            return f"{from_printed(parts[0])}[()]"
+        spelt = [":"] * ndim
+        if parts[2] != "A":
+            spelt[-1 if parts[2] == "C" else 0] = "::1"
+        return f"{from_printed(parts[0])}[{', '.join(spelt)}]"
+    m = re.match(r"^\s*(UniTuple|Tuple)\s*\((.*)\)\s*$", text, re.S)
+    if m is None:
+        return text
+    inner = m.group(2).strip()
+    if m.group(1) == "UniTuple":
+        printed = re.match(r"^(.*)\s+x\s+(\d+)$", inner, re.S)
+        return f"UniTuple({from_printed(printed.group(1))}, {printed.group(2)})" if printed else text
+    if inner.startswith(("(", "[")):
+        return text
+    parts = split_top_level(inner)
+    return f"Tuple(({', '.join(from_printed(p) for p in parts)}{',' if len(parts) == 1 else ''}))"
+
+
 def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Scalar | Array]:
     """`m=float32[:,:], tw=int32` (the --types grammar) -> {name: type}; SPELLINGS: names a module gives types
-    (its structured dtypes) -> their type strings."""
+    (its structured dtypes) -> their type strings. A tuple may be written as numba.typeof prints it too."""
     out = {}
     for part in split_top_level(text):
         if "=" not in part:
@@ -373,7 +404,7 @@ def parse_types_option(text: str, spellings: dict | None = None) -> dict[str, Sc
         if spellings:
             ty = re.sub(r"^\s*([A-Za-z_][\w.]*)", lambda m: spellings.get(m.group(1), m.group(1)), ty)
         try:
-            out[name.strip()] = parse_type(ty)
+            out[name.strip()] = parse_type(from_printed(ty))
         except TypeStringError as exc:  # say which parameter: a spec names several
             raise type(exc)(f"{name.strip()}: {exc}") from None
     return out
