@@ -1048,3 +1048,34 @@ def test_a_launch_with_a_tuple_of_tuples_is_typed_from_the_run(tmp_path):
     cu = translate(path, import_module="sim")
     assert "void f(int64_t *r, int64_t x_0_0, int64_t x_0_1, int64_t x_0_2, int64_t x_1)" in cu
     assert "r[2] = x_0_2;" in cu and "r[0] = 2;" in cu
+
+
+def test_a_record_dtype_a_test_computes_types_the_shared_array_it_sizes(tmp_path):
+    """numba-cuda's test_sm `_test_shared(arr)`: `dt = from_dtype(arr.dtype)` in the test, then
+    `cuda.shared.array(nthreads, dtype=dt)` in its kernel. The run described dt as a record, but the module's
+    records had been read before (without it), so dt stayed 'computed when _test_shared runs'."""
+    path = write(tmp_path, """
+        import numpy as np
+        from numba import cuda
+        from numba.np import numpy_support as nps
+
+        def _test_shared(arr):
+            nthreads = 4
+            dt = nps.from_dtype(arr.dtype)
+
+            @cuda.jit
+            def chunk_copy(x, y):
+                sm = cuda.shared.array(nthreads, dtype=dt)
+                tx = cuda.threadIdx.x
+                sm[tx] = x[tx]
+                cuda.syncthreads()
+                y[tx] = sm[nthreads - 1 - tx]
+
+            out = np.zeros_like(arr)
+            chunk_copy[1, nthreads](arr, out)
+
+        def test_pairs():
+            _test_shared(np.zeros(4, np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])))
+    """)
+    cu = translate(path, import_module="sim")
+    assert "__shared__ dt sm[nthreads];" in cu and "int i;" in cu and "float j[3][2];" in cu

@@ -162,6 +162,7 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
         view.aliases[name] = f"numpy.{desc['name']}"
     elif kind == "record":  # a structured dtype: its name for the C struct, --types and signatures
         view.module_info.run_records[name] = desc["type"]
+        view.module_info.records = None  # read again, with this one (a test's dtype, read after the module's)
     elif kind == "device_array":
         view.constants[name] = DeviceArray(tuple(desc["shape"]), T.scalar_by_name(desc["dtype"]))
         view.nonconstant.pop(name, None)
