@@ -966,6 +966,26 @@ def k(u, out):
 ''', "flat.py", Options())
 
 
+@pytest.mark.needs("g++")
+def test_a_dtype_string_names_the_array_type():
+    """numba-cuda's test_string_dtype: `cuda.local.array(10, dtype="int32")` and a shared array of "float64", which
+    numba-cuda looks up in numba.types; they were 'array dtype: must be a NumPy or Numba scalar type'."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(int32[::1], float64[::1])")
+def f(x, y):
+    l = cuda.local.array(10, dtype="int32")
+    s = cuda.shared.array(4, "float64")
+    l[0] = x[0] * 3
+    s[0] = y[0] / 3
+    x[0] = l[0]
+    y[0] = s[0]
+''')
+    assert "int l[10];" in module.cu and "__shared__ double s[4];" in module.cu
+    x, y = np.array([2**30], np.int32), np.array([1.0])
+    module.f[1, 1](x, y)
+    assert x[0] == np.int32(-(2**30)) and y[0] == 1.0 / 3
+
+
 RAISING_DEVICE_FUNCTIONS = HEAD + '''
 @cuda.jit(device=True)
 def checked_sqrt(v):

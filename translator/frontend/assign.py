@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..ir import nodes as ir
+from ..ir import typesys as T
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray
 from ..errors import Poisoned, Reported, Unsupported
 from ..ir.facts import const_int, is_pure, mark_written, root_array
@@ -286,6 +287,11 @@ class AssignLowerer:
             dtype = self.dtype_of(dtype_node)
             if dtype is None and isinstance(dtype_node, cst.Name) and dtype_node.value in self.info.nonconstant:
                 raise self.unknown_value(dtype_node.value, dtype_node)  # dt = from_dtype(arr.dtype) where it runs
+            if dtype is None and isinstance(dtype_node, cst.SimpleString):
+                raise Unsupported(dtype_node, f"array dtype {dtype_node.value}", "names no number type of "
+                                  "numba.types, which numba-cuda looks a dtype string up in (its typing fails: "
+                                  "'Invalid NumPy dtype specified')", "use a name such as \"float32\" or \"int32\", "
+                                  "or np.float32")
             if dtype is None:
                 raise Unsupported(dtype_node, "array dtype", "must be a NumPy or Numba scalar type",
                                   "use np.float32, float32, np.int32, ...")
@@ -333,7 +339,11 @@ class AssignLowerer:
         return [ir.ArrayDecl(array=arr)]
 
     def dtype_of(self, node):
-        """The scalar type a dtype argument names: np.float32, float32, arr.dtype, a local bound to one."""
+        """The scalar type a dtype argument names: np.float32, float32, arr.dtype, a local bound to one, or a string
+        naming one of numba.types (`dtype="int32"`, which numba-cuda reads as getattr(types, ...))."""
+        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) and \
+                node.evaluated_value not in ("bool", "float", "int", "complex"):  # not attributes of numba.types
+            return T.scalar_by_name(node.evaluated_value)
         dtype = scalar_type_of_name(resolve(self.info, node))
         if dtype is not None:
             return dtype
