@@ -986,6 +986,31 @@ def f(x, y):
     assert x[0] == np.int32(-(2**30)) and y[0] == 1.0 / 3
 
 
+@pytest.mark.needs("g++")
+def test_reshape_is_a_view_of_the_same_memory():
+    """numba-cuda's test_issue3931 reshapes an array in the kernel (`arr.reshape(3 * 2)`, `.reshape(3, 2)`); it was
+    'array attribute .reshape: only .shape, .size ... are supported'. A computed extent (`(2, -1)`: n // 2) keeps
+    its parentheses where it multiplies an index."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(float64[:, ::1], float64[:, ::1], float64[::1])")
+def k(result, arr, flat):
+    a = arr.reshape(3 * 2)
+    b = a.reshape(3, 2)
+    c = flat.reshape((2, -1))
+    for i in range(b.shape[0]):
+        for j in range(b.shape[1]):
+            result[i, j] = b[i, j] + a[i * 2 + j] * 10 + c[j % 2, i] * 100 + c.shape[1] * 1000
+    c[1, 0] = -1.0
+''')
+    assert "c[j % 2 * (flat_shape0 / 2) + i]" in module.cu
+    arr, flat = np.arange(6.0).reshape(2, 3), np.arange(10.0, 16.0)
+    result, written = np.zeros((3, 2)), flat.copy()
+    module.k[1, 1](result, arr, written)
+    a, c = arr.reshape(6), flat.reshape(2, -1)
+    want = [[a.reshape(3, 2)[i, j] + a[i * 2 + j] * 10 + c[j % 2, i] * 100 + 3000 for j in range(2)] for i in range(3)]
+    assert result.tolist() == want and written[3] == -1.0
+
+
 RAISING_DEVICE_FUNCTIONS = HEAD + '''
 @cuda.jit(device=True)
 def checked_sqrt(v):

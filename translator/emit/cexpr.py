@@ -176,7 +176,8 @@ class ExprPrinter:
         if arr.kind == "dynamic":
             self.helpers_printed.add("dynamic_smem_bytes")
             return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
-        return self.expr(arr.shape[d])
+        # an extent multiplies an index: one computed (a reshape's `n // 2`) keeps its parentheses there
+        return self.wrap(arr.shape[d], PRECEDENCE["*"] + 1)
 
     def step_extent(self, arr: ir.ArrayVar, k: int) -> str:
         """What one step of dimension k - 1 moves over in the flat index: dimension k's extent, or a window's

@@ -72,6 +72,10 @@ class CallLowerer(BuiltinLowerer, ReductionLowerer, UnknownCallee):
                 (in_scope or isinstance(node.func.value, cst.Subscript)) and \
                 isinstance(self.value(node.func.value), ir.ArrayVar):  # a.sum(), m[i].mean()
             return self.reduction(node, node.func.attr.value, [node.func.value], kwargs)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape" and \
+                (in_scope or isinstance(node.func.value, cst.Subscript)) and \
+                isinstance(self.value(node.func.value), ir.ArrayVar):  # arr.reshape(3, 2)
+            return self.reshaped(self.value(node.func.value), node, args, kwargs)
         if in_scope or (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
             func = self.value(node.func)  # a method of a translation-time object: g.sync(), this_grid().sync()
             if isinstance(func, TypeValue):  # x.dtype.type(v), dt(v) with dt = x.dtype

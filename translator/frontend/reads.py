@@ -350,6 +350,30 @@ class NameReadLowerer:
                               "index the array with one index per dimension")
         return ir.ArrayVar("", arr.dtype, [self.array_attribute(arr, "size", node)], "view", base=arr)
 
+    def reshaped(self, arr: ir.ArrayVar, node, args, kwargs):
+        """`arr.reshape(3 * 2)`, `a.reshape((n, -1))`: Numba's reshape of a contiguous array is a view of the same
+        memory with other extents, read in C order (one -1 is what the others leave of the size)."""
+        if kwargs or not args:
+            raise Unsupported(node, ".reshape()", "takes the new shape, as numbers or one tuple")
+        if arr.pitch is not None or arr.step is not None or arr.fortran or root_array(arr).pointer:
+            raise Unsupported(node, f"'{self.info.code(node)}'", "reshape() supports contiguous arrays only (Numba's "
+                              "words): a window, a strided view or a Fortran-order array is not one",
+                              "index the array with one index per dimension")
+        given = self.value(args[0]) if len(args) == 1 else None
+        dims = given.items if isinstance(given, TupleValue) else [self.value(a) for a in args]
+        if not dims or not all(isinstance(d, ir.Expr) for d in dims):
+            raise Unsupported(node, ".reshape()", "takes the new shape, as numbers or one tuple of numbers")
+        unknown = [k for k, d in enumerate(dims) if isinstance(d, ir.Const) and d.value == -1]
+        if len(unknown) > 1:
+            raise Unsupported(node, ".reshape()", "can only specify one unknown dimension (-1)")
+        if unknown:
+            rest = self.array_attribute(arr, "size", node)
+            for k, d in enumerate(dims):
+                if k != unknown[0]:
+                    rest = ir.BinOp("//", rest, d)
+            dims[unknown[0]] = rest
+        return ir.ArrayVar("", arr.dtype, dims, "view", base=arr)
+
     def transposed(self, arr: ir.ArrayVar, node):
         """`a.T`: Numba's transpose is a view with the strides reversed. Of a row-major 2-D array that is the same
         elements read column-major, so a view with the shape swapped and the other order, as a Fortran-order
