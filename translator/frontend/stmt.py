@@ -342,6 +342,10 @@ class FunctionLowerer(AssignLowerer, TupleAssignLowerer, ExpressionStatementLowe
         if isinstance(it, cst.List):
             raise Unsupported(it, "for loop over an empty list", "numba-cuda cannot type an empty list's items",
                               "iterate a tuple of the items")
+        if not is_range and isinstance(it, cst.Call) and resolve(self.info, it.func) in ("numba.prange", "prange"):
+            raise Unsupported(it, f"for loop over {self.info.code(it.func)}", "numba-cuda cannot type prange in a "
+                              "kernel (its typing fails: \"Untyped global name 'prange'\"); each thread runs the "
+                              "loop itself", "use range(...)")
         if not is_range:
             what = self.info.code(it.func) if isinstance(it, cst.Call) else "this iterable"
             raise Unsupported(it, f"for loop over {what}", "numba2cuda iterates range(), arrays, tuples, zip() and "
