@@ -34,7 +34,7 @@ INDENT = "    "  # Diagnostic.render indents the source and caret lines by four 
 
 # A handful of fixtures that also run as a real process: the exit status is the process's own.
 SUBPROCESS_FIXTURES = [
-    "error_in_device_function.py",
+    "for_loop_over_prange.py",
     "kernel_without_types.py",
     "unknown_jit_option.py",
     "two_kernels_two_problems.py",

@@ -293,6 +293,11 @@ def test_types_as_numba_typeof_prints_them_are_read():
     assert str(parse_types_option("t=Tuple(UniTuple(int64 x 3), int64)")["t"]) == \
         str(parse_types_option("t=Tuple((UniTuple(int64, 3), int64))")["t"])
     assert parse_types_option("a=readonly array(float32, 1d, A)")["a"] == parse_types_option("a=float32[:]")["a"]
+    from translator.ir.typesys import TypeStringError
+
+    for broken in ("p=Tuple(UniTuple(int64 x 3) int64)", "p=UniTuple(int64 x 3, out=float64[::1]"):
+        with pytest.raises(TypeStringError, match="is not one type"):  # was an AttributeError (exit 70)
+            parse_types_option(broken)
 
 
 def test_a_column_major_array_is_indexed_column_major_on_every_runtime(tmp_path, capsys):

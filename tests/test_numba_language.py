@@ -889,10 +889,11 @@ def k(x, m, out, count, b):
 @pytest.mark.needs("g++")
 def test_a_device_function_returning_a_view_of_its_argument_gives_that_view():
     """numba-cuda's test_overload_array_return: an overload (inline="always") whose implementation returns
-    `a[:, 0]`, and a helper returning a row (`return m[i]`); the kernel writes through the view. Both were
-    'subscript: only arrays and constant tuples can be indexed' at the view's use."""
-    module = load_cpu(source=HEAD + '''
-from numba.extending import overload
+    `a[:, 0]`, and an inlined helper returning a row (`return m[i]`); the kernel writes through the view. Both were
+    'subscript: only arrays and constant tuples can be indexed' at the view's use. An argument with an effect is
+    computed once. Without inline="always" numba-cuda refuses such a function, and so does the translation."""
+    src = HEAD + '''
+from numba.cuda.extending import overload
 
 def first_column(a):
     pass
@@ -903,32 +904,40 @@ def first_column_impl(a):
         return a[:, 0]
     return impl
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, inline="always")
 def row(m, i):
     """Row i of m."""
     return m[i]
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, inline="always")
 def tail(v, k):
     return v[k:]
 
 @cuda.jit
-def k(m, out):
+def k(m, out, cnt):
     i = cuda.grid(1)
     if i < m.shape[0]:
         r = row(m, i)
         c = first_column(m)
         out[i] = r[1] + c[i] + len(tail(r, i)) * 1000
         c[i] += 0.5
-''', options=Options(types=parse_types_option("m=float64[:, ::1], out=float64[::1]")))
+        t = tail(r, cuda.atomic.add(cnt, 0, 1) * 0 + 1)
+        out[i] += len(t) * 100
+'''
+    module = load_cpu(source=src, options=Options(types=parse_types_option(
+        "m=float64[:, ::1], out=float64[::1], cnt=int64[::1]")))
     m = np.arange(12.0).reshape(4, 3)
-    out = np.zeros(4)
-    module.k[1, 4](m.copy(), out)
-    want = m[:, 1] + m[:, 0] + np.array([len(m[i, i:]) for i in range(4)]) * 1000
-    assert out.tolist() == want.tolist()
+    out, cnt = np.zeros(4), np.zeros(1, np.int64)
+    module.k[1, 4](m.copy(), out, cnt)
+    want = m[:, 1] + m[:, 0] + np.array([len(m[i, i:]) for i in range(4)]) * 1000 + 200
+    assert out.tolist() == want.tolist() and cnt[0] == 4
     written = m.copy()
-    module.k[1, 4](written, out)
+    module.k[1, 4](written, out, cnt)
     assert written[:, 0].tolist() == (m[:, 0] + 0.5).tolist() and np.array_equal(written[:, 1:], m[:, 1:])
+    with pytest.raises(UserError, match="returns a view of its argument, which numba-cuda compiles only where"):
+        plain = src.replace('@cuda.jit(device=True, inline="always")\ndef row', "@cuda.jit(device=True)\ndef row")
+        translate_source(plain, "views.py", Options(types=parse_types_option(
+            "m=float64[:, ::1], out=float64[::1], cnt=int64[::1]")))
 
 
 @pytest.mark.needs("g++")
@@ -969,21 +978,28 @@ def k(u, out):
 @pytest.mark.needs("g++")
 def test_a_dtype_string_names_the_array_type():
     """numba-cuda's test_string_dtype: `cuda.local.array(10, dtype="int32")` and a shared array of "float64", which
-    numba-cuda looks up in numba.types; they were 'array dtype: must be a NumPy or Numba scalar type'."""
+    numba-cuda reads with np.dtype (so "byte" is int8, "int" int64, "<f8" float64); they were 'array dtype: must
+    be a NumPy or Numba scalar type'."""
     module = load_cpu(source=HEAD + '''
-@cuda.jit("void(int32[::1], float64[::1])")
-def f(x, y):
+@cuda.jit("void(int32[::1], float64[::1], int64[::1])")
+def f(x, y, z):
     l = cuda.local.array(10, dtype="int32")
-    s = cuda.shared.array(4, "float64")
+    s = cuda.shared.array(4, "<f8")
+    b = cuda.local.array(2, dtype="byte")
+    w = cuda.local.array(2, dtype="int")
     l[0] = x[0] * 3
     s[0] = y[0] / 3
+    b[0] = z[0]
+    w[0] = z[0] * 2**40
     x[0] = l[0]
     y[0] = s[0]
+    z[0] = b[0]
+    z[1] = w[0]
 ''')
-    assert "int l[10];" in module.cu and "__shared__ double s[4];" in module.cu
-    x, y = np.array([2**30], np.int32), np.array([1.0])
-    module.f[1, 1](x, y)
-    assert x[0] == np.int32(-(2**30)) and y[0] == 1.0 / 3
+    assert "int l[10];" in module.cu and "__shared__ double s[4];" in module.cu and "int8_t b[2];" in module.cu
+    x, y, z = np.array([2**30], np.int32), np.array([1.0]), np.array([200, 0])
+    module.f[1, 1](x, y, z)
+    assert x[0] == np.int32(-(2**30)) and y[0] == 1.0 / 3 and z.tolist() == [-56, 200 * 2**40]
 
 
 @pytest.mark.needs("g++")
@@ -1009,6 +1025,23 @@ def k(result, arr, flat):
     a, c = arr.reshape(6), flat.reshape(2, -1)
     want = [[a.reshape(3, 2)[i, j] + a[i * 2 + j] * 10 + c[j % 2, i] * 100 + 3000 for j in range(2)] for i in range(3)]
     assert result.tolist() == want and written[3] == -1.0
+    # sizes read at run time: where they disagree Numba's reshape raises ValueError, which ends the thread
+    checked = load_cpu(source=HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1], int64[::1])")
+def k(a, out, b):
+    out[0] = 1
+    r = a.reshape(b[0], b[1])
+    out[1] = r[1, 1]
+    z = a.reshape(b[2], -1)
+    out[2] = z.shape[1]
+    g = a.reshape((-1,))
+    out[3] = g.size
+''')
+    for b, want in (([2, 4, 4], [1, 5, 2, 8]), ([3, 2, 4], [1, 0, 0, 0]), ([4, 2, 3], [1, 3, 0, 0]),
+                    ([-2, -4, 2], [1, 0, 0, 0])):
+        out = np.zeros(4)
+        checked.k[1, 1](np.arange(8.0), out, np.array(b))
+        assert out.tolist() == want, (b, out)
 
 
 RAISING_DEVICE_FUNCTIONS = HEAD + '''

@@ -1,5 +1,5 @@
-# expect: 8:37: array dtype "int33": names no number type of numba.types, which numba-cuda looks a dtype string up in (its typing fails: 'Invalid NumPy dtype specified')
-"""A shared array whose dtype string names no type: numba-cuda looks "int33" up in numba.types and fails."""
+# expect: 8:37: array dtype "int33": is no NumPy dtype of numbers, which numba-cuda reads a dtype string as (np.dtype(...); its typing fails: 'Invalid NumPy dtype specified')
+"""A shared array whose dtype string names no dtype: numba-cuda reads "int33" with np.dtype, which refuses it."""
 from numba import cuda
 
 

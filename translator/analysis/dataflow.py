@@ -87,8 +87,8 @@ def stmt_exprs(s):
         return ([s.cond] if s.cond is not None else []) + [
             x for src in (s.source, s.orelse) if src is not None and src.kind == "view" and not src.name
             for x in _array_exprs(src)]
-    if isinstance(s, ir.ArrayDecl):
-        return s.array.exprs()
+    if isinstance(s, ir.ArrayDecl):  # `w = out[t, 1:]` computes the row out[t] it slices here too
+        return _array_exprs(s.array)
     return []
 
 

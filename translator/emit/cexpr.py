@@ -169,22 +169,23 @@ class ExprPrinter:
     def visit_StringLit(self, e):
         raise AssertionError("strings are printed by visit_Print")
 
-    def extent(self, arr: ir.ArrayVar, d: int) -> str:
+    def extent(self, arr: ir.ArrayVar, d: int, factor: bool = False) -> str:
+        """Dimension D's extent; FACTOR: as a factor of a product (a computed one, a reshape's `n // 2`, keeps its
+        parentheses where it multiplies an index)."""
         if arr.kind in ("param", "alias"):
             arr.shape_used.add(d)
             return shape_name(self.names, arr, d)
         if arr.kind == "dynamic":
             self.helpers_printed.add("dynamic_smem_bytes")
             return f"(int64_t)(n2c::dynamic_smem_bytes() / sizeof({c_type(arr.dtype)}))"
-        # an extent multiplies an index: one computed (a reshape's `n // 2`) keeps its parentheses there
-        return self.wrap(arr.shape[d], PRECEDENCE["*"] + 1)
+        return self.wrap(arr.shape[d], PRECEDENCE["*"] + 1) if factor else self.expr(arr.shape[d])
 
     def step_extent(self, arr: ir.ArrayVar, k: int) -> str:
         """What one step of dimension k - 1 moves over in the flat index: dimension k's extent, or a window's
         pitch (its rows lie as far apart as the viewed array's)."""
         if arr.pitch is not None:
             return self.wrap(arr.pitch[k], PRECEDENCE["*"] + 1)
-        return self.extent(arr, k)
+        return self.extent(arr, k, factor=True)
 
     def index_text(self, e: ir.Load, k: int) -> str:
         idx = e.indices[k]
@@ -212,7 +213,7 @@ class ExprPrinter:
                 continue
             prev = flat if flat_prec >= PRECEDENCE["*"] else f"({flat})"
             zero = isinstance(e.indices[k], ir.Const) and e.indices[k].value == 0 and not e.indices[k].name
-            step = self.extent(arr, k) if arr.fortran else self.step_extent(arr, k)
+            step = self.extent(arr, k, factor=True) if arr.fortran else self.step_extent(arr, k)
             scaled = step if flat == "1" else f"{prev} * {step}"
             flat = scaled + ("" if zero else f" + {idx}")
             flat_prec = PRECEDENCE["*"] if zero else PRECEDENCE["+"]

@@ -6,7 +6,9 @@ A mixin of stmt.FunctionLowerer: the statement walker dispatches here for `=` an
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
+from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from .constants import CONSTANT_MEMORY_BYTES, ConstArray
@@ -17,6 +19,7 @@ from .names import resolve, scalar_type_of_name
 from .dtypes import module_records, named_record
 from .recordfields import is_array_field, is_record
 from .scan import find_nodes, returns_tuple
+from .views import SLICE_COUNT, SLICE_LEN, SLICE_START
 
 # calls whose result is a new array: `name = cuda.shared.array(...)` declares rather than assigns
 ARRAY_MAKERS = ("cuda.shared.array", "cuda.local.array", "cuda.const.array_like")
@@ -177,7 +180,7 @@ class AssignLowerer:
             value.name = c_name
             self.scope[name] = value
             self.arrays.append(value)
-            return [ir.ArrayDecl(array=value)]
+            return self.fixed_layout(value) + [ir.ArrayDecl(array=value)]
         if isinstance(value, TupleValue) and not all(is_stable(v) for v in value.items):
             return self.bind_tuple(name, value, node)
         self.scope[name] = value
@@ -288,10 +291,10 @@ class AssignLowerer:
             if dtype is None and isinstance(dtype_node, cst.Name) and dtype_node.value in self.info.nonconstant:
                 raise self.unknown_value(dtype_node.value, dtype_node)  # dt = from_dtype(arr.dtype) where it runs
             if dtype is None and isinstance(dtype_node, cst.SimpleString):
-                raise Unsupported(dtype_node, f"array dtype {dtype_node.value}", "names no number type of "
-                                  "numba.types, which numba-cuda looks a dtype string up in (its typing fails: "
-                                  "'Invalid NumPy dtype specified')", "use a name such as \"float32\" or \"int32\", "
-                                  "or np.float32")
+                raise Unsupported(dtype_node, f"array dtype {dtype_node.value}", "is no NumPy dtype of numbers, which "
+                                  "numba-cuda reads a dtype string as (np.dtype(...); its typing fails: 'Invalid "
+                                  "NumPy dtype specified')", "use a name such as \"float32\" or \"int32\", or "
+                                  "np.float32")
             if dtype is None:
                 raise Unsupported(dtype_node, "array dtype", "must be a NumPy or Numba scalar type",
                                   "use np.float32, float32, np.int32, ...")
@@ -340,10 +343,13 @@ class AssignLowerer:
 
     def dtype_of(self, node):
         """The scalar type a dtype argument names: np.float32, float32, arr.dtype, a local bound to one, or a string
-        naming one of numba.types (`dtype="int32"`, which numba-cuda reads as getattr(types, ...))."""
-        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) and \
-                node.evaluated_value not in ("bool", "float", "int", "complex"):  # not attributes of numba.types
-            return T.scalar_by_name(node.evaluated_value)
+        NumPy reads as a dtype (`dtype="int32"`, "byte", "<f8": numba-cuda's parse_dtype takes np.dtype(...))."""
+        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+            try:
+                dtype = np.dtype(node.evaluated_value)
+            except TypeError:
+                return None
+            return T.scalar_by_name(dtype.name) if dtype.kind in "biufc" and dtype.isnative else None
         dtype = scalar_type_of_name(resolve(self.info, node))
         if dtype is not None:
             return dtype
@@ -405,6 +411,45 @@ class AssignLowerer:
         self.write_through(load.array, small.target)
         again = ir.Load(load.array, list(load.indices), list(load.wrap), load.field, load.sub and list(load.sub))
         return [ir.Store(target=load, value=ir.BinOp(op, again, self.expr(small.value)))]
+
+
+    def fixed_layout(self, view: ir.ArrayVar) -> list:
+        """A named view's extents (and pitch and step) are what they were where it was made: `t = a[lo:]` then
+        `lo = 5` leaves len(t) as it was, and `a[b[1]:]` read once. Each one that might read otherwise later (a
+        variable bound more than once, an array's element, a call) is kept in a local made with the view."""
+        out = []
+
+        def fixed(e, what):
+            if not isinstance(e, ir.Expr) or self.reads_the_same(e):
+                return e
+            temp = self.fresh_name(f"{view.name}_{what}", 1)
+            out.append(ir.Assign(target=ir.Name(temp), value=e))
+            return ir.Name(temp)
+
+        view.shape = [fixed(d, f"len{k}" if view.ndim > 1 else "len") for k, d in enumerate(view.shape)]
+        if view.pitch is not None:
+            view.pitch = [fixed(p, f"pitch{k}") for k, p in enumerate(view.pitch)]
+        view.step = fixed(view.step, "step")
+        return out
+
+    def reads_the_same(self, e) -> bool:
+        """Whether E gives the same value wherever the function reads it after this point: stable values, names
+        bound at most once, and pure functions of those."""
+        if is_stable(e):
+            return True
+        if isinstance(e, ir.Name):  # a parameter bound again, or a local bound twice, may differ later
+            return self.assign_counts.get(e.name, 0) <= (0 if e.name in self.fn.params else 1)
+        if isinstance(e, ir.BinOp):
+            return self.reads_the_same(e.left) and self.reads_the_same(e.right)
+        if isinstance(e, (ir.Unary, ir.Cast)):
+            return self.reads_the_same(e.operand if isinstance(e, ir.Unary) else e.value)
+        if isinstance(e, ir.Call) and e.intrinsic in PURE_LAYOUT_CALLS:
+            return all(self.reads_the_same(a) for a in e.args)
+        return False
+
+
+# the functions a view's layout is computed with, which read nothing but their arguments
+PURE_LAYOUT_CALLS = (intrinsics.SLICE_BOUND, intrinsics.WRAP_INDEX, SLICE_LEN, SLICE_START, SLICE_COUNT)
 
 
 def is_stable(v) -> bool:

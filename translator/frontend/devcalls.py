@@ -4,7 +4,7 @@ tuple argument travels as its items."""
 
 from __future__ import annotations
 
-from collections import ChainMap, Counter
+from collections import ChainMap
 from dataclasses import replace
 
 import libcst as cst
@@ -14,6 +14,7 @@ from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..ir.facts import is_pure
 from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
 from .names import qualified_name, resolve, scalar_type_of_name
@@ -45,8 +46,18 @@ class DeviceCallLowerer:
         view = returned_view(target.node) if not target.captured else None
         if view is not None:
             inlined = self.inlined_view(declared, view, args)
+            if inlined is not None and target.options.get("inline") not in ("always", True):
+                raise Unsupported(node, f"call to {name}()", f"'{name}' returns a view of its argument, which "
+                                  "numba-cuda compiles only where the function is inlined (its typing fails: 'Only "
+                                  "accept returning of array passed into the function as argument')",
+                                  "add inline=\"always\" to its @cuda.jit(device=True), or return the array itself")
             if inlined is not None:
                 return inlined
+        for c in target.device_arrays:  # passed on by name: a name of the caller's own would be passed instead
+            if c not in self.fn.device_arrays and (c in self.fn.params or self.assign_counts.get(c, 0)):
+                raise Unsupported(node, f"call to {name}()", f"'{name}' reads the module's device array '{c}', "
+                                  f"which numba2cuda passes down from the kernel; here '{c}' is this function's own "
+                                  "variable, which hides it", f"rename this function's '{c}'")
         args = args + [self.captured_name(node, c) for c in target.captured]
         bound = self.compile_time_args(target, args)
         if bound:
@@ -92,14 +103,27 @@ class DeviceCallLowerer:
     def inlined_view(self, params, view: cst.Subscript, args):
         """`return a[:, 0]` (numba-cuda's overload with inline="always"), `return m[i]`: a function whose body
         returns a view of a parameter gives that view of the argument, made where it is called, as Numba returns
-        the view's descriptor; C cannot return one. None where the subscript gives a number (an ordinary call)."""
-        reads = Counter(n.value for n in find_nodes(view, lambda n: isinstance(n, cst.Name)))
+        the view's descriptor; C cannot return one. None where the subscript gives a number (an ordinary call).
+        An argument with an effect is computed once, before the statement, as the call would compute it."""
+        bound = dict(zip(params, args))
+        base = self.value(bound[view.value.value]) if view.value.value in bound else None
+        if not isinstance(base, ir.ArrayVar) or (
+                all(isinstance(el.slice, cst.Index) for el in view.slice) and len(view.slice) >= base.ndim):
+            return None
+        reads = {n.value for n in find_nodes(view, lambda n: isinstance(n, cst.Name))}
         values = {}
-        for param, a in zip(params, args):
+        for param, a in bound.items():
+            value = base if param == view.value.value else self.value(a)
+            if isinstance(value, ir.Expr) and not is_pure(value):
+                if self.conditional:
+                    raise Unsupported(a, "argument with an effect", "it is computed under a condition here (a "
+                                      "loop's test, a conditional expression), where numba2cuda cannot compute it "
+                                      "once before the view is made", "compute it into a variable first")
+                temp = self.fresh_name(f"{param}_arg", 1)
+                self.hoisted.append(ir.Assign(target=ir.Name(temp), value=value))
+                value = ir.Name(temp)
             if param in reads:
-                values[param] = self.value(a)
-                if not isinstance(values[param], (ir.ArrayVar, ir.Name, ir.Const)) and reads[param] > 1:
-                    return None  # an argument computed once, which the view would compute twice
+                values[param] = value
         held = {p: self.scope[p] for p in values if p in self.scope}
         self.scope.update(values)
         try:

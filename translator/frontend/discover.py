@@ -191,9 +191,10 @@ class Discoverer(JitCallSites):
         for one in made:
             self.nested_functions(child, one)
 
-    def overload(self, view, fn: cst.FunctionDef, target: str, prefix) -> None:
-        """`@overload(f)` on FN (or `overload(f)(fn)`): the implementation FN returns, a device function of f's
-        name, where FN returns one whatever the types; else FN is remembered for the message of f's calls."""
+    def overload(self, view, fn: cst.FunctionDef, target: str, prefix, call=None) -> None:
+        """`@overload(f)` on FN (or `overload(f)(fn)`, CALL being `overload(f)`): the implementation FN returns, a
+        device function of f's name, where FN returns one whatever the types; else FN is remembered for the
+        message of f's calls."""
         impl = implementation(fn)
         if impl is None:
             view.overloads[target] = (fn.name, f"'{fn.name.value}' picks its implementation by the arguments' "
@@ -202,8 +203,13 @@ class Discoverer(JitCallSites):
         name = target if target.isidentifier() else method_c_name(target)  # an array method's key is no name
         if isinstance(impl, cst.Lambda):
             impl = lambda_as_def(impl, cst.Name(name), self.info.reporter)
-        fi = self.register(self.scope_view(view, fn), impl, ([], {"device": cst.Name("True")}), fn, prefix + target,
-                           name, None)
+        options = {"device": cst.Name("True")}
+        made_by = call or next((d.decorator for d in fn.decorators if overload_target(view, d.decorator)), None)
+        inline = next((a.value for a in getattr(made_by, "args", ()) if a.keyword and a.keyword.value == "inline"),
+                      None)
+        if inline is not None:  # overload(f, inline="always"): Numba inlines the implementation where f is called
+            options["inline"] = inline
+        fi = self.register(self.scope_view(view, fn), impl, ([], options), fn, prefix + target, name, None)
         if fi is not None and view is not self.info:  # made in a test method: its kernels call it by that name
             view.functions.maps[0][target] = fi
 

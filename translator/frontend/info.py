@@ -46,6 +46,7 @@ class FunctionInfo:
     # a function defined inside a kernel: the names of the kernel it reads, passed to it as trailing arguments (the
     # values they hold at the call, as Numba's inlining of the closure reads them)
     captured: tuple = ()
+    device_arrays: tuple = ()  # of captured: the module's device arrays it reads (frontend/inner.py)
     # an option numba-cuda's cuda.jit does not have (`nopython=True`): the Unsupported a launch of it meets, where
     # the dispatcher makes the kernel; a kernel that calls it compiles it as a device function, without the option
     launch_refusal: object = None

@@ -43,10 +43,13 @@ def device_array_reads(functions: dict, module) -> tuple:
     `global_array = cuda.to_device(...)` in a device function the kernel calls. Numba captures the pointer; the
     translation passes each as a trailing argument, from the kernel, which takes it from its launcher, down every
     call that leads to the read."""
-    reads, calls, values = {}, {}, {}
+    if not any(isinstance(v, DeviceArray) for f in functions.values() for v in (f.scope or module).constants.values()):
+        return {}, {}  # the common case: no device array anywhere, nothing to pass
+    reads, calls, values, local = {}, {}, {}, {}
     for f in functions.values():
         scope = f.scope or module
-        names = {n for n in _reads(f.node.body) if n not in set(f.params) | set(assignment_counts(f.node))}
+        local[f.key] = set(f.params) | set(assignment_counts(f.node))
+        names = {n for n in _reads(f.node.body) if n not in local[f.key]}
         calls[f.key] = {scope.functions[n].key for n in names if n in scope.functions}
         if f.is_device:
             reads[f.key] = {n for n in names if isinstance(scope.constants.get(n), DeviceArray)}
@@ -56,8 +59,7 @@ def device_array_reads(functions: dict, module) -> tuple:
         changed = False
         for f in functions.values():
             if f.is_device:
-                local = set(f.params) | set(assignment_counts(f.node))
-                more = {n for g in calls[f.key] for n in reads.get(g, ()) if n not in local} - reads[f.key]
+                more = {n for g in calls[f.key] for n in reads.get(g, ()) if n not in local[f.key]} - reads[f.key]
                 reads[f.key] |= more
                 changed = changed or bool(more)
     kernels = {f.key: {n: values[n] for g in calls[f.key] for n in reads.get(g, ())}

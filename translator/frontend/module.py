@@ -151,6 +151,7 @@ def parse_source(source: str, path: str, _siblings: dict | None = None, imported
     for key, names in devices.items():  # each passed down from the kernel, which takes it from its launcher
         fi = info.functions[key]
         fi.captured = tuple(fi.captured) + names
+        fi.device_arrays = names
         fi.params = fi.params + list(names)
     for key, passed in kernels.items():
         scope = info.functions[key].scope or info

@@ -22,7 +22,7 @@ from .overloads import extension_member
 from .recordfields import is_record
 from .runhint import run_hint, with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
-from ..ir.facts import root_array
+from ..ir.facts import const_int, root_array
 from .scan import find_nodes
 
 
@@ -366,13 +366,38 @@ class NameReadLowerer:
         unknown = [k for k, d in enumerate(dims) if isinstance(d, ir.Const) and d.value == -1]
         if len(unknown) > 1:
             raise Unsupported(node, ".reshape()", "can only specify one unknown dimension (-1)")
-        if unknown:
-            rest = self.array_attribute(arr, "size", node)
-            for k, d in enumerate(dims):
-                if k != unknown[0]:
-                    rest = ir.BinOp("//", rest, d)
-            dims[unknown[0]] = rest
+        size = self.array_attribute(arr, "size", node)
+        known = None
+        for k, d in enumerate(dims):
+            if not unknown or k != unknown[0]:
+                known = d if known is None else ir.BinOp("*", known, d)
+        # Numba raises ValueError where the sizes disagree (or a dimension is negative), which ends the thread
+        wrong = [ir.Compare("<", d, const_expr(0)) for k, d in enumerate(dims) if not isinstance(d, ir.Const)
+                 and (not unknown or k != unknown[0])]
+        if unknown and known is None:  # reshape(-1): all of it in one dimension
+            dims[unknown[0]] = size
+        elif unknown:
+            wrong.append(ir.Compare("!=", ir.BinOp("%", size, known), const_expr(0)))
+            dims[unknown[0]] = ir.BinOp("//", size, known)
+        elif not unknown:
+            wrong.append(ir.Compare("!=", known, size))
+        self.stop_unless(wrong, node, "reshape() of sizes read at run time")
         return ir.ArrayVar("", arr.dtype, dims, "view", base=arr)
+
+    def stop_unless(self, wrong: list, node, what: str) -> None:
+        """End the thread before the statement where any test of WRONG holds, as Numba's raise there ends it (a
+        device function's raise ends the kernel's thread too); nothing where each is decided false already."""
+        wrong = [w for w in wrong if _folded(w) is not False]
+        if not wrong:
+            return
+        if self.conditional:
+            raise Unsupported(node, what, "Numba checks it where it is made, which here is under a condition (a "
+                              "loop's test, a conditional expression)", "make the view in a statement of its own")
+        stop = ir.ExprStmt(value=ir.Call(intrinsics.EXIT_THREAD, [])) if self.fn.is_device else ir.Return()
+        cond = wrong[0] if len(wrong) == 1 else ir.BoolOp("or", wrong)
+        check = ir.If(cond=cond, body=[stop], orelse=[])
+        check.node = node
+        self.hoisted.append(check)
 
     def transposed(self, arr: ir.ArrayVar, node):
         """`a.T`: Numba's transpose is a view with the strides reversed. Of a row-major 2-D array that is the same
@@ -394,3 +419,11 @@ class NameReadLowerer:
         if arr.kind in ("param", "alias", "dynamic"):  # a dynamic array's length: the launch's bytes over its size
             return ir.ShapeOf(arr, dim)
         return arr.shape[dim]
+
+
+def _folded(test: ir.Compare):
+    """The truth of a comparison of integer constants (`3 * 2 != 6`), else None."""
+    a, b = const_int(test.left), const_int(test.right)
+    if a is None or b is None:
+        return None
+    return {"<": a < b, "!=": a != b}[test.op]

@@ -46,7 +46,7 @@ class JitCallSites:
         target = overload_target(view, call.func)
         if target is not None and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name) \
                 and call.args[0].value.value in view.plain_functions:  # overload(f)(impl_chooser)
-            self.overload(view, view.plain_functions[call.args[0].value.value][0], target, prefix)
+            self.overload(view, view.plain_functions[call.args[0].value.value][0], target, prefix, call.func)
             return
         if target is not None:  # overload(f)(impl) of an impl numba2cuda cannot read (a factory's parameter)
             view.overloads[target] = (call, "its implementation is a value only running the module gives", False)

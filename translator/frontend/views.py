@@ -11,6 +11,7 @@ from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from ..ir.facts import is_pure
 from .expr import Dim3, GridGroup, TupleValue, TypeValue, const_expr
 
 
@@ -242,7 +243,7 @@ class ArrayViewLowerer:
         extent = self.shape_of(base, 0)
         bounds = []
         for bound, default in ((sl.lower, None), (sl.upper, -1)):
-            value = self.expr(bound) if bound is not None else None
+            value = self.bound_once(self.expr(bound), bound) if bound is not None else None
             if value is not None and not _not_negative(value):  # `buf[-1::-2]` counts from the end
                 value = ir.Call(intrinsics.SLICE_BOUND, [value, extent, step])
             if value is None:
@@ -257,6 +258,19 @@ class ArrayViewLowerer:
         view.step = step if base.step is None else ir.BinOp("*", step, base.step)
         return view
 
+    def bound_once(self, bound: ir.Expr, node) -> ir.Expr:
+        """A slice bound with an effect (`a[cuda.atomic.add(c, 0, 1):]`) computed once, before the statement, as
+        Python computes it once: a view's offset and length both read it."""
+        if is_pure(bound):
+            return bound
+        if self.conditional:
+            raise Unsupported(node, "slice bound with an effect", "it is computed under a condition here (a loop's "
+                              "test, a conditional expression), and the view reads it more than once",
+                              "compute it into a variable first")
+        temp = self.fresh_name("bound", 1)
+        self.hoisted.append(ir.Assign(target=ir.Name(temp), value=bound))
+        return ir.Name(temp)
+
     def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
         """A slice's start and length within EXTENT: step 1, nonnegative bounds. Python clips the stop at the
         extent (`a[i:i + 3]` near the end is shorter), so the length does too unless the stop cannot pass it."""
@@ -265,8 +279,8 @@ class ArrayViewLowerer:
             if not (isinstance(step, ir.Const) and step.value == 1):
                 raise Unsupported(sl.step, "slice step", "a step other than 1 slices a 1-D array or view here",
                                   "take the row first: a[i][::2]")
-        start = self.expr(sl.lower) if sl.lower is not None else const_expr(0)
-        stop = self.expr(sl.upper) if sl.upper is not None else extent
+        start = self.bound_once(self.expr(sl.lower), sl.lower) if sl.lower is not None else const_expr(0)
+        stop = self.bound_once(self.expr(sl.upper), sl.upper) if sl.upper is not None else extent
         # `a[:-1]` counts from the end, and a bound read at run time may be negative (CSR offsets of a graph
         # library are not, but Numba does not know that): normalised as Python's slice normalises it, where the
         # legalizer cannot prove it is not

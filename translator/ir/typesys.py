@@ -327,6 +327,9 @@ def parse_tuple_type(text: str) -> Tuple:
     """UniTuple(t, n) / Tuple((t1, t2, ...)) of scalars (a result, or a parameter that takes a Python tuple), spelt
     as Numba's signature parser takes them: Tuple's one argument is a tuple of types."""
     m = re.match(r"^(UniTuple|Tuple)\s*\((.*)\)$", text.strip(), re.S)
+    if m is None:  # `UniTuple(int64 x 3) int64`: a comma missing between items
+        raise TypeStringError(f"'{text}' is not one type: a tuple type's parentheses balance and its items are "
+                              "separated by commas")
     parts = split_top_level(m.group(2).strip())
     if m.group(1) == "UniTuple":
         if len(parts) != 2 or not parts[1].isdigit():
