@@ -1044,6 +1044,34 @@ def k(a, out, b):
         assert out.tolist() == want, (b, out)
 
 
+@pytest.mark.needs("g++")
+def test_a_named_view_keeps_the_extent_it_was_made_with():
+    """`t = a[lo:]` then `lo = 5`: len(t) re-read lo (3 where Numba gives 7); `u = a[b[1]:]` re-read b[1] after a
+    write to it; `a[cuda.atomic.add(cnt, 0, 1) + 1:]` ran the atomic twice. And a row view nothing reads
+    (`w = out[t, 1:]`) crashed the legalizer (exit 70)."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1], int64[::1], int64, int64[::1], float64[:, ::1])")
+def k(a, out, b, lo, cnt, m):
+    t = a[lo:]
+    lo = 5
+    out[0] = len(t)
+    u = a[b[1]:]
+    b[1] = -1
+    out[1] = len(u)
+    out[2] = u[len(u) - 1]
+    v = a[cuda.atomic.add(cnt, 0, 1) + 1:]
+    out[3] = len(v)
+    for i in range(3):
+        w = a[i:]
+        i = 0
+        out[4 + i] += len(w)
+    unused = m[cnt[0], 1:]
+''')
+    out, b, cnt = np.zeros(7), np.array([1, -3]), np.zeros(1, np.int64)
+    module.k[1, 1](np.arange(8.0), out, b, 1, cnt, np.zeros((3, 4)))
+    assert out.tolist() == [7, 3, 7, 7, 21, 0, 0] and cnt[0] == 1
+
+
 RAISING_DEVICE_FUNCTIONS = HEAD + '''
 @cuda.jit(device=True)
 def checked_sqrt(v):
