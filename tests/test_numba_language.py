@@ -1084,7 +1084,7 @@ def inner(v):
     assert v < 100, "too big"
     return checked_sqrt(v) + 1
 
-@cuda.jit
+@cuda.jit("void(float64[::1], float64[::1], float64[::1])")
 def k(a, out, total):
     i = cuda.grid(1)
     s = cuda.shared.array(64, np.float64)
@@ -1115,8 +1115,7 @@ def test_a_raise_in_a_device_function_ends_the_thread():
     caller, the kernel too, returns on, so the thread ends there and a barrier after it waits for the others only.
     That was refused ('Numba's exception leaves the kernel that called it too'); it is n2c::exit_thread(), PTX's
     exit (the CPU runtime ends the thread's fiber)."""
-    module = load_cpu(source=RAISING_DEVICE_FUNCTIONS, options=Options(
-        types=parse_types_option("a=float64[::1], out=float64[::1], total=float64[::1]")))
+    module = load_cpu(source=RAISING_DEVICE_FUNCTIONS)
     assert "    n2c::exit_thread();  // <string>:9" in module.cu
     a = np.arange(-10.0, 118.0)
     out, total = np.zeros(128), np.zeros(2)
@@ -1144,7 +1143,7 @@ def put(out, t, v, w):
     out[t, v, 1] = w[0] if len(w) > 0 else -1
     out[t, v, 2] = w[len(w) - 1] if len(w) > 0 else -1
 
-@cuda.jit
+@cuda.jit("void(float64[::1], int64[:, ::1], float64[:, :, ::1])")
 def ends(x, b, out):
     t = cuda.grid(1)
     if t < b.shape[0]:
