@@ -1056,8 +1056,16 @@ def test_a_record_dtype_a_test_computes_types_the_shared_array_it_sizes(tmp_path
     records had been read before (without it), so dt stayed 'computed when _test_shared runs'."""
     path = write(tmp_path, """
         import numpy as np
-        from numba import cuda
+        from numba import cuda, void
         from numba.np import numpy_support as nps
+
+        recordwith2darray = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+
+        rec_t = nps.from_dtype(recordwith2darray)
+
+        @cuda.jit(void(rec_t[::1]))
+        def touch(x):
+            x[0].i = 1
 
         def _test_shared(arr):
             nthreads = 4
@@ -1075,7 +1083,7 @@ def test_a_record_dtype_a_test_computes_types_the_shared_array_it_sizes(tmp_path
             chunk_copy[1, nthreads](arr, out)
 
         def test_pairs():
-            _test_shared(np.zeros(4, np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])))
+            _test_shared(np.zeros(4, np.dtype([("i", np.int32), ("b", np.float64)])))
     """)
     cu = translate(path, import_module="sim")
-    assert "__shared__ dt sm[nthreads];" in cu and "int i;" in cu and "float j[3][2];" in cu
+    assert "__shared__ dt sm[nthreads];" in cu and "int i;" in cu and "double b;" in cu
