@@ -1038,7 +1038,7 @@ def k(a, out, b):
     out[3] = g.size
 ''')
     for b, want in (([2, 4, 4], [1, 5, 2, 8]), ([3, 2, 4], [1, 0, 0, 0]), ([4, 2, 3], [1, 3, 0, 0]),
-                    ([-2, -4, 2], [1, 0, 0, 0])):
+                    ([-2, -4, 2], [1, 0, 0, 0]), ([-1, 4, 2], [1, 5, 4, 8])):  # a -1 read at run time is unknown too
         out = np.zeros(4)
         checked.k[1, 1](np.arange(8.0), out, np.array(b))
         assert out.tolist() == want, (b, out)
@@ -1070,6 +1070,42 @@ def k(a, out, b, lo, cnt, m):
     out, b, cnt = np.zeros(7), np.array([1, -3]), np.zeros(1, np.int64)
     module.k[1, 1](np.arange(8.0), out, b, 1, cnt, np.zeros((3, 4)))
     assert out.tolist() == [7, 3, 7, 7, 21, 0, 0] and cnt[0] == 1
+
+
+VIEWS_OF_WHOLE_ARRAYS = HEAD + '''
+@cuda.jit("void(float64[::1], float64[:, ::1], int64[:, ::1], int64[::1], float64[:, ::1])")
+def views(a, m, b, cnt, out):
+    t = cuda.grid(1)
+    if t < b.shape[0]:
+        out[t, 0] = 1
+        lo = b[t, 0]
+        v = a[lo:]
+        lo = 3
+        out[t, 1] = len(v)
+        s = 0.0
+        for x in m.flat:
+            s += x
+        out[t, 2] = s + m.flat[t % m.size]
+        r = a.reshape(b[t, 0], b[t, 1])
+        out[t, 3] = r[r.shape[0] - 1, r.shape[1] - 1]
+        z = a.reshape(b[t, 1], -1)
+        cuda.atomic.add(cnt, 0, 1)
+        out[t, 4] = z.shape[1] + len(a[t % 3 - 2:])
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_views_of_whole_arrays_match_numba(tmp_path):
+    """.flat, reshape (sizes that disagree, or a -1 read at run time, as Numba normalises them: a thread ends where
+    Numba's ValueError is raised) and a named view's extent against numba-cuda on the GPU."""
+    original, translated = numba_and_translation(tmp_path, "whole_views", VIEWS_OF_WHOLE_ARRAYS)
+    b = np.array([(p, q) for p in (-2, 1, 2, 3, 4, 6) for q in (-1, 2, 3, 4)], np.int64)
+    results = []
+    for run in (original.views, translated.views):
+        cnt, out = np.zeros(1, np.int64), np.zeros((len(b), 5))
+        run[1, 32](np.arange(12.0), np.arange(6.0).reshape(2, 3), b, cnt, out)
+        results.append((cnt, out))
+    assert results[0][0][0] == results[1][0][0] and np.array_equal(results[0][1], results[1][1])
 
 
 RAISING_DEVICE_FUNCTIONS = HEAD + '''

@@ -363,23 +363,45 @@ class NameReadLowerer:
         dims = given.items if isinstance(given, TupleValue) else [self.value(a) for a in args]
         if not dims or not all(isinstance(d, ir.Expr) for d in dims):
             raise Unsupported(node, ".reshape()", "takes the new shape, as numbers or one tuple of numbers")
-        unknown = [k for k, d in enumerate(dims) if isinstance(d, ir.Const) and d.value == -1]
+        # a negative extent (-1) is what the others leave of the size; one read at run time may be negative too
+        # (Numba normalises the shape when the reshape runs: normalize_reshape_value), unless it is an extent
+        unknown = [k for k, d in enumerate(dims) if const_int(d) is not None and const_int(d) < 0]
         if len(unknown) > 1:
             raise Unsupported(node, ".reshape()", "can only specify one unknown dimension (-1)")
+        runtime = [k for k, d in enumerate(dims) if const_int(d) is None and not _an_extent(d)]
         size = self.array_attribute(arr, "size", node)
-        known = None
+
+        def negative(d):
+            return ir.Compare("<", d, const_expr(0))
+
+        known = const_expr(1)
         for k, d in enumerate(dims):
-            if not unknown or k != unknown[0]:
-                known = d if known is None else ir.BinOp("*", known, d)
-        # Numba raises ValueError where the sizes disagree (or a dimension is negative), which ends the thread
-        wrong = [ir.Compare("<", d, const_expr(0)) for k, d in enumerate(dims) if not isinstance(d, ir.Const)
-                 and (not unknown or k != unknown[0])]
-        if unknown and known is None:  # reshape(-1): all of it in one dimension
-            dims[unknown[0]] = size
-        elif unknown:
-            wrong.append(ir.Compare("!=", ir.BinOp("%", size, known), const_expr(0)))
-            dims[unknown[0]] = ir.BinOp("//", size, known)
-        elif not unknown:
+            if k not in unknown:
+                factor = ir.IfExp(negative(d), const_expr(1), d) if k in runtime else d
+                known = factor if k == 0 or (k == 1 and 0 in unknown) else ir.BinOp("*", known, factor)
+        # where Numba raises ValueError (sizes that disagree, two unknown extents), the thread ends
+        leaves = ir.Compare("!=", ir.BinOp("%", size, known), const_expr(0))
+        inferred = ir.BinOp("//", size, known)
+        if const_int(known) == 0:  # nothing but zeros known: the size must be 0, and so is the unknown extent
+            leaves, inferred = ir.Compare("!=", size, const_expr(0)), const_expr(0)
+        elif const_int(known) is None:
+            leaves = ir.IfExp(ir.Compare("==", known, const_expr(0)), ir.Compare("!=", size, const_expr(0)), leaves)
+            inferred = ir.IfExp(ir.Compare("==", known, const_expr(0)), const_expr(0), inferred)
+        wrong = []
+        if unknown:
+            wrong = [negative(dims[k]) for k in runtime] + ([leaves] if len(dims) > 1 else [])
+            dims[unknown[0]] = inferred if len(dims) > 1 else size
+        elif runtime:
+            count = None
+            for k in runtime:
+                one = ir.IfExp(negative(dims[k]), const_expr(1), const_expr(0))
+                count = one if count is None else ir.BinOp("+", count, one)
+            some = negative(dims[runtime[0]]) if len(runtime) == 1 else ir.Compare(">", count, const_expr(0))
+            if len(runtime) > 1:
+                wrong.append(ir.Compare(">", count, const_expr(1)))
+            wrong.append(ir.IfExp(some, leaves, ir.Compare("!=", known, size)))
+            dims = [ir.IfExp(negative(d), inferred, d) if k in runtime else d for k, d in enumerate(dims)]
+        else:
             wrong.append(ir.Compare("!=", known, size))
         self.stop_unless(wrong, node, "reshape() of sizes read at run time")
         return ir.ArrayVar("", arr.dtype, dims, "view", base=arr)
@@ -421,9 +443,20 @@ class NameReadLowerer:
         return arr.shape[dim]
 
 
-def _folded(test: ir.Compare):
+def _folded(test):
     """The truth of a comparison of integer constants (`3 * 2 != 6`), else None."""
+    if not isinstance(test, ir.Compare):
+        return None
     a, b = const_int(test.left), const_int(test.right)
     if a is None or b is None:
         return None
-    return {"<": a < b, "!=": a != b}[test.op]
+    return {"<": a < b, "!=": a != b, "==": a == b, ">": a > b}[test.op]
+
+
+def _an_extent(e) -> bool:
+    """Whether E is an array's extent or a product or sum of extents and non-negative constants: never -1."""
+    if isinstance(e, ir.ShapeOf):
+        return True
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, int) and e.value >= 0
+    return isinstance(e, ir.BinOp) and e.op in ("*", "+") and _an_extent(e.left) and _an_extent(e.right)
