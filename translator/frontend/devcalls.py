@@ -14,7 +14,6 @@ from ..errors import Unsupported
 from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
-from ..ir.facts import is_pure
 from .expr import Dim3, TupleValue, TypeValue, const_expr
 from .info import FunctionInfo
 from .names import qualified_name, resolve, scalar_type_of_name
@@ -113,15 +112,8 @@ class DeviceCallLowerer:
         reads = {n.value for n in find_nodes(view, lambda n: isinstance(n, cst.Name))}
         values = {}
         for param, a in bound.items():
-            value = base if param == view.value.value else self.value(a)
-            if isinstance(value, ir.Expr) and not is_pure(value):
-                if self.conditional:
-                    raise Unsupported(a, "argument with an effect", "it is computed under a condition here (a "
-                                      "loop's test, a conditional expression), where numba2cuda cannot compute it "
-                                      "once before the view is made", "compute it into a variable first")
-                temp = self.fresh_name(f"{param}_arg", 1)
-                self.hoisted.append(ir.Assign(target=ir.Name(temp), value=value))
-                value = ir.Name(temp)
+            value = base if param == view.value.value else \
+                self.computed_once(self.value(a), a, "argument", f"{param}_arg")
             if param in reads:
                 values[param] = value
         held = {p: self.scope[p] for p in values if p in self.scope}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .names import resolve
-from .scan import find_nodes
+from .scan import find_nodes, is_docstring
 
 OVERLOAD_NAMES = {"cuda.extending.overload", "numba.extending.overload", "numba.core.extending.overload"}
 
@@ -55,7 +55,7 @@ def implementation(fn: cst.FunctionDef):
     if len(returns) != 1 or not body or not isinstance(body[-1], cst.SimpleStatementLine) \
             or body[-1].body[-1] is not returns[0] or len(body[-1].body) != 1:
         return None
-    if not all(isinstance(s, cst.FunctionDef) or _docstring(s) for s in body[:-1]):
+    if not all(isinstance(s, cst.FunctionDef) or is_docstring(s) for s in body[:-1]):
         return None
     value = returns[0].value
     if isinstance(value, cst.Lambda):
@@ -63,11 +63,6 @@ def implementation(fn: cst.FunctionDef):
     defs = [s for s in body if isinstance(s, cst.FunctionDef) and isinstance(value, cst.Name)
             and s.name.value == value.value]
     return defs[0] if len(defs) == 1 else None
-
-
-def _docstring(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _member_call(view, call) -> tuple[str, str] | None:

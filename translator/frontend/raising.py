@@ -26,8 +26,12 @@ class RaiseLowerer:
         self.fn.notices.append(self.info.reporter.make(small, f"{kind} statement", "the thread stops here, as it "
                                                        "does in Numba (which reports nothing without debug=True)"
                                                        + host))
-        # in a device function Numba's exception status makes each caller return in turn, up to the kernel's end
-        stop = ir.ExprStmt(value=ir.Call(intrinsics.EXIT_THREAD, [])) if self.fn.is_device else ir.Return()
+        stop = self.thread_end()
         if isinstance(small, cst.Raise):
             return [stop]
         return [ir.If(cond=ir.Unary("not", self.expr(small.test)), body=[stop], orelse=[])]
+
+    def thread_end(self):
+        """The statement that ends the thread where Numba raises: a kernel's return; in a device function, where
+        Numba's exception status makes each caller return in turn up to the kernel's end, n2c::exit_thread()."""
+        return ir.ExprStmt(value=ir.Call(intrinsics.EXIT_THREAD, [])) if self.fn.is_device else ir.Return()

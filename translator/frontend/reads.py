@@ -22,7 +22,7 @@ from .overloads import extension_member
 from .recordfields import is_record
 from .runhint import run_hint, with_run_hint
 from .names import canonical, dotted, from_unread_module, resolve, scalar_type_of_name
-from ..ir.facts import const_int, root_array
+from ..ir.facts import const_int, decided_compare, root_array
 from .scan import find_nodes
 
 
@@ -344,7 +344,7 @@ class NameReadLowerer:
         all of it."""
         if arr.ndim == 1 and arr.step is None:
             return arr
-        if arr.pitch is not None or arr.step is not None or arr.fortran or root_array(arr).pointer:
+        if not _whole(arr):
             raise Unsupported(node, f"'{self.info.code(node)}'", ".flat reads the elements in C order, which is not "
                               "their order in memory for a window, a strided view or a Fortran-order array",
                               "index the array with one index per dimension")
@@ -355,7 +355,7 @@ class NameReadLowerer:
         memory with other extents, read in C order (one -1 is what the others leave of the size)."""
         if kwargs or not args:
             raise Unsupported(node, ".reshape()", "takes the new shape, as numbers or one tuple")
-        if arr.pitch is not None or arr.step is not None or arr.fortran or root_array(arr).pointer:
+        if not _whole(arr):
             raise Unsupported(node, f"'{self.info.code(node)}'", "reshape() supports contiguous arrays only (Numba's "
                               "words): a window, a strided view or a Fortran-order array is not one",
                               "index the array with one index per dimension")
@@ -374,11 +374,12 @@ class NameReadLowerer:
         def negative(d):
             return ir.Compare("<", d, const_expr(0))
 
-        known = const_expr(1)
+        known = None
         for k, d in enumerate(dims):
             if k not in unknown:
                 factor = ir.IfExp(negative(d), const_expr(1), d) if k in runtime else d
-                known = factor if k == 0 or (k == 1 and 0 in unknown) else ir.BinOp("*", known, factor)
+                known = factor if known is None else ir.BinOp("*", known, factor)
+        known = known if known is not None else const_expr(1)  # reshape(-1): no other extent
         # where Numba raises ValueError (sizes that disagree, two unknown extents), the thread ends
         leaves = ir.Compare("!=", ir.BinOp("%", size, known), const_expr(0))
         inferred = ir.BinOp("//", size, known)
@@ -392,13 +393,13 @@ class NameReadLowerer:
             wrong = [negative(dims[k]) for k in runtime] + ([leaves] if len(dims) > 1 else [])
             dims[unknown[0]] = inferred if len(dims) > 1 else size
         elif runtime:
-            count = None
-            for k in runtime:
-                one = ir.IfExp(negative(dims[k]), const_expr(1), const_expr(0))
-                count = one if count is None else ir.BinOp("+", count, one)
-            some = negative(dims[runtime[0]]) if len(runtime) == 1 else ir.Compare(">", count, const_expr(0))
-            if len(runtime) > 1:
+            some = negative(dims[runtime[0]])
+            if len(runtime) > 1:  # how many are negative: two are an error, one is the unknown extent
+                count = ir.IfExp(some, const_expr(1), const_expr(0))
+                for k in runtime[1:]:
+                    count = ir.BinOp("+", count, ir.IfExp(negative(dims[k]), const_expr(1), const_expr(0)))
                 wrong.append(ir.Compare(">", count, const_expr(1)))
+                some = ir.Compare(">", count, const_expr(0))
             wrong.append(ir.IfExp(some, leaves, ir.Compare("!=", known, size)))
             dims = [ir.IfExp(negative(d), inferred, d) if k in runtime else d for k, d in enumerate(dims)]
         else:
@@ -409,15 +410,14 @@ class NameReadLowerer:
     def stop_unless(self, wrong: list, node, what: str) -> None:
         """End the thread before the statement where any test of WRONG holds, as Numba's raise there ends it (a
         device function's raise ends the kernel's thread too); nothing where each is decided false already."""
-        wrong = [w for w in wrong if _folded(w) is not False]
+        wrong = [w for w in wrong if decided_compare(w) is not False]
         if not wrong:
             return
         if self.conditional:
             raise Unsupported(node, what, "Numba checks it where it is made, which here is under a condition (a "
                               "loop's test, a conditional expression)", "make the view in a statement of its own")
-        stop = ir.ExprStmt(value=ir.Call(intrinsics.EXIT_THREAD, [])) if self.fn.is_device else ir.Return()
         cond = wrong[0] if len(wrong) == 1 else ir.BoolOp("or", wrong)
-        check = ir.If(cond=cond, body=[stop], orelse=[])
+        check = ir.If(cond=cond, body=[self.thread_end()], orelse=[])
         check.node = node
         self.hoisted.append(check)
 
@@ -443,14 +443,10 @@ class NameReadLowerer:
         return arr.shape[dim]
 
 
-def _folded(test):
-    """The truth of a comparison of integer constants (`3 * 2 != 6`), else None."""
-    if not isinstance(test, ir.Compare):
-        return None
-    a, b = const_int(test.left), const_int(test.right)
-    if a is None or b is None:
-        return None
-    return {"<": a < b, "!=": a != b, "==": a == b, ">": a > b}[test.op]
+def _whole(arr: ir.ArrayVar) -> bool:
+    """Whether ARR's elements lie in its memory in C order, as a whole row-major array's do: not a window, a
+    strided view, a Fortran-order array or a pointer (which has no extent)."""
+    return arr.pitch is None and arr.step is None and not arr.fortran and not root_array(arr).pointer
 
 
 def _an_extent(e) -> bool:

@@ -185,13 +185,16 @@ def returns_a_value(fn: cst.FunctionDef) -> bool:
                for r in returns_of(fn))
 
 
+def is_docstring(stmt) -> bool:
+    """Whether STMT is a string on a line of its own (a docstring, or a comment written as one)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
 def returned_view(fn: cst.FunctionDef) -> cst.Subscript | None:
     """E of a function whose body is `return E` alone (a docstring aside), E a subscript of a parameter whose
     indices read parameters and literals only: `return a[:, 0]` (an overload's implementation), `return m[i]`."""
-    body = [s for s in fn.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and
-                                            isinstance(s.body[0], cst.Expr) and
-                                            isinstance(s.body[0].value, cst.SimpleString))] \
-        if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
+    body = [s for s in fn.body.body if not is_docstring(s)] if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
     if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
         return None
     ret = body[0].body[0]

@@ -243,7 +243,7 @@ class ArrayViewLowerer:
         extent = self.shape_of(base, 0)
         bounds = []
         for bound, default in ((sl.lower, None), (sl.upper, -1)):
-            value = self.bound_once(self.expr(bound), bound) if bound is not None else None
+            value = self.computed_once(self.expr(bound), bound, "slice bound") if bound is not None else None
             if value is not None and not _not_negative(value):  # `buf[-1::-2]` counts from the end
                 value = ir.Call(intrinsics.SLICE_BOUND, [value, extent, step])
             if value is None:
@@ -258,17 +258,18 @@ class ArrayViewLowerer:
         view.step = step if base.step is None else ir.BinOp("*", step, base.step)
         return view
 
-    def bound_once(self, bound: ir.Expr, node) -> ir.Expr:
-        """A slice bound with an effect (`a[cuda.atomic.add(c, 0, 1):]`) computed once, before the statement, as
-        Python computes it once: a view's offset and length both read it."""
-        if is_pure(bound):
-            return bound
+    def computed_once(self, value, node, what: str, name: str = "bound"):
+        """VALUE, where it has an effect (`a[cuda.atomic.add(c, 0, 1):]`, an inlined view function's argument)
+        computed once, into a local before the statement, as Python computes it once: the view it makes reads it
+        more than once (its offset, its length)."""
+        if not isinstance(value, ir.Expr) or is_pure(value):
+            return value
         if self.conditional:
-            raise Unsupported(node, "slice bound with an effect", "it is computed under a condition here (a loop's "
-                              "test, a conditional expression), and the view reads it more than once",
+            raise Unsupported(node, f"{what} with an effect", "it is computed under a condition here (a loop's "
+                              "test, a conditional expression), and the view it makes reads it more than once",
                               "compute it into a variable first")
-        temp = self.fresh_name("bound", 1)
-        self.hoisted.append(ir.Assign(target=ir.Name(temp), value=bound))
+        temp = self.fresh_name(name, 1)
+        self.hoisted.append(ir.Assign(target=ir.Name(temp), value=value))
         return ir.Name(temp)
 
     def slice_bounds(self, sl: cst.Slice, extent: ir.Expr, node):
@@ -279,8 +280,9 @@ class ArrayViewLowerer:
             if not (isinstance(step, ir.Const) and step.value == 1):
                 raise Unsupported(sl.step, "slice step", "a step other than 1 slices a 1-D array or view here",
                                   "take the row first: a[i][::2]")
-        start = self.bound_once(self.expr(sl.lower), sl.lower) if sl.lower is not None else const_expr(0)
-        stop = self.bound_once(self.expr(sl.upper), sl.upper) if sl.upper is not None else extent
+        start = self.computed_once(self.expr(sl.lower), sl.lower, "slice bound") if sl.lower is not None \
+            else const_expr(0)
+        stop = self.computed_once(self.expr(sl.upper), sl.upper, "slice bound") if sl.upper is not None else extent
         # `a[:-1]` counts from the end, and a bound read at run time may be negative (CSR offsets of a graph
         # library are not, but Numba does not know that): normalised as Python's slice normalises it, where the
         # legalizer cannot prove it is not
@@ -308,7 +310,7 @@ def _wrapped(index: ir.Expr, extent) -> ir.Expr:
     """INDEX wrapped around the dimension EXTENT() gives as Numba wraps a negative index, unless it is a constant
     that is not negative (the extent is not asked then: a pointer has none); the legalizer drops the wrap where it
     proves the index is not negative."""
-    if isinstance(index, ir.Const) and isinstance(index.value, int) and index.value >= 0:
+    if _not_negative(index):
         return index
     return ir.Call(intrinsics.WRAP_INDEX, [index, extent()])
 

@@ -49,6 +49,15 @@ def decided_test(e):
     return None
 
 
+def decided_compare(test):
+    """The truth of a comparison of integer expressions made of constants (`3 * 2 != 6`, names included, unlike
+    decided_test's), else None."""
+    if not isinstance(test, ir.Compare) or test.op not in _COMPARE:
+        return None
+    a, b = const_int(test.left), const_int(test.right)
+    return None if a is None or b is None else _COMPARE[test.op](a, b)
+
+
 def mentions(expr, names) -> bool:
     if isinstance(expr, ir.Name):
         return expr.name in names

@@ -308,11 +308,17 @@ inline void Runtime::wait(Fiber &f) {
   if (failed || f.state != kReady) ctx_switch(&f.ctx, &sched);
 }
 
+// The calling thread's end: at its kernel's end, or inside a device function (a raise there).
+[[noreturn]] inline void end_thread() {
+  Slot &s = slot();
+  s.rt->exit_fiber(*s.fiber);
+  __builtin_trap();  // never resumed
+}
+
 static void fiber_main() {
   Slot &s = slot();
   s.rt->invoke(s.rt->arg);
-  s.rt->exit_fiber(*s.fiber);
-  __builtin_trap();  // never resumed
+  end_thread();
 }
 
 inline void Runtime::exit_fiber(Fiber &f) {
@@ -824,11 +830,7 @@ template <class Tup, size_t... I> Tup unpack(void **args, std::index_sequence<I.
 #define gridDim (static_cast<const dim3 &>(::n2c_cpu::cur_rt().grid))
 
 // A thread that ends inside a device function (a raise there): its fiber exits as at the kernel's end.
-[[noreturn]] inline void n2c_cpu_exit_thread() {
-  n2c_cpu::Slot &s = n2c_cpu::slot();
-  s.rt->exit_fiber(*s.fiber);
-  __builtin_trap();  // never resumed
-}
+[[noreturn]] inline void n2c_cpu_exit_thread() { n2c_cpu::end_thread(); }
 inline unsigned n2c_cpu_dynamic_smem_size() { return static_cast<unsigned>(n2c_cpu::cur_rt().shared_bytes); }
 
 // ---- barriers, fences ------------------------------------------------------------------------
