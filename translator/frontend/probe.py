@@ -26,6 +26,7 @@ from ..userimport import import_path, is_library_path, python3_source
 from .entries import plan
 from .execsource import ExecSources
 from .runentries import Runner, python_function
+from .simulator import patch_simulator
 from .standins import StandIn, StandInModule, import_with_stand_ins, package_of
 
 MAX_TUPLE = 64
@@ -318,20 +319,6 @@ def _made(describer: Describer, made, signature) -> None:
         describer.on_made(made, signature_strings(signature))
 
 
-def _simulator_gaps() -> None:
-    """Names numba-cuda's GPU target has and its simulator lacks, which modules import at their top level
-    (`from numba.cuda.cudadrv.devicearray import DeviceNDArray`, for isinstance tests and annotations): the
-    simulator's own class stands for it, so the module imports as it does on a GPU. Its device has no name,
-    which modules read to choose settings per GPU (`"A100" in cuda.gpus[0]._device.name`): it gets one that
-    names no GPU, as Numba's does, in bytes."""
-    from numba.cuda.simulator.cudadrv import devicearray, devices
-
-    if not hasattr(devicearray, "DeviceNDArray"):
-        devicearray.DeviceNDArray = devicearray.FakeCUDAArray
-    if not hasattr(devices.FakeCUDADevice, "name"):
-        devices.FakeCUDADevice.name = b"CUDA simulator (numba2cuda --import-module)"
-
-
 def _looks_like_signature(v) -> bool:
     return type(v).__name__ in ("Signature",) or type(v).__module__.startswith("numba.core.types")
 
@@ -349,7 +336,7 @@ def probe_module(args: dict, arrays: list):
     _record_jit(describer, simulator)
     describer.execs.install(path)
     if simulator:
-        _simulator_gaps()
+        patch_simulator()
     os.chdir(os.path.dirname(path))
     sys.argv = [path]  # what the module sees of its command line: none, as `python -c "import module"` gives
     runner = _runner(describer, path, args)

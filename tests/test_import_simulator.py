@@ -1,0 +1,114 @@
+"""--import-module runs tests under numba-cuda's CUDA simulator: where the simulator departs from the GPU
+target before the launch the import mode waits for, numba2cuda makes it do what the GPU does
+(frontend/simulator.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from translator.cli import main
+
+pytest.importorskip("numba.cuda")
+
+
+def translate(capsys, path, *args):
+    out = path.parent / "out.cu"
+    rc = main(["translate", str(path), "--import-module", *map(str, args), "-o", str(out)])
+    err = capsys.readouterr().err
+    return rc, err, out.read_text() if rc == 0 else ""
+
+
+def test_a_kernel_after_one_reading_cuda_from_the_tests_closure_is_reached(tmp_path, capsys):
+    # numba-cuda's documentation style: cuda imported in the test, so the kernels read it from a closure cell,
+    # which the simulator did not swap: the first kernel failed at cuda.grid and the second was never launched
+    path = tmp_path / "test_doc.py"
+    path.write_text(textwrap.dedent("""
+        import unittest
+
+
+        class TestDoc(unittest.TestCase):
+            def test_two_kernels(self):
+                import numpy as np
+                from numba import cuda
+
+                @cuda.jit
+                def first(a):
+                    i = cuda.grid(1)
+                    if i < a.size:
+                        a[i] += 1
+
+                @cuda.jit
+                def helper_of_second(x):
+                    return x * cuda.blockDim.x
+
+                @cuda.jit
+                def second(a, b):
+                    i = cuda.grid(1)
+                    if i < a.size:
+                        b[i] = helper_of_second(a[i])
+
+                a = np.zeros(8, dtype=np.float32)
+                first[2, 4](a)
+                np.testing.assert_array_equal(a, 1)
+                b = np.zeros(8, dtype=np.float64)
+                second[2, 4](a, b)
+    """))
+    rc, err, text = translate(capsys, path, "--kernel", "second")
+    assert rc == 0, err
+    assert "__global__ void second(const float *a, int64_t a_shape0, double *b)" in text
+
+
+def test_a_million_random_states_made_before_the_launch_are_made_in_time(tmp_path, capsys):
+    # numba-cuda's Monte Carlo example: under the simulator the states were made in object mode, minutes for
+    # 10**6, and the import mode stopped the test after 20 s without reaching the launch
+    path = tmp_path / "test_mc.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+
+        @cuda.jit
+        def draw(out, states):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = xoroshiro128p_uniform_float32(states, i)
+
+
+        def test_draw():
+            n = 1_000_000
+            out = cuda.to_device(np.zeros(n, dtype=np.float32))
+            states = create_xoroshiro128p_states(n, seed=7)
+            draw.forall(n)(out, states)
+    """))
+    rc, err, text = translate(capsys, path)
+    assert rc == 0, err
+    assert "__global__ void draw(float *out, int64_t out_shape0, n2c::xoroshiro128p_state *states" in text
+
+
+def test_random_states_made_under_the_simulator_are_numbas_own(tmp_path):
+    """The nopython copies give the very states the GPU target's create_xoroshiro128p_states gives."""
+    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+
+    expected = np.empty(5, dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(expected, 1234, 2)
+    child = textwrap.dedent("""
+        import json
+        from translator.frontend.simulator import patch_simulator
+        patch_simulator()
+        from numba.cuda.random import create_xoroshiro128p_states
+        states = create_xoroshiro128p_states(5, seed=1234, subsequence_start=2).copy_to_host()
+        print(json.dumps([[int(s["s0"]), int(s["s1"])] for s in states]))
+    """)
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": os.getcwd()}
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got == [[int(s["s0"]), int(s["s1"])] for s in expected]
