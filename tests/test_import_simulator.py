@@ -112,3 +112,28 @@ def test_random_states_made_under_the_simulator_are_numbas_own(tmp_path):
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert got == [[int(s["s0"]), int(s["s1"])] for s in expected]
+
+
+def test_a_setting_of_a_newer_numba_cuda_a_test_overrides_does_not_stop_it(tmp_path, capsys):
+    # numba-cuda's FFI example sets CUDA_NVRTC_EXTRA_SEARCH_PATHS with override_config, which raised
+    # AttributeError where the installed numba-cuda predates the setting
+    path = tmp_path / "test_search.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.tests.support import override_config
+
+
+        def test_scaled():
+            with override_config("CUDA_NVRTC_EXTRA_SEARCH_PATHS", "/nowhere"):
+                @cuda.jit
+                def scaled(a, s):
+                    i = cuda.grid(1)
+                    if i < len(a):
+                        a[i] *= s
+
+                scaled[1, 4](np.ones(4, dtype=np.float32), 2.0)
+    """))
+    rc, err, text = translate(capsys, path)
+    assert rc == 0, err
+    assert "__global__ void scaled(float *a, int64_t a_shape0, double s)" in text

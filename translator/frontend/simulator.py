@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import types
 
+NEWER_SETTINGS = {"CUDA_NVRTC_EXTRA_SEARCH_PATHS": ""}
+
 
 def patch_simulator() -> None:
     _names_the_gpu_target_has()
@@ -18,13 +20,18 @@ def _names_the_gpu_target_has() -> None:
     (`from numba.cuda.cudadrv.devicearray import DeviceNDArray`, for isinstance tests and annotations): the
     simulator's own class stands for it, so the module imports as it does on a GPU. Its device has no name,
     which modules read to choose settings per GPU (`"A100" in cuda.gpus[0]._device.name`): it gets one that
-    names no GPU, as Numba's does, in bytes."""
+    names no GPU, as Numba's does, in bytes. Settings newer numba-cuda releases read, which tests set with
+    override_config (numba-cuda's FFI example sets CUDA_NVRTC_EXTRA_SEARCH_PATHS), exist with their defaults."""
+    from numba.cuda import config
     from numba.cuda.simulator.cudadrv import devicearray, devices
 
     if not hasattr(devicearray, "DeviceNDArray"):
         devicearray.DeviceNDArray = devicearray.FakeCUDAArray
     if not hasattr(devices.FakeCUDADevice, "name"):
         devices.FakeCUDADevice.name = b"CUDA simulator (numba2cuda --import-module)"
+    for name, default in NEWER_SETTINGS.items():
+        if not hasattr(config, name):
+            setattr(config, name, default)
 
 
 def _closures_see_the_simulated_module() -> None:
