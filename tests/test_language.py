@@ -196,6 +196,19 @@ def k(n, x):
     assert "n = 3 x = 1.500000 big 9000000000 True 100%\n" in out
 
 
+def test_print_with_python2s_trailing_comma_prints(capfd):
+    # `print(x),` is a tuple made and dropped, as Numba compiles it; it was "print(): is a statement here"
+    src = '''
+@cuda.jit("void(int32, float32)")
+def k(n, x):
+    if cuda.threadIdx.x == 0:
+        print("n =", n),
+        print(x), print(n + 1)
+'''
+    run(src, "k", 1, 2, 3, 1.5)
+    assert capfd.readouterr().out == "n = 3\n1.500000\n4\n"
+
+
 @pytest.mark.parametrize("imports,cast", [
     ("from numba import cuda\nfrom numba import float32", "float32"),
     ("import numba.cuda as cuda\nfrom numba.cuda import float32", "float32"),

@@ -2852,6 +2852,23 @@ def test_a_kernel_defined_in_a_loop_is_one_kernel_per_iteration():
             translate_source(changed, "changed.py")
 
 
+def test_a_kernel_defined_in_a_loop_takes_the_signature_its_iteration_names():
+    """numba-cuda's debuginfo tests: `@cuda.jit((ty,))` in `for ty in (float32, int64, ...)`. Every iteration's
+    kernel took the first iteration's signature (a float where Numba compiles int64): wrong code, exit 0."""
+    source = HEAD + """
+
+def make():
+    for ty in (float32, int64, int32[::1]):
+        @cuda.jit((ty,))
+        def fill(a):
+            pass
+"""
+    cu = translate_source(source, "loop_signature.py")
+    assert "__global__ void fill_0(float a)" in cu
+    assert "__global__ void fill_1(int64_t a)" in cu
+    assert "__global__ void fill_2(const int *a)" in cu
+
+
 @pytest.mark.gpu
 def test_gpu_kernels_made_in_a_loop_match_numba(tmp_path):
     """Each iteration's kernel (cache-hinted loads, that iteration's constants) against the kernel Numba made in

@@ -21,6 +21,11 @@ class ExpressionStatementLowerer:
         value = small.value
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return []  # a docstring or string used as a comment; `...` written for `pass`
+        if isinstance(value, cst.Tuple) and value.elements \
+                and not any(isinstance(el, cst.StarredElement) for el in value.elements):
+            # `print(x),` (Python 2's print with a trailing comma): a tuple made and dropped, its items evaluated
+            # in order, as Numba compiles it
+            return [s for el in value.elements for s in self.expression_statement(cst.Expr(value=el.value))]
         if isinstance(value, cst.Call) and resolve(self.info, value.func) is None \
                 and isinstance(value.func, cst.Name) and value.func.value == "print" \
                 and "print" not in self.scalar_names:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -176,7 +175,6 @@ class Program:
         if fi.is_device and fi.ufunc is None:  # --kernel named it, and translate writes device code alone
             self._add_device_root(fi, "--kernel names it")
             return
-        signatures = fi.signatures if len(fi.signatures) > 1 else [fi.signature]
         caller = called_not_launched(self.info, fi) if returns_a_value(fi.node) else None
         if caller is not None:
             # numba-cuda's device-function tests: a @cuda.jit that returns x + 1, which only a kernel calls
@@ -192,13 +190,17 @@ class Program:
                                   "__device__ function it is")
             self._add_device_root(fi, why, caller[0])
             return
-        suffixes = signature_suffixes(signatures)
         # a kernel made in each iteration of a loop: one C kernel per iteration, launched by a name of its own
         variants = [(f"_{label}", one) for label, one in fi.iterations] or [("", fi)]
         taken = {f.name for f in self.info.functions.values() if not f.iterations} | set(self.info.constants)
         while fi.iterations and any(fi.name + label in taken for label, _ in variants):  # a kernel k_1 of its own
             variants = [("_" + label, one) for label, one in variants]
-        for (label, variant), (signature, suffix) in itertools.product(variants, zip(signatures, suffixes)):
+        # each iteration's own signatures: `@cuda.jit((ty[::1],))` in `for ty in (float32, int64)` names the
+        # iteration's type
+        own = [(label, variant, variant.signatures if len(variant.signatures) > 1 else [variant.signature])
+               for label, variant in variants]
+        for label, variant, signature, suffix in ((label, variant, sig, suffix) for label, variant, sigs in own
+                                                  for sig, suffix in zip(sigs, signature_suffixes(sigs))):
             try:
                 types = kernel_types_of(self.info, variant, self.options, signature)
             except Unsupported:
