@@ -1242,25 +1242,3 @@ def extremes(hi, lo, v, old):
     mod.extremes[1, 6](hi, lo, v, old)
     assert hi[0] == 12 and lo[0] == 0  # uint64 min of a negative: -3 wraps to 2**64 - 3, so 0 is the least
     assert set(old.tolist()) <= {1, 5, 12, 7, 9, -3, 0} and 1 in old.tolist()
-
-
-def test_math_frexp_is_numbas_mantissa_and_int32_exponent():
-    # numba-cuda's test_frexp_ldexp: "Numba supports it in kernels; numba2cuda does not translate it yet"
-    module = load_cpu(source=HEAD + '''
-@cuda.jit("void(float64[::1], int32[::1], float32[::1], int32[::1], float64[::1])")
-def split(x, e, xf, ef, back):
-    i = cuda.grid(1)
-    if i < x.size:
-        x[i], e[i] = math.frexp(x[i])
-        m, ef[i] = math.frexp(xf[i])
-        xf[i] = m
-        back[i] = math.ldexp(x[i], e[i])
-''')
-    values = np.array([0.0, 1.0, -3.5, 1e-310, 6.02e23, 0.1], np.float64)
-    x, xf = values.copy(), values.astype(np.float32)
-    e, ef, back = np.zeros(6, np.int32), np.zeros(6, np.int32), np.zeros(6)
-    module.split[1, 8](x, e, xf, ef, back)
-    assert [(float(a), int(b)) for a, b in zip(x, e)] == [math.frexp(v) for v in values]
-    assert [(float(a), int(b)) for a, b in zip(xf, ef)] == \
-        [math.frexp(float(v)) for v in values.astype(np.float32)]
-    assert back.tolist() == values.tolist()

@@ -156,11 +156,6 @@ for _t, _suffix in ((T.FLOAT32, "f"), (T.FLOAT64, "")):
     # (mantissa, exponent): libdevice writes the exponent through a pointer, Numba returns both
     _add(f"cuda.libdevice.frexp{_suffix}", f"n2c::frexp{_suffix}", _fixed(T.Tuple((_t, T.INT32))), 1,
          helper="frexp", arg_types=lambda ts, t=_t: [t], tuple_result=True)
-# math.frexp: numba-cuda's cases are float32 -> (float32, int32) and float64 -> (float64, int32), through
-# libdevice's frexpf/frexp; an integer converts to float64, as its overload resolution picks
-_add("math.frexp", lambda ts: "n2c::frexpf" if ts[0] == T.FLOAT32 else "n2c::frexp",
-     lambda ts: T.Tuple((T.FLOAT32 if ts[0] == T.FLOAT32 else T.FLOAT64, T.INT32)), 1, helper="frexp",
-     arg_types=lambda ts: [T.FLOAT32 if ts[0] == T.FLOAT32 else T.FLOAT64], tuple_result=True)
 # |x - y| + z of int32s (libdevice declares every argument and the result int32)
 for _name in ("sad", "usad"):
     _add(f"cuda.libdevice.{_name}", f"n2c::{_name}", _fixed(T.INT32), 3, helper="sad",
