@@ -282,6 +282,34 @@ template <typename T>
 __device__ __forceinline__ int64_t array_argmax(const T *a, int64_t n, int64_t step = 1) { return array_argextreme<true>(a, n, step); }
 template <typename T>
 __device__ __forceinline__ int64_t array_argmin(const T *a, int64_t n, int64_t step = 1) { return array_argextreme<false>(a, n, step); }
+// np.min/np.max (NanFirst: the first NaN met is the result; Max: > instead of <), np.nanmin/np.nanmax (NaNs
+// passed over, a later equal value taken, as numba-cuda's `if not r < v: r = v`); numba-cuda compiles them only
+// with its runtime (NRT) on
+template <bool Max, bool NanFirst, typename T>
+__device__ __forceinline__ T array_extreme(const T *a, int64_t n, int64_t step)
+{
+    if (n <= 0)
+        return T();
+    T r = a[0];
+    if (NanFirst && r != r)
+        return r;
+    for (int64_t i = 1; i < n; ++i) {
+        T v = a[i * step];
+        if (NanFirst && v != v)
+            return v;
+        if (NanFirst ? (Max ? v > r : v < r) : (!(v != v) && !(Max ? r > v : r < v)))
+            r = v;
+    }
+    return r;
+}
+template <typename T>
+__device__ __forceinline__ T array_npmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, true>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ T array_npmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, true>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ T array_nanmin(const T *a, int64_t n, int64_t step = 1) { return array_extreme<false, false>(a, n, step); }
+template <typename T>
+__device__ __forceinline__ T array_nanmax(const T *a, int64_t n, int64_t step = 1) { return array_extreme<true, false>(a, n, step); }
 // count_nonzero, all, any: Kind 0 counts the elements that are not zero, 1 is whether all are, 2 whether any is
 template <int Kind, typename T>
 __device__ __forceinline__ int64_t array_truth(const T *a, int64_t n, int64_t step)

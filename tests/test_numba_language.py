@@ -2402,6 +2402,44 @@ def k(z, m, out):
 
 
 @pytest.mark.needs("g++")
+def test_min_and_max_of_an_array_where_the_module_turns_numbas_runtime_on():
+    """numba-cuda compiles np.min/np.max/np.nanmin/np.nanmax of an array only with NRT on, as its reduction tests
+    turn it on (config.CUDA_ENABLE_NRT = True in setUp); they were refused as never compiling. The first NaN is
+    np.min's result; np.nanmin passes NaNs over."""
+    from translator.errors import UserError
+
+    src = HEAD + '''
+from numba import config
+
+config.CUDA_ENABLE_NRT = True
+
+
+@cuda.jit("void(float64[:, ::1], float64[:, ::1])")
+def k(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        row = m[i]
+        out[i, 0] = np.min(row)
+        out[i, 1] = row.max()
+        out[i, 2] = np.nanmin(row)
+        out[i, 3] = np.amax(row)
+        out[i, 4] = np.nanmax(row)
+'''
+    module = load_cpu(source=src)
+    m = np.array([[3.0, -1.5, 2.0], [np.nan, 1.0, -4.0], [2.0, np.nan, 7.0], [-0.0, 0.0, -2.0]])
+    out = np.zeros((4, 5))
+    module.k[1, 4](m, out)
+    expected = np.array([[np.min(r), np.max(r), np.nanmin(r), np.max(r), np.nanmax(r)] for r in m])
+    np.testing.assert_array_equal(out, expected)
+    without = src.replace("config.CUDA_ENABLE_NRT = True", "")
+    with pytest.raises(UserError, match=r"np.min\(\) of an array: numba-cuda cannot compile it in a kernel without "
+                                        r"its runtime \(NRT\)"):
+        translate_source(without, "k.py")
+    assert "array_npmin" in translate_source(without + "\nimport os\nos.environ["
+                                             "'NUMBA_CUDA_ENABLE_NRT'] = '1'\n", "k.py")
+
+
+@pytest.mark.needs("g++")
 def test_ord_of_a_one_character_literal_is_its_code_point():
     """An orbit propagator tests `method == ord('d')` in a device function; it was "call to ord(): is not supported
     in kernels". Numba's ord gives a uint32."""

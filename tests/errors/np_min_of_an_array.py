@@ -1,5 +1,5 @@
 # expect: 10:14: np.min() of an array: numba-cuda cannot compile it in a kernel
-"""Takes the smallest value of a row with np.min, which numba-cuda types but cannot compile in a kernel."""
+"""Takes the smallest value of a row with np.min, which numba-cuda compiles in a kernel only with its runtime (NRT) on."""
 import numpy as np
 from numba import cuda
 

@@ -6,6 +6,8 @@ elements (a 1-D view with its step, or a C-contiguous array as its flat elements
 
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 
 from ..errors import Unsupported
@@ -13,6 +15,7 @@ from ..ir import intrinsics
 from ..ir import nodes as ir
 from ..ir import typesys as T
 from .expr import TupleValue, const_expr
+from .scan import find_nodes
 
 # name -> (helper, its template argument and result: "acc" the accumulator type numba-cuda sums in, "mean" the
 # accumulator of a mean (float64 for integers and bools), "same" the element type, or a fixed type)
@@ -21,12 +24,15 @@ REDUCTIONS = {
     "nanprod": ("array_nanprod", "nanacc"), "mean": ("array_mean", "mean"), "var": ("array_var", "mean"),
     "std": ("array_var", "mean"), "nanmean": ("array_nanmean", T.FLOAT64), "nanvar": ("array_nanvar", T.FLOAT64),
     "nanstd": ("array_nanvar", T.FLOAT64),
-    # numba-cuda 0.30.4 types these but cannot compile them in a kernel (its lowering makes a 0-d array and returns
-    # it: "Only accept returning of array passed into the function as argument"; an H100, 2026-12-05): refused
-    **dict.fromkeys(("min", "amin", "max", "amax", "nanmin", "nanmax"), (None, None)),
+    "min": ("array_npmin", "same"), "amin": ("array_npmin", "same"), "max": ("array_npmax", "same"),
+    "amax": ("array_npmax", "same"), "nanmin": ("array_nanmin", "same"), "nanmax": ("array_nanmax", "same"),
     "argmax": ("array_argmax", T.INT64), "argmin": ("array_argmin", T.INT64),
     "count_nonzero": ("array_count_nonzero", T.INT64), "all": ("array_all", T.BOOL), "any": ("array_any", T.BOOL),
 }
+# numba-cuda 0.30.4 compiles these only with its runtime (NRT) on: their lowering makes a 0-d array (next(it).take(0))
+# and returns it, which without NRT fails ("Only accept returning of array passed into the function as argument";
+# an H100, 2026-12-05); its reduction tests turn NRT on
+NEEDS_RUNTIME = {"min", "amin", "max", "amax", "nanmin", "nanmax"}
 # the array methods numba-cuda gives the same reductions (`a.sum()`); np.nan* and count_nonzero have none
 METHODS = {"sum", "prod", "mean", "var", "std", "min", "max", "all", "any", "argmax", "argmin"}
 
@@ -46,6 +52,36 @@ def accumulator(dtype: T.Scalar, rule):
     return T.INT64 if dtype.kind == "b" else dtype
 
 
+def runtime_on(module: cst.Module) -> bool:
+    """Whether numba-cuda's runtime (NRT) is on where MODULE's kernels compile: the module sets
+    `config.CUDA_ENABLE_NRT = True` (numba-cuda's reduction tests, in setUp) or overrides it so
+    (override_config("CUDA_ENABLE_NRT", True)), or sets NUMBA_CUDA_ENABLE_NRT, or this process's environment has
+    NUMBA_CUDA_ENABLE_NRT=1, which Numba reads too."""
+    if os.environ.get("NUMBA_CUDA_ENABLE_NRT", "0").strip() not in ("", "0"):
+        return True
+    return bool(find_nodes(module, _turns_runtime_on, first=True))  # a reduction's call is rare: read each time
+
+
+def _turns_runtime_on(node) -> bool:
+    if isinstance(node, cst.Assign) and _true(node.value):
+        return any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "CUDA_ENABLE_NRT"
+                   or isinstance(t.target, cst.Subscript) and _names_setting(t.target) for t in node.targets)
+    if isinstance(node, cst.Call):  # override_config("CUDA_ENABLE_NRT", True), os.environ.setdefault(...)
+        return any(_names_setting(a.value) for a in node.args) and any(_true(a.value) for a in node.args)
+    return False
+
+
+def _names_setting(node) -> bool:
+    return bool(find_nodes(node, lambda n: isinstance(n, cst.SimpleString) and n.evaluated_value in (
+        "CUDA_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT"), first=True))
+
+
+def _true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True" or \
+        isinstance(node, cst.SimpleString) and node.evaluated_value == "1" or \
+        isinstance(node, cst.Integer) and node.value == "1"
+
+
 class ReductionLowerer:
     """Needs, from the class it is mixed into: value(), use_helper(), shape_of()."""
 
@@ -62,12 +98,14 @@ class ReductionLowerer:
                               "integers, bools, float32 and float64", "loop over the elements")
         flat = self.flat_elements(arr, node, name)
         helper, rule = REDUCTIONS[name]
-        if helper is None:
+        if name in NEEDS_RUNTIME and not runtime_on(self.info.module):
             method = isinstance(node.func, cst.Attribute) and args and node.func.value is args[0]
             builtin = "min" if "min" in name else "max"
             raise Unsupported(node, f"{'a.' if method else 'np.'}{name}() of an array", "numba-cuda cannot compile "
-                              "it in a kernel (its lowering returns a new 0-d array, which a kernel cannot)",
-                              f"use Python's {builtin}(a) of a 1-D array or row, which numba-cuda compiles, or a loop")
+                              "it in a kernel without its runtime (NRT), which this module does not turn on (its "
+                              "lowering returns a new 0-d array)", f"use Python's {builtin}(a) of a 1-D array or "
+                              "row, which numba-cuda compiles, or a loop; or turn NRT on as Numba's own tests do "
+                              "(config.CUDA_ENABLE_NRT = True, or NUMBA_CUDA_ENABLE_NRT=1)")
         template = accumulator(arr.dtype, rule)
         result = T.FLOAT64 if rule == "mean" else template
         spelt = f"n2c::{helper}<{T.c_name(template)}>" if rule in ("acc", "nanacc", "mean") else f"n2c::{helper}"
