@@ -166,7 +166,7 @@ def test_a_module_that_decides_on_a_missing_package_says_so(tmp_path, capsys):
                                                    "else 2\n\n\n    class Grid"))
     rc = main(["translate", "--import-module", str(path), "--kernel", "uses_it", "-o", str(tmp_path / "out.cu")])
     err = capsys.readouterr().err
-    assert rc == 2 and f"{path}:12:1: note: --import-module: importing the module raised StandInDecided: the " \
+    assert rc == 2 and f"{path}:12:1: note: --import-module: importing the module stopped: the " \
         "module uses the value of numba_n2c_absent.cuda.runtime.getDeviceCount(), and numba_n2c_absent is not " \
         "installed here" in err and "Traceback" not in err
     assert not (tmp_path / "out.cu").exists()

@@ -24,7 +24,7 @@ from .constants import CONSTANT_MEMORY_BYTES, ConstArray, DeviceArray, Typed
 from .info import STOOD_IN, FunctionInfo, ModuleInfo
 from .scan import find_nodes
 from .skipped import set_after_skipped
-from .standins import NUMPY_BACKED
+from .standins import NUMPY_BACKED, StandInDecided
 
 MODES = ("sim", "gpu")
 IMPORT_SECONDS = 120.0
@@ -114,8 +114,10 @@ def import_failure(path, failed: dict) -> UserError:
     col = len(text) - len(text.lstrip())
     hint = ("the module must import cleanly on its own (as `python -c 'import MODULE'` would), under the CUDA "
             "simulator unless --import-module-gpu; without --import-module numba2cuda reads the source only")
-    return UserError([Diagnostic(Location(str(path), max(line, 1), col), "--import-module",
-                                 f"importing the module raised {failed['kind']}: {failed['message']}", hint, text)])
+    # a stand-in's refusal is numba2cuda's own stop, not an exception of the user's code: said without its name
+    said = f"importing the module stopped: {failed['message']}" if failed["kind"] == StandInDecided.__name__ \
+        else f"importing the module raised {failed['kind']}: {failed['message']}"
+    return UserError([Diagnostic(Location(str(path), max(line, 1), col), "--import-module", said, hint, text)])
 
 
 # ------------------------------------------------------------------ values -> the frontend's tables
