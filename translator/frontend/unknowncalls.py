@@ -17,10 +17,43 @@ import numpy as np
 from ..errors import Unsupported
 from ..ir.numba_cases import CUDA_NAMES
 from .bindings import called_at_import, computed_in, factory_of
-from .names import from_unread_module, resolve
+from .names import dotted, from_unread_module, resolve
 from .namedtuples import named_fields
 from .runhint import with_run_hint
-from .scan import names_bound_anywhere
+from .scan import find_nodes, names_bound_anywhere
+
+
+def unread_module_call(node: cst.Call, canon: str, module: str) -> Unsupported:
+    return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
+                       "numba2cuda does not read: it translates the device functions of this file and of the modules "
+                       "next to it (in its folder or package) that it imports",
+                       "define the device function in this file or a module next to it")
+
+
+def unread_calls_below(view, fn_node, functions, seen=None) -> list[Unsupported]:
+    """The calls into modules numba2cuda does not read in the device functions FN_NODE calls (and in theirs). Each
+    fails that function's own translation, which comes after its caller's: where the caller fails first, on the
+    value such a function returns (a tuple it unpacks, read as a number), these are the errors to report, since
+    its own is only their consequence (a neutron guide's propagation through a geometry module not found)."""
+    seen = set() if seen is None else seen
+    found = []
+    for call in find_nodes(fn_node, lambda n: isinstance(n, cst.Call)):
+        name = dotted(call.func)
+        callee = functions.get(name) if name else None
+        if callee is None or not callee.is_device or callee.key in seen:
+            continue
+        seen.add(callee.key)
+        scope = callee.scope or view
+        own = scope.functions if callee.scope is not None else functions
+        for inner in find_nodes(callee.node, lambda n: isinstance(n, cst.Call)):
+            inner_name = dotted(inner.func)
+            canon = resolve(scope, inner.func) if inner_name and inner_name not in own else None
+            module = from_unread_module(canon) if canon else None
+            stem = os.path.splitext(os.path.basename(scope.module_info.path))[0]
+            if module is not None and module.rpartition(".")[2] != stem:
+                found.append(unread_module_call(inner, canon, module))
+        found += unread_calls_below(scope, callee.node, own, seen)
+    return found
 
 
 class UnknownCallee:
@@ -51,10 +84,7 @@ class UnknownCallee:
                                "write it as a @cuda.jit(device=True) function, or use the LLM backend for this "
                                "kernel (--backend auto)")
         if module is not None:
-            return Unsupported(node.func, f"call to {canon.rpartition('.')[2]}()", f"it comes from {module}, which "
-                               "numba2cuda does not read: it translates the device functions of this file and of "
-                               "the modules next to it (in its folder or package) that it imports",
-                               "define the device function in this file or a module next to it")
+            return unread_module_call(node, canon, module)
         if name is not None and name in self.info.nonconstant:
             reason = self.info.nonconstant[name]
             factory = factory_of(reason)

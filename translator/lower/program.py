@@ -15,6 +15,7 @@ from ..errors import Unsupported, UserError
 from ..ir.facts import mark_written
 from ..frontend.module import FunctionInfo, ModuleInfo
 from ..frontend.percall import per_call_note
+from ..frontend.unknowncalls import unread_calls_below
 from ..stack import deep_stack
 from .legalize import Legalizer
 from .ufuncs import build_ufunc_kernels
@@ -132,6 +133,14 @@ class Program:
                 break
             del reporter.diagnostics[known:]  # the refused rebindings are variables of their own now: again
         if len(reporter.diagnostics) > known:
+            # a device function it calls into a module not read fails on its own first: those errors lead
+            view = fi.scope or self.info
+            below = []
+            for exc in unread_calls_below(view, fi.node, view.functions):
+                diag = reporter.make(exc.node, exc.construct, exc.message, exc.hint)
+                if diag not in below and diag not in reporter.diagnostics:
+                    below.append(diag)
+            reporter.diagnostics[known:known] = below
             raise UserError(reporter.diagnostics)  # this function's own problems: do not type it
         fn.arrays = lowerer.arrays
         fn.helpers = set(lowerer.helpers)
