@@ -137,3 +137,40 @@ def test_a_setting_of_a_newer_numba_cuda_a_test_overrides_does_not_stop_it(tmp_p
     rc, err, text = translate(capsys, path)
     assert rc == 0, err
     assert "__global__ void scaled(float *a, int64_t a_shape0, double s)" in text
+
+
+def test_a_test_file_out_of_its_package_imports_its_siblings_relatively(tmp_path, capsys):
+    # numba-cuda's test_sm, test_localmem and test_sm_creation import `.extensions_usecases`: copied out of their
+    # package, the import raised "attempted relative import with no known parent package" and no test ran
+    (tmp_path / "sizes.py").write_text("N = 4\n")
+    path = tmp_path / "test_rel.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+        from .sizes import N
+        from .usecases_n2c_absent import struct_model_type, MyStruct
+
+
+        class Wrapped(MyStruct):
+            pass
+
+
+        def test_copy():
+            dt = np.dtype(np.float32)
+
+            @cuda.jit
+            def copy(x, y):
+                s = cuda.shared.array(N, dtype=dt)
+                i = cuda.grid(1)
+                s[i] = x[i]
+                y[i] = s[i]
+
+            x = np.arange(N, dtype=np.float32)
+            copy[1, N](x, np.zeros_like(x))
+    """))
+    rc, err, text = translate(capsys, path)
+    assert rc == 0, err
+    assert "note: import of .usecases_n2c_absent: the module imports .usecases_n2c_absent from its package, and " \
+        "no usecases_n2c_absent.py is next to it here, so the import mode stood in for it" in err
+    assert "static constexpr int64_t N = 4;" in text and "__shared__ float s[N];" in text  # the sibling's N
+    assert "__global__ void copy(const float *x, float *y)" in text

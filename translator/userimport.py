@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import tokenize
+import types
 
 MAX_CHANGES = 64
 
@@ -217,6 +218,29 @@ def project_path_entries() -> list[str]:
     return [real for real in reals if not is_library_path(real)]
 
 
+#: the package a module's folder is made where it has no __init__.py and the module imports relatively
+FOLDER_PACKAGE = "n2c_folder"
+
+
+def folder_package(folder: str) -> str:
+    """A package of FOLDER for a module there that imports relatively (`from .extensions_usecases import ...` in a
+    test file copied out of numba-cuda's test package): its siblings are found as Python finds a package's, and one
+    that is missing is stood in for (frontend/standins.py), so the module imports as it does in its package."""
+    if FOLDER_PACKAGE not in sys.modules:
+        package = types.ModuleType(FOLDER_PACKAGE)
+        package.__path__ = [folder]
+        sys.modules[FOLDER_PACKAGE] = package
+    return FOLDER_PACKAGE
+
+
+def _imports_relatively(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return re.search(r"^[ \t]*from[ \t]+\.", f.read(), re.M) is not None
+    except OSError:
+        return False
+
+
 def import_path(path: str, name: str | None = None):
     """The module at PATH, executed: `pkg.sub.mod` when its folders are packages (`__init__.py`), else loaded from
     the file under NAME (default: its stem). Its folder (and its top package's parent) go on sys.path first, the
@@ -239,6 +263,8 @@ folders above it up to the project's root last."""
     if package and stem != "__init__":
         return importlib.import_module(".".join(package + [stem]))
     name = name or stem
+    if _imports_relatively(path):
+        name = f"{folder_package(folder)}.{stem}"
     spec = importlib.util.spec_from_file_location(name, path, loader=_NotebookLoader(name, path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # Triton's JIT, dataclasses and pickling look a module up by its name

@@ -180,7 +180,10 @@ def apply_value(view: ModuleInfo, name: str, desc: dict, arrays: list) -> None:
     elif kind == "missing":
         view.constants.pop(name, None)
         view.aliases.pop(name, None)
-        view.nonconstant[name] = f"comes from {desc['package']}, which is not installed here {STOOD_IN}"
+        package = desc["package"]
+        where = "a module of its package that is not next to it here" if package.startswith(".") else \
+            "which is not installed here"
+        view.nonconstant[name] = f"comes from {package}, {where} {STOOD_IN}"
         view.needs_run.discard(name)
     elif kind == "other":
         view.constants.pop(name, None)
@@ -199,6 +202,12 @@ def apply_globals(info: ModuleInfo, imported) -> None:
         apply_value(info, name, desc, arrays)
     for package in result.get("stand_ins", []):
         node, direct = _import_of(info, package)
+        if package.startswith("."):
+            info.notices.append(info.reporter.make(
+                node, f"import of {package}", f"the module imports {package} from its package, and no "
+                f"{package[1:]}.py is next to it here, so the import mode stood in for it; the kernels do not use "
+                "it, or translating them says so"))
+            continue
         how = "" if direct else " (a module this one imports needs it)"
         if package in NUMPY_BACKED:
             info.notices.append(info.reporter.make(
@@ -218,12 +227,12 @@ def _import_of(info: ModuleInfo, package: str):
     for small in find_nodes(info.module, lambda n: isinstance(n, (cst.Import, cst.ImportFrom))):
         if isinstance(small, cst.Import):
             names = [cst.Module([]).code_for_node(alias.name) for alias in small.names]
-        elif small.module is not None and not small.relative:
-            names = [cst.Module([]).code_for_node(small.module)]
+        elif small.module is not None:
+            names = ["." * len(small.relative) + cst.Module([]).code_for_node(small.module)]
         else:
             continue
         first = first or small
-        if any(n.split(".")[0] == package for n in names):
+        if any(n == package or n.split(".")[0] == package for n in names):
             return small, True
     return first or info.module.body[0], False
 

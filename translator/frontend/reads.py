@@ -176,7 +176,9 @@ class NameReadLowerer:
             hint = (f"pass '{name}' as a kernel argument, or compute it at module level (importing the module "
                     f"does not call '{runner}')")
         elif reason.endswith(STOOD_IN):
-            hint = "install that package where numba2cuda runs, or pass the value as a kernel argument"
+            hint = "put that module next to this one, or pass the value as a kernel argument" \
+                if reason.startswith("comes from .") else \
+                "install that package where numba2cuda runs, or pass the value as a kernel argument"
         elif name in self.info.per_call and self.fn.enclosing is not None and \
                 not called_at_import(self.info, self.fn.enclosing.name.value):
             hint = (f"pass '{name}' to the kernel as an argument: each call of '{self.fn.enclosing.name.value}' "

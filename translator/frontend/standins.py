@@ -20,6 +20,7 @@ import os
 import sys
 import types
 
+from ..userimport import FOLDER_PACKAGE
 #: packages never replaced: the kernel's own language; without them there is nothing to translate
 NEVER = {"numba", "numpy", "llvmlite"}
 MAX_STAND_INS = 6
@@ -112,6 +113,8 @@ NUMPY_BACKED = {"cupy"}
 def package_of(value) -> str:
     """The package a StandIn or StandInModule stands in for."""
     name = value.__name__ if isinstance(value, StandInModule) else object.__getattribute__(value, "_n2c_name")
+    if name.startswith(FOLDER_PACKAGE + "."):  # a sibling imported relatively: `.extensions_usecases`
+        return "." + name[len(FOLDER_PACKAGE) + 1:].split(".")[0]
     return name.split(".")[0]
 
 
@@ -119,10 +122,12 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves ROOT and every ROOT.sub as a stand-in module, for each root given."""
 
     def __init__(self):
-        self.roots: list = []
+        self.roots: list = []  # what the parent notes: packages, and `.name` for a sibling stood in for
+        self.siblings: set = set()  # the full names of those siblings, in the module's folder package
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] in self.roots:
+        if fullname.split(".")[0] in self.roots or fullname in self.siblings or \
+                fullname.rpartition(".")[0] in self.siblings:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
@@ -156,6 +161,13 @@ _FINDER = _Finder()
 
 def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
     """Whether the package EXC says is missing is now stood in for, so the code that failed may run again."""
+    if (exc.name or "").startswith(FOLDER_PACKAGE + ".") and len(_FINDER.roots) < MAX_STAND_INS:
+        # a sibling a module imports relatively, not in its folder (a test file copied out of its package)
+        _FINDER.siblings.add(exc.name)
+        _FINDER.roots.append(exc.name[len(FOLDER_PACKAGE):])  # noted as `.extensions_usecases`
+        if _FINDER not in sys.meta_path:
+            sys.meta_path.append(_FINDER)
+        return True
     root = (exc.name or "").split(".")[0]
     if root == "numbapro" and "numbapro" not in sys.modules:
         # Numba's predecessor, whose CUDA support became numba.cuda: an old tutorial's kernels are Numba's
