@@ -2439,6 +2439,40 @@ def k(m, out):
                                              "'NUMBA_CUDA_ENABLE_NRT'] = '1'\n", "k.py")
 
 
+@pytest.mark.gpu
+def test_gpu_min_and_max_of_an_array_under_numbas_runtime_match_numba(tmp_path):
+    """np.min/np.max/np.nanmin/np.nanmax of rows with NaNs, infinities and signed zeros, numba-cuda with NRT on
+    against the translation."""
+    source = HEAD + '''
+from numba import config
+
+config.CUDA_ENABLE_NRT = True
+
+
+@cuda.jit("void(float32[:, ::1], int64[:, ::1], float32[:, ::1], int64[:, ::1])")
+def extremes(m, k, out, kout):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        row = m[i]
+        out[i, 0] = np.min(row)
+        out[i, 1] = row.max()
+        out[i, 2] = np.nanmin(row)
+        out[i, 3] = np.nanmax(row)
+        kout[i, 0] = np.amin(k[i])
+        kout[i, 1] = k[i].max()
+'''
+    original, translated = numba_and_translation(tmp_path, "extremes", source)
+    rng = np.random.default_rng(5)
+    m = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 3.0], np.float32), (64, 7))
+    k = rng.integers(-2**62, 2**62, (64, 5))
+    results = []
+    for run in (original.extremes, translated.extremes):
+        out, kout = np.zeros((64, 4), np.float32), np.zeros((64, 2), np.int64)
+        run[2, 32](m, k, out, kout)
+        results.append((out.view(np.int32), kout))
+    assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1])
+
+
 @pytest.mark.needs("g++")
 def test_ord_of_a_one_character_literal_is_its_code_point():
     """An orbit propagator tests `method == ord('d')` in a device function; it was "call to ord(): is not supported
