@@ -174,7 +174,11 @@ class UnknownCallee:
         return Unsupported(node.func, f"call to {canon}()", "is not supported in kernels", _hint_for(canon))
 
 
-_CUDA_VECTOR = re.compile(r"^cuda\.(u?int(8|16|32|64)|float(16|32|64))x[1-4]$")
+# CUDA vector types, and the C names numba-cuda gives them too (stubs.py: short2 is int16x2, double4 float64x4)
+_CUDA_VECTOR = re.compile(r"^cuda\.((u?int(8|16|32|64)|float(16|32|64))x|u?(char|short|int|long|longlong)|float|double)"
+                          r"[1-4]$")
+# numba-cuda's overloads of carray/farray: an array over a pointer (a CPointer argument, ffi.from_buffer's)
+_POINTER_ARRAYS = ("carray", "farray")
 
 
 def numba_has(canon: str) -> bool:
@@ -183,7 +187,8 @@ def numba_has(canon: str) -> bool:
     module, _, attr = canon.partition(".")
     if module in ("math", "cmath") and "." not in attr:
         return callable(getattr(math if module == "math" else cmath, attr, None))
-    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith(("cuda.bf16.", "cuda.libdevice."))
+    return bool(_CUDA_VECTOR.match(canon)) or canon.startswith(("cuda.bf16.", "cuda.libdevice.")) or \
+        canon.rpartition(".")[2] in _POINTER_ARRAYS and canon.startswith(("cuda.", "numba."))
 
 
 # NumPy's aliases of Python's types, removed in NumPy 1.24: Numba finds no `np.int` to compile (AttributeError)
