@@ -2474,6 +2474,31 @@ def extremes(m, k, out, kout):
 
 
 @pytest.mark.needs("g++")
+def test_tuple_of_a_tuple_is_that_tuple():
+    """numba-cuda's vector-type test loops over `tuple((v1, v2, v3))`: "for loop over tuple: numba2cuda iterates
+    ... tuples", and tuple() was "not supported in kernels"."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(float64[::1], float64, float64)")
+def k(res, a, b):
+    j = 0
+    for v in tuple((a, b, a)):
+        res[j] = v
+        j += 1
+    t = tuple((a, b))
+    res[3] = t[1] + len(tuple((a, b))) + len(tuple())
+''')
+    res = np.zeros(4)
+    module.k[1, 1](res, 1.5, -2.0)
+    assert res.tolist() == [1.5, -2.0, 1.5, 0.0]
+    with pytest.raises(UserError, match=r"tuple\(\): numba2cuda takes tuple\(\) of a tuple"):
+        translate_source(HEAD + '''
+@cuda.jit("void(float64[::1])")
+def k(res):
+    t = tuple(res)
+''', "k.py")
+
+
+@pytest.mark.needs("g++")
 def test_ord_of_a_one_character_literal_is_its_code_point():
     """An orbit propagator tests `method == ord('d')` in a device function; it was "call to ord(): is not supported
     in kernels". Numba's ord gives a uint32."""

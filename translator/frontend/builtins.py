@@ -160,6 +160,18 @@ class BuiltinLowerer:
             raise no_length(arr, node, "len()")
         return self.shape_of(arr, 0)
 
+    def call_tuple(self, node, args, kwargs):
+        """tuple(t) of a tuple is t (numba's tuple() of a tuple), tuple() the empty tuple (numba-cuda's vector-type
+        test loops over `tuple((v1, v2, v3))`)."""
+        if not args and not kwargs:
+            return TupleValue([])
+        self._one_arg(node, "tuple", args, kwargs)
+        value = self.value(args[0])
+        if not isinstance(value, TupleValue):
+            raise Unsupported(node, "tuple()", "numba2cuda takes tuple() of a tuple, which is that tuple",
+                              "index the array or list where it is, or write the tuple out: (a[0], a[1])")
+        return value
+
     def call_range(self, node, args, kwargs):
         raise Unsupported(node, "range()", "can only be iterated by a for loop", "for i in range(n): ...")
 

@@ -21,7 +21,8 @@ class ElementLoopLowerer:
         or None when STMT iterates something else (range, a tuple)."""
         target, it, index = stmt.target, stmt.iter, None
         unpacked = isinstance(target, cst.Tuple) and all(isinstance(el.value, cst.Name) for el in target.elements)
-        if (isinstance(target, cst.Name) or unpacked) and isinstance(it, (cst.Name, cst.Tuple, cst.Attribute)):
+        if (isinstance(target, cst.Name) or unpacked) and (isinstance(it, (cst.Name, cst.Tuple, cst.Attribute))
+                                                           or self._builtin_call(it, "tuple")):
             tup = self.value(it)
             if isinstance(tup, TupleValue):
                 return self.tuple_loop(stmt, it, tup)
