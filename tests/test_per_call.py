@@ -72,6 +72,33 @@ def test_a_kernel_made_per_call_takes_that_calls_values_as_template_parameters()
                for n in notes)
 
 
+def test_a_tuple_of_one_calls_values_shapes_a_shared_array():
+    """An accelerator code's `threadperblock = (self.tpb, self.tpb)` shaping a shared array: the name was taken for
+    one integer, and the kernel's 2-D indexing of the array was "too many indices: 'sh' has 1 dimension(s)"."""
+    source = textwrap.dedent("""
+        import numba
+        from numba import cuda
+
+
+        def run(x, tpb):
+            threadperblock = (tpb, tpb)
+
+            @cuda.jit
+            def kmin(a, out):
+                sh = cuda.shared.array(threadperblock, numba.float32)
+                sh[cuda.threadIdx.x, cuda.threadIdx.y] = a[cuda.grid(1)]
+                cuda.syncthreads()
+                out[0] = sh[0, threadperblock[1] - 1] + len(threadperblock)
+
+            kmin[1, threadperblock](x, x)
+    """)
+    cu = translate_source(source, "per_call_tuple.py",
+                          Options(types=parse_types_option("a=float32[::1], out=float32[::1]")))
+    assert "template <int64_t tpb>\n__global__ void kmin(" in cu
+    assert "__shared__ float sh[tpb][tpb];" in cu
+    assert "out[0] = (double)sh[0][n2c::wrap(tpb - 1, tpb)] + 2;" in cu  # float32 + int64 adds in float64
+
+
 def _reference(image, radius, clamp):
     """What Numba computes: float32 sums in the loops' order, divided in float64 (float32 / int64)."""
     h, w = image.shape

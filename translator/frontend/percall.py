@@ -16,6 +16,7 @@ import libcst as cst
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir import typesys as T
+from .expr import TupleValue
 from .names import resolve
 
 INT, BOOL, FLOAT = "int", "bool", "float"
@@ -173,9 +174,13 @@ def _binary_of(op) -> cst.BaseBinaryOp:
 
 
 def per_call_kinds(view, fn: cst.FunctionDef) -> dict:
-    """Name -> "int", "bool", "float" or None, for every name FN binds (its parameters included)."""
+    """Name -> "int", "bool", "float" or None, for every name FN binds (its parameters included); a name bound
+    once, to a tuple written out (`threadperblock = (tpb, tpb)`, a shared array's shape), -> that cst.Tuple,
+    whose items the kernel reads as per-call values of their own."""
     kinds = _Kinds(view, fn)
-    return {name: kinds.of(name) for name in kinds.sources}
+    return {name: sources[0] if len(sources) == 1 and isinstance(sources[0], cst.Tuple) and sources[0].elements
+            and not any(isinstance(el, cst.StarredElement) for el in sources[0].elements) else kinds.of(name)
+            for name, sources in kinds.sources.items()}
 
 
 class _IntegerUses(cst.CSTVisitor):
@@ -243,6 +248,11 @@ class PerCallLowerer:
         what = (f"is a value of '{enclosing}' that each call computes: Numba compiles one kernel per call with it "
                 "baked in")
         kind = self.info.per_call.get(name)
+        if isinstance(kind, cst.Tuple):  # each item its own per-call value (or a constant)
+            if name in self.integer_names():  # a shape: its items are integers where it is one
+                self.integer_names().update(n.value for el in kind.elements for n in [el.value]
+                                            if isinstance(n, cst.Name))
+            return TupleValue([self.value(el.value) for el in kind.elements])
         if kind is None and name in self.integer_names():
             kind = INT  # Numba accepts only an integer where the kernel uses it
         if kind == FLOAT:
