@@ -406,3 +406,37 @@ def test_a_package_whose_init_imports_many_modules_still_reads_the_kernels_helpe
     """)
     cu = translate(kernel)
     assert "a[i] = ray(a[i]) + VALUE_3;" in cu and "VALUE_3 = 3" in cu and "__device__ double ray(double x)" in cu
+
+
+def test_a_module_a_package_imports_is_an_attribute_of_the_package(tmp_path):
+    """pygamd's `potentials.rng.saruprng(...)` after `from pygamd.forces import potentials`, whose __init__ imports
+    rng: "call to saruprng(): it comes from ..., which numba2cuda does not read"."""
+    root = tmp_path / "proj"
+    write(root / "setup.py", "")
+    for init in ("pkg", "pkg/sub", "pkg/integ"):
+        write(root / init / "__init__.py", "")
+    write(root / "pkg" / "sub" / "dev" / "__init__.py", "from pkg.sub.dev import rng\n")
+    write(root / "pkg" / "sub" / "dev" / "rng.py", """
+        from numba import cuda
+
+        SCALE = 3
+
+
+        @cuda.jit(device=True)
+        def draw(a, b):
+            return (a * 1103515245 + b) % 65536
+    """)
+    kernel = write(root / "pkg" / "integ" / "step.py", """
+        from numba import cuda
+        from pkg.sub import dev
+
+
+        @cuda.jit("void(int64[:], int64)")
+        def step(out, seed):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = dev.rng.draw(seed, i) * dev.rng.SCALE
+    """)
+    cu = translate(kernel)
+    assert "__device__ int64_t draw(int64_t a, int64_t b)" in cu
+    assert "out[i] = draw(seed, i) * 3;" in cu

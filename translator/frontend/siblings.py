@@ -29,6 +29,12 @@ def adopt(root, sibling) -> None:
             root.functions.setdefault(other.key, other)
 
 
+def _its_own(sibling, name: str) -> bool:
+    """Whether NAME is in the namespace of the module SIBLING: its own names, and those of a module it imports
+    (`rng.draw` in a package whose __init__ does `from pkg.dev import rng`, read as `dev.rng.draw`)."""
+    return "." not in name or name.split(".")[0] in sibling.aliases
+
+
 class SiblingImports:
     """Needs, from the class it is mixed into: view, sibling, bound, _unbind(), _set_constant()."""
 
@@ -73,12 +79,12 @@ class SiblingImports:
         if sibling is None:
             return
         for name, value in sibling.constants.items():
-            if "." not in name:
+            if _its_own(sibling, name):
                 self.view.constants[f"{local}.{name}"] = value
                 if name in sibling.value_notes:
                     self.view.value_notes[f"{local}.{name}"] = sibling.value_notes[name]
         for name in list(sibling.functions):
-            if "." not in name:
+            if _its_own(sibling, name):
                 self.import_function(f"{local}.{name}", sibling, name)
 
     def import_function(self, local, sibling, name) -> bool:
