@@ -174,3 +174,16 @@ def test_a_test_file_out_of_its_package_imports_its_siblings_relatively(tmp_path
         "no usecases_n2c_absent.py is next to it here, so the import mode stood in for it" in err
     assert "static constexpr int64_t N = 4;" in text and "__shared__ float s[N];" in text  # the sibling's N
     assert "__global__ void copy(const float *x, float *y)" in text
+
+
+def test_two_folders_importing_relatively_in_one_process_each_get_their_own_siblings(tmp_path):
+    """numba2cuda.load() imports in the caller's process: a second folder's `from .sizes import N` must not find
+    the first folder's sizes.py."""
+    from translator.userimport import import_path
+
+    for name, n in (("one", 1), ("two", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "sizes.py").write_text(f"N = {n}\n")
+        (tmp_path / name / f"mod_{name}.py").write_text("from .sizes import N\n")
+    assert import_path(str(tmp_path / "one" / "mod_one.py")).N == 1
+    assert import_path(str(tmp_path / "two" / "mod_two.py")).N == 2

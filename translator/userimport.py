@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -226,11 +227,18 @@ def folder_package(folder: str) -> str:
     """A package of FOLDER for a module there that imports relatively (`from .extensions_usecases import ...` in a
     test file copied out of numba-cuda's test package): its siblings are found as Python finds a package's, and one
     that is missing is stood in for (frontend/standins.py), so the module imports as it does in its package."""
-    if FOLDER_PACKAGE not in sys.modules:
-        package = types.ModuleType(FOLDER_PACKAGE)
+    name = f"{FOLDER_PACKAGE}_{hashlib.sha1(folder.encode()).hexdigest()[:12]}"  # one per folder
+    if name not in sys.modules:
+        package = types.ModuleType(name)
         package.__path__ = [folder]
-        sys.modules[FOLDER_PACKAGE] = package
-    return FOLDER_PACKAGE
+        sys.modules[name] = package
+    return name
+
+
+def folder_sibling(module: str) -> str | None:
+    """`.extensions_usecases` for a module of a folder package (folder_package), else None."""
+    head, dot, rest = module.partition(".")
+    return "." + rest.split(".")[0] if dot and head.startswith(FOLDER_PACKAGE + "_") else None
 
 
 def _imports_relatively(path: str) -> bool:

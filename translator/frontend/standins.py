@@ -20,7 +20,7 @@ import os
 import sys
 import types
 
-from ..userimport import FOLDER_PACKAGE
+from ..userimport import folder_sibling
 #: packages never replaced: the kernel's own language; without them there is nothing to translate
 NEVER = {"numba", "numpy", "llvmlite"}
 MAX_STAND_INS = 6
@@ -113,8 +113,9 @@ NUMPY_BACKED = {"cupy"}
 def package_of(value) -> str:
     """The package a StandIn or StandInModule stands in for."""
     name = value.__name__ if isinstance(value, StandInModule) else object.__getattribute__(value, "_n2c_name")
-    if name.startswith(FOLDER_PACKAGE + "."):  # a sibling imported relatively: `.extensions_usecases`
-        return "." + name[len(FOLDER_PACKAGE) + 1:].split(".")[0]
+    sibling = folder_sibling(name)  # a sibling imported relatively: `.extensions_usecases`
+    if sibling is not None:
+        return sibling
     return name.split(".")[0]
 
 
@@ -161,10 +162,11 @@ _FINDER = _Finder()
 
 def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
     """Whether the package EXC says is missing is now stood in for, so the code that failed may run again."""
-    if (exc.name or "").startswith(FOLDER_PACKAGE + ".") and len(_FINDER.roots) < MAX_STAND_INS:
+    sibling = folder_sibling(exc.name or "")
+    if sibling is not None and len(_FINDER.roots) < MAX_STAND_INS:
         # a sibling a module imports relatively, not in its folder (a test file copied out of its package)
         _FINDER.siblings.add(exc.name)
-        _FINDER.roots.append(exc.name[len(FOLDER_PACKAGE):])  # noted as `.extensions_usecases`
+        _FINDER.roots.append(sibling)  # noted as `.extensions_usecases`
         if _FINDER not in sys.meta_path:
             sys.meta_path.append(_FINDER)
         return True
