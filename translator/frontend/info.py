@@ -106,8 +106,8 @@ class ModuleInfo:
     imported_keys: list = field(default_factory=list)  # per dispatcher the run made: its function's key, or None
     root: ModuleInfo | None = None  # a scope view's module, or the module that imports this one's functions
     # an enclosing function's own names -> their kind ("int", "bool", "float", None, or the cst.Tuple a name is bound
-    # to once, whose items are such values): values of one call, which
-    # Numba bakes into the kernel that call makes (frontend/percall.py)
+    # to once, whose items are such values): values of one call, which Numba bakes into the kernel that call makes
+    # (frontend/percall.py)
     per_call: dict = field(default_factory=dict)
     records: dict | None = None  # the module's structured dtypes by name (frontend.dtypes), once read
     run_records: dict = field(default_factory=dict)  # import mode: name -> Numba's type of a record the run made
