@@ -2499,6 +2499,37 @@ def k(res):
 
 
 @pytest.mark.needs("g++")
+def test_a_name_bound_to_a_pointer_keeps_the_array_it_got_when_the_pointer_moves():
+    """A CFD solver's ping-pong: `tmp = src; src = dst; dst = tmp`. tmp named the pointer src itself, so
+    `dst = tmp` read src after it had moved: both names ended on b, exit 0 (found by a real-world collection)."""
+    module = load_cpu(source=HEAD + '''
+@cuda.jit("void(float64[::1], float64[::1], int64)")
+def k(a, b, n):
+    i = cuda.grid(1)
+    src = a
+    dst = b
+    for it in range(n):
+        dst[i] = src[i] + 1.0
+        tmp = src
+        src = dst
+        dst = tmp
+    keep = src
+    src = b
+    keep[i] += 100.0
+''')
+    for n in (1, 2, 3):
+        a, b = np.zeros(4), np.zeros(4)
+        module.k[1, 4](a, b, n)
+        ra, rb = np.zeros(4), np.zeros(4)  # what Python computes, element by element
+        bufs, s, d = (ra, rb), 0, 1
+        for _ in range(n):
+            bufs[d][:] = bufs[s] + 1.0
+            s, d = d, s
+        bufs[s][:] += 100.0
+        assert a.tolist() == ra.tolist() and b.tolist() == rb.tolist(), n
+
+
+@pytest.mark.needs("g++")
 def test_ord_of_a_one_character_literal_is_its_code_point():
     """An orbit propagator tests `method == ord('d')` in a device function; it was "call to ord(): is not supported
     in kernels". Numba's ord gives a uint32."""

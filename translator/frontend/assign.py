@@ -165,6 +165,10 @@ class AssignLowerer:
 
     def bind(self, name, value, node) -> list:
         """Give a translation-time object (array, view, dim3, tuple) a name."""
+        if isinstance(value, ir.ArrayVar) and value.kind == "alias" and self.scope.get(name) is not value:
+            # a pointer the program points elsewhere later (`tmp = src; src = dst; dst = tmp`): the new name is a
+            # pointer of its own, pointed where that one points now, as Numba's variable holds the array it got
+            return self.bind_alias(name, value, node)
         if isinstance(value, TupleValue) and name in self.block_local and name not in self.tuple_vars and \
                 isinstance(self.scope.get(name, value), TupleValue):
             # a binding whose value never leaves its block: the values it is made of, whatever the name held
