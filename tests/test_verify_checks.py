@@ -534,3 +534,41 @@ def test_the_value_of_an_atomic_is_read_not_written():
     ''')
     facts = kernel_facts(build_program(parse_source(src, "acc.py"), Options()).kernels[0])
     assert facts.written == {1} and facts.atomic == {1} and facts.read == {0, 1}
+
+
+def test_a_draw_writes_the_states_it_advances(tmp_path, capsys):
+    """A fire simulation's transport kernel draws from xoroshiro128p states its example() passed without saying
+    they change: the draws were read as reads only, so verify called the states a read-only input the translation
+    modified (NOT EQUIVALENT) where Numba's draws advance them just the same."""
+    from translator.cli import main
+    from translator.frontend.module import parse_source
+    from translator.lower.program import Options, build_program
+    from translator.verify.facts import kernel_facts
+
+    src = textwrap.dedent('''
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+
+        @cuda.jit("void(float32[::1], xoroshiro128p_type[::1], float32)")
+        def jitter(x, states, scale):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] += scale * xoroshiro128p_uniform_float32(states, i)
+
+
+        def example(rng, size="small"):
+            n = 64
+            states = create_xoroshiro128p_states(n, seed=3).copy_to_host()
+            x = rng.standard_normal(n).astype(np.float32)
+            return dict(kernel=jitter, griddim=2, blockdim=32, args=[x, states, np.float32(0.5)], expected={})
+    ''')
+    facts = kernel_facts(build_program(parse_source(src, "jitter.py"), Options()).kernels[0])
+    assert facts.written == {0, 1} and facts.read == {0, 1}
+    path = tmp_path / "jitter.py"
+    path.write_text(src)
+    rc = main(["verify", str(path), "--device", "cpu", "--dists", "none"])
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    assert "states (arg 1)" in out.out and "verdict: EQUIVALENT" in out.out + out.err

@@ -141,13 +141,17 @@ def _call(node, facts, index):
     key = node.intrinsic.key
     if key == "cuda.cg.this_grid.sync":
         facts.grid_sync = True
-    if key.startswith("cuda.atomic."):
-        for a in node.args[:1]:  # the target; the value (`x[i]` of atomic.add(out, i, x[i])) is only read
+    if key.startswith(("cuda.atomic.", "cuda.random.")):
+        # the target; the value (`x[i]` of atomic.add(out, i, x[i])) is only read. A draw advances the state it
+        # is given (the address of states[i]) in place
+        for a in node.args[:1]:
             arr = a.array if isinstance(a, (ir.ArrayRef, ir.Load)) else \
                 a.target.array if isinstance(a, ir.AddressOf) else None
             i = _param_of(arr, index)
             facts.read |= i
             facts.written |= i
+            if key.startswith("cuda.random."):
+                continue
             facts.atomic |= i
             if i and root_array(arr).dtype.is_float:
                 facts.float_atomic |= i
