@@ -572,3 +572,24 @@ def test_a_draw_writes_the_states_it_advances(tmp_path, capsys):
     out = capsys.readouterr()
     assert rc == 0, out.out + out.err
     assert "states (arg 1)" in out.out and "verdict: EQUIVALENT" in out.out + out.err
+
+
+def test_an_atomic_on_a_part_of_complex_elements_writes_the_array():
+    """fbpic's deposition adds into `rho.real` and `rho.imag` with atomics: the complex-part address hid the
+    array, so verify said the translation modified a read-only input, and gave the sums no float-atomic budget."""
+    from translator.frontend.module import parse_source
+    from translator.lower.program import Options, build_program
+    from translator.verify.facts import kernel_facts
+
+    src = textwrap.dedent('''
+        from numba import cuda
+
+        @cuda.jit("void(float64[::1], complex128[::1])")
+        def deposit(w, rho):
+            i = cuda.grid(1)
+            if i < w.size:
+                cuda.atomic.add(rho.real, i % 3, w[i])
+                cuda.atomic.add(rho.imag, i % 3, -w[i])
+    ''')
+    facts = kernel_facts(build_program(parse_source(src, "deposit.py"), Options()).kernels[0])
+    assert facts.written == {1} and facts.atomic == {1} and facts.float_atomic == {1}

@@ -145,6 +145,8 @@ def _call(node, facts, index):
         # the target; the value (`x[i]` of atomic.add(out, i, x[i])) is only read. A draw advances the state it
         # is given (the address of states[i]) in place
         for a in node.args[:1]:
+            if isinstance(a, ir.Call) and a.intrinsic.key in ("complex.real", "complex.imag") and a.args:
+                a = a.args[0]  # `cuda.atomic.add(rho.real, i, v)`: the address of a part of rho[i]
             arr = a.array if isinstance(a, (ir.ArrayRef, ir.Load)) else \
                 a.target.array if isinstance(a, ir.AddressOf) else None
             i = _param_of(arr, index)
@@ -153,7 +155,7 @@ def _call(node, facts, index):
             if key.startswith("cuda.random."):
                 continue
             facts.atomic |= i
-            if i and root_array(arr).dtype.is_float:
+            if i and (root_array(arr).dtype.is_float or root_array(arr).dtype.is_complex):
                 facts.float_atomic |= i
     elif key.startswith(("math.", "np.", "cmath.")) or key in ("cuda.fma", "cuda.cbrt"):
         name = ("c" if key.startswith("cmath.") else "") + key.split(".")[-1]
