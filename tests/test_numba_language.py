@@ -2401,49 +2401,7 @@ def k(z, m, out):
         translate_source(src.replace("int32[:, ::1]", "int32[::1, :]"), "k.py")
 
 
-@pytest.mark.needs("g++")
-def test_min_and_max_of_an_array_where_the_module_turns_numbas_runtime_on():
-    """numba-cuda compiles np.min/np.max/np.nanmin/np.nanmax of an array only with NRT on, as its reduction tests
-    turn it on (config.CUDA_ENABLE_NRT = True in setUp); they were refused as never compiling. The first NaN is
-    np.min's result; np.nanmin passes NaNs over."""
-    from translator.errors import UserError
-
-    src = HEAD + '''
-from numba import config
-
-config.CUDA_ENABLE_NRT = True
-
-
-@cuda.jit("void(float64[:, ::1], float64[:, ::1])")
-def k(m, out):
-    i = cuda.grid(1)
-    if i < m.shape[0]:
-        row = m[i]
-        out[i, 0] = np.min(row)
-        out[i, 1] = row.max()
-        out[i, 2] = np.nanmin(row)
-        out[i, 3] = np.amax(row)
-        out[i, 4] = np.nanmax(row)
-'''
-    module = load_cpu(source=src)
-    m = np.array([[3.0, -1.5, 2.0], [np.nan, 1.0, -4.0], [2.0, np.nan, 7.0], [-0.0, 0.0, -2.0]])
-    out = np.zeros((4, 5))
-    module.k[1, 4](m, out)
-    expected = np.array([[np.min(r), np.max(r), np.nanmin(r), np.max(r), np.nanmax(r)] for r in m])
-    np.testing.assert_array_equal(out, expected)
-    without = src.replace("config.CUDA_ENABLE_NRT = True", "")
-    with pytest.raises(UserError, match=r"np.min\(\) of an array: numba-cuda cannot compile it in a kernel without "
-                                        r"its runtime \(NRT\)"):
-        translate_source(without, "k.py")
-    assert "array_npmin" in translate_source(without + "\nimport os\nos.environ["
-                                             "'NUMBA_CUDA_ENABLE_NRT'] = '1'\n", "k.py")
-
-
-@pytest.mark.gpu
-def test_gpu_min_and_max_of_an_array_under_numbas_runtime_match_numba(tmp_path):
-    """np.min/np.max/np.nanmin/np.nanmax of rows with NaNs, infinities and signed zeros, numba-cuda with NRT on
-    against the translation."""
-    source = HEAD + '''
+NRT_EXTREMES = HEAD + '''
 from numba import config
 
 config.CUDA_ENABLE_NRT = True
@@ -2461,6 +2419,36 @@ def extremes(m, k, out, kout):
         kout[i, 0] = np.amin(k[i])
         kout[i, 1] = k[i].max()
 '''
+
+
+@pytest.mark.needs("g++")
+def test_min_and_max_of_an_array_where_the_module_turns_numbas_runtime_on():
+    """numba-cuda compiles np.min/np.max/np.nanmin/np.nanmax of an array only with NRT on, as its reduction tests
+    turn it on (config.CUDA_ENABLE_NRT = True in setUp); they were refused as never compiling. The first NaN is
+    np.min's result; np.nanmin passes NaNs over."""
+    from translator.errors import UserError
+
+    src = NRT_EXTREMES
+    module = load_cpu(source=src)
+    m = np.array([[3.0, -1.5, 2.0], [np.nan, 1.0, -4.0], [2.0, np.nan, 7.0], [-0.0, 0.0, -2.0]], np.float32)
+    k = np.array([[3, -1, 2], [5, 1, -4], [2, 9, 7], [0, 0, -2]], np.int64)
+    out, kout = np.zeros((4, 4), np.float32), np.zeros((4, 2), np.int64)
+    module.extremes[1, 4](m, k, out, kout)
+    np.testing.assert_array_equal(out, [[np.min(r), np.max(r), np.nanmin(r), np.nanmax(r)] for r in m])
+    assert kout.tolist() == [[min(r), max(r)] for r in k.tolist()]
+    without = src.replace("config.CUDA_ENABLE_NRT = True", "")
+    with pytest.raises(UserError, match=r"np.min\(\) of an array: numba-cuda cannot compile it in a kernel without "
+                                        r"its runtime \(NRT\)"):
+        translate_source(without, "k.py")
+    assert "array_npmin" in translate_source(without + "\nimport os\nos.environ["
+                                             "'NUMBA_CUDA_ENABLE_NRT'] = '1'\n", "k.py")
+
+
+@pytest.mark.gpu
+def test_gpu_min_and_max_of_an_array_under_numbas_runtime_match_numba(tmp_path):
+    """np.min/np.max/np.nanmin/np.nanmax of rows with NaNs, infinities and signed zeros, numba-cuda with NRT on
+    against the translation."""
+    source = NRT_EXTREMES
     original, translated = numba_and_translation(tmp_path, "extremes", source)
     rng = np.random.default_rng(5)
     m = rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 3.0], np.float32), (64, 7))
