@@ -2486,11 +2486,7 @@ def k(res):
 ''', "k.py")
 
 
-@pytest.mark.needs("g++")
-def test_a_name_bound_to_a_pointer_keeps_the_array_it_got_when_the_pointer_moves():
-    """A CFD solver's ping-pong: `tmp = src; src = dst; dst = tmp`. tmp named the pointer src itself, so
-    `dst = tmp` read src after it had moved: both names ended on b, exit 0 (found by a real-world collection)."""
-    module = load_cpu(source=HEAD + '''
+PING_PONG = HEAD + '''
 @cuda.jit("void(float64[::1], float64[::1], int64)")
 def k(a, b, n):
     i = cuda.grid(1)
@@ -2504,7 +2500,14 @@ def k(a, b, n):
     keep = src
     src = b
     keep[i] += 100.0
-''')
+'''
+
+
+@pytest.mark.needs("g++")
+def test_a_name_bound_to_a_pointer_keeps_the_array_it_got_when_the_pointer_moves():
+    """A CFD solver's ping-pong: `tmp = src; src = dst; dst = tmp`. tmp named the pointer src itself, so
+    `dst = tmp` read src after it had moved: both names ended on b, exit 0 (found by a real-world collection)."""
+    module = load_cpu(source=PING_PONG)
     for n in (1, 2, 3):
         a, b = np.zeros(4), np.zeros(4)
         module.k[1, 4](a, b, n)
@@ -2515,6 +2518,18 @@ def k(a, b, n):
             s, d = d, s
         bufs[s][:] += 100.0
         assert a.tolist() == ra.tolist() and b.tolist() == rb.tolist(), n
+
+
+@pytest.mark.gpu
+def test_gpu_a_name_bound_to_a_moving_pointer_matches_numba(tmp_path):
+    original, translated = numba_and_translation(tmp_path, "ping_pong", PING_PONG)
+    for n in (1, 2, 5):
+        results = []
+        for run in (original.k, translated.k):
+            a, b = np.arange(64.0), np.zeros(64)
+            run[2, 32](a, b, n)
+            results.append((a, b))
+        assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1]), n
 
 
 @pytest.mark.needs("g++")
