@@ -2292,3 +2292,29 @@ def test_a_signature_a_decorator_builds_when_it_runs_is_left_to_types():
         src, types=parse_types_option("out=float32[:], value=float32"))
     assert "without types: its signature names 'signature', which is computed when the decorator that applies " \
         "cuda.jit runs" in error(src)
+
+
+def test_a_function_compiled_ahead_of_time_is_a_kernel_or_device_function_of_that_signature():
+    """numba-cuda's compiler tests compile functions with cuda.compile_ptx (a kernel unless device=True) and
+    cuda.compile (a device function unless device=False): `--kernel` of one was "no kernel named ...", no reason."""
+    src = textwrap.dedent("""
+        from numba import cuda, float32, int32
+
+
+        def test_ptx():
+            def f(x, v):
+                x[cuda.grid(1)] = v
+
+            ptx, resty = cuda.compile_ptx(f, (int32[::1], int32), lineinfo=True, cc=(9, 0))
+
+
+        def test_device():
+            def add(a, b):
+                return a + b
+
+            code, resty = cuda.compile(add, "float32(float32, float32)", abi="c", output="ltoir")
+    """)
+    cu = translate(src, kernels=["f"])
+    assert "__global__ void f(int *x, int v)" in cu
+    cu = translate(src, kernels=["add"], device_code_alone=True)
+    assert "__device__ float add(float a, float b)" in cu

@@ -9,10 +9,28 @@ import libcst as cst
 from ..errors import Unsupported
 from .decorators import function_info, jit_parts
 from .jitoptions import is_jit_name
-from .names import dotted
+from .names import dotted, resolve
 from .overloads import overload_target
 from .siblings import adopt
 from .ufuncs import names_cpu_jit
+
+
+# numba-cuda's ahead-of-time compilers -> whether they compile a device function unless told device=
+COMPILE_CALLS = {"cuda.compile_ptx": False, "cuda.compile_ptx_for_current_device": False, "cuda.compile": True,
+                 "cuda.compile_for_current_device": True, "cuda.compile_all": True}
+_COMPILE_OPTIONS = ("device", "fastmath", "lineinfo", "debug", "opt")
+
+
+def _compiled(view, call: cst.Call) -> tuple:
+    """`cuda.compile_ptx(f, sig, device=..., ...)` (numba-cuda's compiler and cache-hint tests) as the cuda.jit
+    that compiles f alike: its signature, and the options a kernel has (abi=, cc=, output= say how the code is
+    given back, which a translation does not concern)."""
+    kwargs = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in call.args[1:] if a.keyword is None]
+    sig = positional[0] if positional else kwargs.get("sig")
+    options = {k: v for k, v in kwargs.items() if k in _COMPILE_OPTIONS}
+    options.setdefault("device", cst.Name(str(COMPILE_CALLS[resolve(view, call.func)])))
+    return ([sig] if sig is not None else []), options
 
 
 class JitCallSites:
@@ -68,6 +86,10 @@ class JitCallSites:
             jit = ([a.value for a in call.args[1:] if a.keyword is None],
                    {a.keyword.value: a.value for a in call.args if a.keyword is not None})
             fn_name = call.args[0].value.value
+        elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
+                and resolve(view, call.func) in COMPILE_CALLS and call.args[0].value.value in view.plain_functions:
+            jit = _compiled(view, call)
+            fn_name, bound = call.args[0].value.value, None  # what it returns is PTX or LTO-IR, not a kernel
         elif len(call.args) >= 1 and isinstance(call.func, cst.Name) and call.func.value in view.plain_functions \
                 and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
                 and call.args[0].value.value in view.plain_functions:
