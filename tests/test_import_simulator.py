@@ -187,3 +187,27 @@ def test_two_folders_importing_relatively_in_one_process_each_get_their_own_sibl
         (tmp_path / name / f"mod_{name}.py").write_text("from .sizes import N\n")
     assert import_path(str(tmp_path / "one" / "mod_one.py")).N == 1
     assert import_path(str(tmp_path / "two" / "mod_two.py")).N == 2
+
+
+def test_a_module_importing_mock_call_is_imported(tmp_path, capsys):
+    """numba-cuda's test_cuda_array_interface imports unittest.mock's `call`, whose `__file__` is another mock
+    call: reading the module's globals raised TypeError, blamed on the module ("must import cleanly")."""
+    path = tmp_path / "test_mocked.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+        from unittest.mock import call
+
+
+        def test_fill():
+            @cuda.jit
+            def fill(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = 1.0
+
+            fill[1, 4](np.zeros(4))
+    """))
+    rc, err, text = translate(capsys, path)
+    assert rc == 0, err
+    assert "__global__ void fill(double *a, int64_t a_shape0)" in text

@@ -387,11 +387,13 @@ def _project_module_values(describer: Describer, module, folder: str) -> dict:
     read = {n for obj in describer.objects for c in _codes(python_function(obj).__code__) for n in c.co_names}
     out = {}
     for name, value in vars(module).items():
-        where = os.path.realpath(getattr(value, "__file__", None) or "/")
+        if not isinstance(value, types.ModuleType):  # only modules: `mock.call.__file__` is another mock call
+            continue
+        file = getattr(value, "__file__", None)
+        where = os.path.realpath(file if isinstance(file, str) else "/")
         # the project's: under its package root, or on the PYTHONPATH its programs run with (PyGenAlg's
         # GenAlgCfg), anywhere but an installed library
-        project = where.startswith(root + os.sep) or (where != "/" and not is_library_path(where))
-        if not isinstance(value, types.ModuleType) or not project:
+        if not (where.startswith(root + os.sep) or (where != "/" and not is_library_path(where))):
             continue
         for attr in sorted(read & set(vars(value))):
             described = describer.value(getattr(value, attr))
