@@ -931,3 +931,13 @@ def test_gpu_a_column_major_array_matches_numbas():
     with pytest.raises(TypeError, match=r"argument 'b' must be array\(float32, 2d, F\).*pass b.T.contiguous\(\).T"):
         row_major = torch.from_numpy(np.ascontiguousarray(B)).cuda()
         translated.transposed[grid, block](torch.from_numpy(A).cuda(), row_major, out)
+
+
+def test_a_unicode_character_sequence_is_said_to_be_numbas_string_type():
+    """typeof of a NumPy '<U12' array prints `[unichr x 12][::1]` (numba-cuda's test_const_string): it was called a
+    type a library adds to Numba."""
+    from translator.ir.typesys import TypeStringError, parse_type
+
+    for spelled in ("[unichr x 12][::1]", "[char x 4][::1]"):
+        with pytest.raises(TypeStringError, match=r"Numba's string types, such as UnicodeCharSeq"):
+            parse_type(spelled)

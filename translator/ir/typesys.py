@@ -173,7 +173,7 @@ def why_unknown(text: str) -> str:
         return RECORD
     if re.search(r"(datetime|timedelta)|\b[mM]8\b", text, re.I):
         return DATETIME
-    if re.search(r"\b(UnicodeCharSeq|CharSeq|unicode_type)\b|\[(uni)?char x \d+\]", text):  # typeof's '[char x 12]'
+    if re.search(r"\b(UnicodeCharSeq|CharSeq|unicode_type)\b|\[(unichr|char) x \d+\]", text):  # typeof: [unichr x 12]
         return STRINGS
     if re.search(r"\bbfloat16\b", text):
         return BFLOAT16_ARRAYS
