@@ -48,8 +48,12 @@ def run_hint(info, node) -> str | None:
             return None
         said = "; ".join(f"{_spelled(r['entry'])} {r['outcome']}" for r in ran[:3])
         more = f" (and {len(ran) - 3} more)" if len(ran) > 3 else ""
+        # a test skipped under the simulator, or one calling what its kernels lack there (bfloat16 on an older
+        # GPU, a dispatcher's .compile()), runs on Numba's real target
+        gpu = ", or translate with --import-module-gpu on a machine with a GPU (Numba's real target runs it)" \
+            if module.imported[0].get("simulator") else ""
         return (f"the import mode ran the code that reaches it, and no launch gave it: {said}{more}; make that "
-                "code run under the CUDA simulator, or pass the value as a kernel argument")
+                f"code run under the CUDA simulator{gpu}, or pass the value as a kernel argument")
     others = len(runs) - 1
     named = _spelled(runs[0]) + (f" (or, if that does not launch it, {others} other{'s' * (others > 1)} that "
                                  f"reach{'es' * (others == 1)} it)" if others else "")
