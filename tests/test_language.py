@@ -207,6 +207,15 @@ def k(n, x):
 '''
     run(src, "k", 1, 2, 3, 1.5)
     assert capfd.readouterr().out == "n = 3\n1.500000\n4\n"
+    # a tuple of reads alone still has one note, at its own line
+    from translator.frontend.module import parse_source
+    from translator.lower.program import build_program
+
+    dropped = "from numba import cuda\n\n@cuda.jit(\"void(float64[::1])\")\ndef k(a):\n    a[0], a[1]\n"
+    notes = [n.render_note() for n in build_program(parse_source(dropped, "k.py"), Options()).notices]
+    assert [n for n in notes if "has no effect" in n] == [n for n in notes if n.startswith("k.py:5:5: note: "
+                                                                                            "expression statement")]
+    assert len([n for n in notes if "has no effect" in n]) == 1
 
 
 @pytest.mark.parametrize("imports,cast", [

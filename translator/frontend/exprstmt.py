@@ -17,15 +17,16 @@ class ExpressionStatementLowerer:
     """Needs, from the class it is mixed into: info, fn, scalar_names, value(), expr(), is_breakpoint(), new_temp(),
     use_helper(), loop_nest()."""
 
-    def expression_statement(self, small: cst.Expr) -> list:
-        value = small.value
+    def expression_statement(self, small: cst.Expr, value: cst.BaseExpression | None = None) -> list:
+        """SMALL's expression (or VALUE, one item of it), its notes located at SMALL."""
+        value = small.value if value is None else value
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return []  # a docstring or string used as a comment; `...` written for `pass`
-        if isinstance(value, cst.Tuple) and value.elements \
+        if isinstance(value, cst.Tuple) and any(isinstance(el.value, cst.Call) for el in value.elements) \
                 and not any(isinstance(el, cst.StarredElement) for el in value.elements):
             # `print(x),` (Python 2's print with a trailing comma): a tuple made and dropped, its items evaluated
             # in order, as Numba compiles it
-            return [s for el in value.elements for s in self.expression_statement(cst.Expr(value=el.value))]
+            return [s for el in value.elements for s in self.expression_statement(small, el.value)]
         if isinstance(value, cst.Call) and resolve(self.info, value.func) is None \
                 and isinstance(value.func, cst.Name) and value.func.value == "print" \
                 and "print" not in self.scalar_names:
@@ -41,9 +42,11 @@ class ExpressionStatementLowerer:
             # it either; a note says so, since it is most likely a slip (`=` meant, parentheses forgotten)
             if not isinstance(value, (cst.Name, cst.Attribute)):
                 self.value(value)  # what it names must exist, as Numba's typing asks
-            self.fn.notices.append(self.info.reporter.make(small, "expression statement", "has no effect: Numba "
-                                                           "compiles it to nothing, and so does the translation",
-                                                           "assign it (=), call it (()), or remove it"))
+            note = self.info.reporter.make(small, "expression statement", "has no effect: Numba compiles it to "
+                                           "nothing, and so does the translation", "assign it (=), call it (()), "
+                                           "or remove it")
+            if note not in self.fn.notices:  # an item of `f(x), y` has the statement's note once
+                self.fn.notices.append(note)
             return []
         ufunc = self.ufunc_into_array(value)
         if ufunc is not None:
