@@ -250,8 +250,7 @@ class PerCallLowerer:
         kind = self.info.per_call.get(name)
         if isinstance(kind, cst.Tuple):  # each item its own per-call value (or a constant)
             if name in self.integer_names():  # a shape: its items are integers where it is one
-                self.integer_names().update(n.value for el in kind.elements for n in [el.value]
-                                            if isinstance(n, cst.Name))
+                self.integer_names().update(el.value.value for el in kind.elements if isinstance(el.value, cst.Name))
             return TupleValue([self.value(el.value) for el in kind.elements])
         if kind is None and name in self.integer_names():
             kind = INT  # Numba accepts only an integer where the kernel uses it

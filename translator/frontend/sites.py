@@ -21,7 +21,7 @@ COMPILE_CALLS = {"cuda.compile_ptx": False, "cuda.compile_ptx_for_current_device
 _COMPILE_OPTIONS = ("device", "fastmath", "lineinfo", "debug", "opt")
 
 
-def _compiled(view, call: cst.Call) -> tuple:
+def _compiled(call: cst.Call, device_by_default: bool) -> tuple:
     """`cuda.compile_ptx(f, sig, device=..., ...)` (numba-cuda's compiler and cache-hint tests) as the cuda.jit
     that compiles f alike: its signature, and the options a kernel has (abi=, cc=, output= say how the code is
     given back, which a translation does not concern)."""
@@ -29,7 +29,7 @@ def _compiled(view, call: cst.Call) -> tuple:
     positional = [a.value for a in call.args[1:] if a.keyword is None]
     sig = positional[0] if positional else kwargs.get("sig")
     options = {k: v for k, v in kwargs.items() if k in _COMPILE_OPTIONS}
-    options.setdefault("device", cst.Name(str(COMPILE_CALLS[resolve(view, call.func)])))
+    options.setdefault("device", cst.Name(str(device_by_default)))
     return ([sig] if sig is not None else []), options
 
 
@@ -87,8 +87,9 @@ class JitCallSites:
                    {a.keyword.value: a.value for a in call.args if a.keyword is not None})
             fn_name = call.args[0].value.value
         elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \
-                and resolve(view, call.func) in COMPILE_CALLS and call.args[0].value.value in view.plain_functions:
-            jit = _compiled(view, call)
+                and (device := COMPILE_CALLS.get(resolve(view, call.func))) is not None \
+                and call.args[0].value.value in view.plain_functions:
+            jit = _compiled(call, device)
             fn_name, bound = call.args[0].value.value, None  # what it returns is PTX or LTO-IR, not a kernel
         elif len(call.args) >= 1 and isinstance(call.func, cst.Name) and call.func.value in view.plain_functions \
                 and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None \

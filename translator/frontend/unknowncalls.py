@@ -30,6 +30,11 @@ def unread_module_call(node: cst.Call, canon: str, module: str) -> Unsupported:
                        "define the device function in this file or a module next to it")
 
 
+def _this_module(view, module: str) -> bool:
+    """Whether MODULE, a module's dotted name, is the file VIEW reads (the import mode names it so)."""
+    return module.rpartition(".")[2] == os.path.splitext(os.path.basename(view.module_info.path))[0]
+
+
 def unread_calls_below(view, fn_node, functions, seen=None) -> list[Unsupported]:
     """The calls into modules numba2cuda does not read in the device functions FN_NODE calls (and in theirs). Each
     fails that function's own translation, which comes after its caller's: where the caller fails first, on the
@@ -49,8 +54,7 @@ def unread_calls_below(view, fn_node, functions, seen=None) -> list[Unsupported]
             inner_name = dotted(inner.func)
             canon = resolve(scope, inner.func) if inner_name and inner_name not in own else None
             module = from_unread_module(canon) if canon else None
-            stem = os.path.splitext(os.path.basename(scope.module_info.path))[0]
-            if module is not None and module.rpartition(".")[2] != stem:
+            if module is not None and not _this_module(scope, module):
                 found.append(unread_module_call(inner, canon, module))
         found += unread_calls_below(scope, callee.node, own, seen)
     return found
@@ -75,8 +79,7 @@ class UnknownCallee:
                                "write the function in Python as a @cuda.jit(device=True) function, which "
                                "numba2cuda translates with the kernel")
         module = from_unread_module(canon)
-        own = os.path.splitext(os.path.basename(self.info.module_info.path))[0]
-        if module is not None and module.rpartition(".")[2] == own:  # the import mode named this very module
+        if module is not None and _this_module(self.info, module):  # the import mode named this very module
             short = canon.rpartition(".")[2]
             return Unsupported(node.func, f"call to {short}()", f"'{short}' is a plain Python function of this file "
                                "(not @cuda.jit): a kernel calls it only through an extension registered for it "
