@@ -162,14 +162,6 @@ _FINDER = _Finder()
 
 def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
     """Whether the package EXC says is missing is now stood in for, so the code that failed may run again."""
-    sibling = folder_sibling(exc.name or "")
-    if sibling is not None and len(_FINDER.roots) < MAX_STAND_INS:
-        # a sibling a module imports relatively, not in its folder (a test file copied out of its package)
-        _FINDER.siblings.add(exc.name)
-        _FINDER.roots.append(sibling)  # noted as `.extensions_usecases`
-        if _FINDER not in sys.meta_path:
-            sys.meta_path.append(_FINDER)
-        return True
     root = (exc.name or "").split(".")[0]
     if root == "numbapro" and "numbapro" not in sys.modules:
         # Numba's predecessor, whose CUDA support became numba.cuda: an old tutorial's kernels are Numba's
@@ -178,11 +170,19 @@ def stand_in_for(exc: ModuleNotFoundError, path: str) -> bool:
 
         sys.modules["numbapro"], sys.modules["numbapro.cuda"] = numba, numba.cuda
         return True
-    if len(_FINDER.roots) >= MAX_STAND_INS or root in _FINDER.roots or not replaceable(exc.name, path):
+    # a sibling a module imports relatively, not in its folder (a test file copied out of its package): that
+    # module alone, noted as `.extensions_usecases`; its folder package stays
+    sibling = folder_sibling(exc.name or "")
+    noted = sibling or root
+    if len(_FINDER.roots) >= MAX_STAND_INS or noted in _FINDER.roots or \
+            (sibling is None and not replaceable(exc.name, path)):
         return False
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)  # last: a package that is installed is always the real one
-    _FINDER.roots.append(root)
+    _FINDER.roots.append(noted)
+    if sibling is not None:
+        _FINDER.siblings.add(exc.name)
+        return True
     for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
         del sys.modules[name]  # a half-imported package of that name: the stand-in takes its place
     return True

@@ -152,11 +152,10 @@ def _call(node, facts, index):
             i = _param_of(arr, index)
             facts.read |= i
             facts.written |= i
-            if key.startswith("cuda.random."):
-                continue
-            facts.atomic |= i
-            if i and (root_array(arr).dtype.is_float or root_array(arr).dtype.is_complex):
-                facts.float_atomic |= i
+            if key.startswith("cuda.atomic."):
+                facts.atomic |= i
+                if i and (root_array(arr).dtype.is_float or root_array(arr).dtype.is_complex):
+                    facts.float_atomic |= i
     elif key.startswith(("math.", "np.", "cmath.")) or key in ("cuda.fma", "cuda.cbrt"):
         name = ("c" if key.startswith("cmath.") else "") + key.split(".")[-1]
         facts.calls[name] = facts.calls.get(name, 0) + 1
